@@ -1,0 +1,109 @@
+/**
+ * The little HTTP layer the three blog services share: a route table of `GET /path/:param`
+ * patterns, JSON answers, a 404 JSON body for anything unknown, and start/close on node:http.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface BlogRequest {
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+}
+
+/** A handler answers with a JSON body and an optional status (200 when absent). */
+export type BlogHandler = (request: BlogRequest) => { readonly status?: number; readonly json: unknown };
+
+/** Pattern such as `/users/:id`; only GET is served. */
+export type BlogRoutes = ReadonlyArray<readonly [pattern: string, handler: BlogHandler]>;
+
+export interface RunningService {
+  /** Base URL, e.g. http://127.0.0.1:4001 (no trailing slash). */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Matches `/users/:id` against `/users/7` → { id: "7" }; undefined when it does not match. */
+function matchPattern(pattern: string, path: string): Record<string, string> | undefined {
+  const want = pattern.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    if (want[i].startsWith(':')) {
+      if (got[i] === '') return undefined;
+      params[want[i].slice(1)] = decodeURIComponent(got[i]);
+    } else if (want[i] !== got[i]) {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+function send(res: http.ServerResponse, status: number, json: unknown): void {
+  const body = JSON.stringify(json);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function handle(routes: BlogRoutes, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (req.method !== 'GET') {
+    send(res, 405, { error: 'method not allowed' });
+    return;
+  }
+  for (const [pattern, handler] of routes) {
+    const params = matchPattern(pattern, url.pathname);
+    if (params === undefined) continue;
+    try {
+      const answer = handler({ params, query: url.searchParams });
+      send(res, answer.status ?? 200, answer.json);
+    } catch {
+      send(res, 500, { error: 'internal error' });
+    }
+    return;
+  }
+  send(res, 404, { error: `no route for GET ${url.pathname}` });
+}
+
+/** Starts a service on host:port (0 picks a free port) and resolves once it listens. */
+export function startService(routes: BlogRoutes, host: string, port: number): Promise<RunningService> {
+  const server = http.createServer((req, res) => handle(routes, req, res));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const actual = (server.address() as AddressInfo).port;
+      resolve({
+        url: `http://${host}:${actual}`,
+        port: actual,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
+
+/** Parses `1,2,3` into positive integer ids; anything that is not one is skipped. */
+export function parseIds(list: string | null): number[] {
+  if (list === null || list === '') return [];
+  return list
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
+}
+
+/** Parses an optional positive integer query parameter, falling back when absent or invalid. */
+export function parseLimit(value: string | null, fallback: number, max: number): number {
+  if (value === null) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) return fallback;
+  return Math.min(n, max);
+}
+
+export function notFound(what: string, id: string): { status: number; json: unknown } {
+  return { status: 404, json: { error: `${what} ${id} not found` } };
+}
