@@ -1,0 +1,83 @@
+/**
+ * The bundled example: schema/blog.graphqls (the file the root gateway.toml serves) against the
+ * example blog services of examples/blog/, started on free ports.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { COMMENTS, POSTS, USERS, startBlog, type RunningBlog } from '../../examples/blog/index.js';
+import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
+
+// dist/test/core/example-blog.test.js → repository root
+const BLOG_SCHEMA = fileURLToPath(new URL('../../../schema/blog.graphqls', import.meta.url));
+
+const nameOf = (userId: number): string => USERS.find((u) => u.id === userId)!.name;
+
+describe('the example blog behind schema/blog.graphqls', () => {
+  let blog: RunningBlog;
+  let gateway: TestGateway;
+
+  before(async () => {
+    blog = await startBlog({ ports: { users: 0, posts: 0, comments: 0 } });
+    gateway = await startTestGateway({
+      sources: {
+        users: { url: blog.urls.users, timeoutMs: 2000 },
+        posts: { url: blog.urls.posts, timeoutMs: 2000 },
+        comments: { url: blog.urls.comments, timeoutMs: 2000 },
+      },
+      schemas: { 'schema/blog.graphqls': await readFile(BLOG_SCHEMA, 'utf8') },
+      l2MaxEntries: 1000,
+    });
+  });
+  after(async () => {
+    await gateway.close();
+    await blog.close();
+  });
+
+  test('posts with authors, comments and comment authors, batched per round', async () => {
+    const res = await gateway.query(
+      '{ posts(limit: 10) { id title createdAt authorId author { name } comments { id postId author { username } } } }',
+    );
+    assert.equal(res.body.errors, undefined);
+    const list = res.body.data?.posts as Array<{
+      id: string;
+      title: string;
+      createdAt: string;
+      authorId: string;
+      author: { name: string };
+      comments: Array<{ id: string; postId: string; author: { username: string } }>;
+    }>;
+    assert.equal(list.length, 10);
+    for (const post of list) {
+      const record = POSTS.find((p) => String(p.id) === post.id)!;
+      assert.equal(post.title, record.title);
+      assert.equal(post.createdAt, record.created_at);
+      assert.equal(post.authorId, String(record.author_id));
+      assert.equal(post.author.name, nameOf(record.author_id));
+      const expected = COMMENTS.filter((c) => c.post_id === record.id);
+      assert.deepEqual(post.comments.map((c) => c.id).sort(), expected.map((c) => String(c.id)).sort());
+      for (const comment of post.comments) {
+        const c = COMMENTS.find((x) => String(x.id) === comment.id)!;
+        assert.equal(comment.author.username, USERS.find((u) => u.id === c.author_id)!.username);
+      }
+    }
+    assert.ok(list.some((p) => p.comments.length === 0), 'post 5 and 10 have no comments');
+    const counts = debugCounts(res);
+    assert.equal(counts.rounds, 3);
+    assert.ok(counts.subrequests <= 4, `at most posts + users batch + comments batch + one more users batch, got ${counts.subrequests}`);
+  });
+
+  test('arguments, single lookups and a missing user', async () => {
+    const res = await gateway.query(
+      '{ posts(limit: 2, authorId: "4") { id } user(id: 4) { name posts { id } } nobody: user(id: 999) { name } post(id: 7) { title } }',
+    );
+    assert.equal(res.body.errors, undefined);
+    assert.deepEqual(res.body.data, {
+      posts: [{ id: '4' }, { id: '24' }],
+      user: { name: nameOf(4), posts: [{ id: '4' }, { id: '24' }, { id: '44' }] },
+      nobody: null,
+      post: { title: POSTS[6].title },
+    });
+  });
+});
