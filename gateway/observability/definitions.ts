@@ -1,0 +1,134 @@
+/**
+ * Every metric gqlgw exports, defined in one place: names, help texts, label names and buckets.
+ * Names are part of the product contract (SPEC.md "Metrics"); the Grafana dashboard in
+ * examples/grafana/ and test/observability/dashboard.test.ts depend on them. Rename nothing
+ * without updating both.
+ *
+ * Label values are bounded: `coordinate` is a schema coordinate `Type.field`, `source` a
+ * gateway.toml source name, `operation` a capped operation name (see metrics.ts), `tier`, `kind`, `call`,
+ * `result` and `code` small fixed sets. No label ever holds an id, a key, a path or a URL.
+ */
+import { Counter, Histogram, Registry } from 'prom-client';
+
+/** Keys per @batch request: @batch `max` defaults to 100; the buckets reach 1000. */
+export const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+/** Seconds, from a sub-millisecond local call to a 10 s timeout. */
+export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const ROUND_BUCKETS = [0, 1, 2, 3, 4, 5, 6, 8, 10, 15, 20];
+export const SUBREQUEST_BUCKETS = [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+
+/** Prefix of the Node process metrics (`collectDefaultMetrics`), e.g. `gqlgw_process_cpu_seconds_total`. */
+export const DEFAULT_METRICS_PREFIX = 'gqlgw_';
+
+export interface MetricSet {
+  readonly batches: Counter<'coordinate'>;
+  readonly batchSize: Histogram<'coordinate'>;
+  readonly subrequests: Counter<'coordinate' | 'source' | 'kind'>;
+  readonly cacheRequests: Counter<'coordinate' | 'source' | 'tier' | 'result'>;
+  readonly upstreamDuration: Histogram<'coordinate' | 'source'>;
+  readonly upstreamErrors: Counter<'coordinate' | 'source' | 'code'>;
+  readonly dedupeSaved: Counter<'coordinate' | 'source'>;
+  readonly operationDuration: Histogram<'operation'>;
+  readonly operationRounds: Histogram<'operation'>;
+  readonly operationSubrequests: Histogram<'operation'>;
+  readonly operationBatches: Histogram<'operation'>;
+  readonly cacheTierFailures: Counter<'kind' | 'call'>;
+  readonly cacheTierSkips: Counter<'call'>;
+  readonly listenerErrors: Counter;
+}
+
+/** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
+export function defineMetrics(registry: Registry): MetricSet {
+  const registers = [registry];
+  return {
+    batches: new Counter({
+      name: 'gqlgw_batches_total',
+      help: '@batch requests sent to sources (one per chunk of at most `max` keys).',
+      labelNames: ['coordinate'],
+      registers,
+    }),
+    batchSize: new Histogram({
+      name: 'gqlgw_batch_size',
+      help: 'Keys per @batch request.',
+      labelNames: ['coordinate'],
+      buckets: BATCH_SIZE_BUCKETS,
+      registers,
+    }),
+    subrequests: new Counter({
+      name: 'gqlgw_subrequests_total',
+      help: 'HTTP requests sent to sources; kind is "single" (@fetch) or "batch" (@batch).',
+      labelNames: ['coordinate', 'source', 'kind'],
+      registers,
+    }),
+    cacheRequests: new Counter({
+      name: 'gqlgw_cache_requests_total',
+      help: 'Cache lookups per tier (l1 request memo, l2 process LRU, l3 memcached); result is "hit" or "miss".',
+      labelNames: ['coordinate', 'source', 'tier', 'result'],
+      registers,
+    }),
+    upstreamDuration: new Histogram({
+      name: 'gqlgw_upstream_duration_seconds',
+      help: 'Duration of HTTP requests to sources, failed ones included.',
+      labelNames: ['coordinate', 'source'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    upstreamErrors: new Counter({
+      name: 'gqlgw_upstream_errors_total',
+      help: 'Failed HTTP requests to sources, by error code (UPSTREAM_HTTP_ERROR, UPSTREAM_TIMEOUT, ...).',
+      labelNames: ['coordinate', 'source', 'code'],
+      registers,
+    }),
+    dedupeSaved: new Counter({
+      name: 'gqlgw_dedupe_saved_total',
+      help: 'Lookups answered by an identical subrequest already made in the same GraphQL request.',
+      labelNames: ['coordinate', 'source'],
+      registers,
+    }),
+    operationDuration: new Histogram({
+      name: 'gqlgw_operation_duration_seconds',
+      help: 'Execution time of GraphQL operations; operation is the capped operation name or "anonymous".',
+      labelNames: ['operation'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    operationRounds: new Histogram({
+      name: 'gqlgw_operation_rounds',
+      help: 'Rounds run per GraphQL operation (as X-GQL-Rounds).',
+      labelNames: ['operation'],
+      buckets: ROUND_BUCKETS,
+      registers,
+    }),
+    operationSubrequests: new Histogram({
+      name: 'gqlgw_operation_subrequests',
+      help: 'HTTP requests sent to sources per GraphQL operation (as X-GQL-Subrequests).',
+      labelNames: ['operation'],
+      buckets: SUBREQUEST_BUCKETS,
+      registers,
+    }),
+    operationBatches: new Histogram({
+      name: 'gqlgw_operation_batches',
+      help: '@batch requests per GraphQL operation (as X-GQL-Batches).',
+      labelNames: ['operation'],
+      buckets: SUBREQUEST_BUCKETS,
+      registers,
+    }),
+    cacheTierFailures: new Counter({
+      name: 'gqlgw_cache_tier_failures_total',
+      help: 'Failed calls to the shared cache tier (memcached): a get served as misses, a set dropped. kind is timeout, error or garbage; call is get or set.',
+      labelNames: ['kind', 'call'],
+      registers,
+    }),
+    cacheTierSkips: new Counter({
+      name: 'gqlgw_cache_tier_skips_total',
+      help: 'Shared cache tier calls (call is get or set) skipped while the tier cools down after repeated failures.',
+      labelNames: ['call'],
+      registers,
+    }),
+    listenerErrors: new Counter({
+      name: 'gqlgw_metrics_listener_errors_total',
+      help: 'Events the metrics listener could not record (a gqlgw bug; the query was unaffected).',
+      registers,
+    }),
+  };
+}

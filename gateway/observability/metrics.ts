@@ -1,0 +1,207 @@
+/**
+ * gqlgw's Prometheus metrics: one `createMetrics()` per gateway, each with its own prom-client
+ * Registry (never the global one), so several gateways in one process never collide.
+ *
+ * WIRING (done by gateway/server and the executor, not here):
+ *   1. At start-up, when `config.metrics.enabled`: `const metrics = createMetrics();`
+ *   2. Give `metrics.listener` to the executor as (or combined, via `combineListeners` in
+ *      ./combine-listeners.ts, with) its ExecutionListener. It is process-wide: pass the same object
+ *      for every request.
+ *   3. Serve `GET config.metrics.path` with `await metrics.response()` (a Fetch API Response:
+ *      200, `content-type: metrics.contentType`, body `await metrics.render()`), e.g. in a yoga
+ *      plugin: `onRequest({ request, url, endResponse }) { if (request.method === 'GET' &&
+ *      url.pathname === path) return metrics.response().then(endResponse); }`
+ *   4. Give the memcached adapter (gateway/cache/memcached.ts, MemcachedTierEvents) the observers
+ *      `{ onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip }`.
+ *   Without these four steps /metrics shows the Node process metrics and empty gqlgw_* families.
+ *
+ * Exported series (definitions.ts has the help texts and buckets):
+ *   gqlgw_batches_total{coordinate}                    @batch requests sent (SPEC.md)
+ *   gqlgw_batch_size{coordinate}                       histogram of keys per @batch request (SPEC.md)
+ *   gqlgw_subrequests_total{coordinate,source,kind}    kind = single | batch
+ *   gqlgw_cache_requests_total{coordinate,source,tier,result}  tier = l1 | l2 | l3, result = hit | miss
+ *   gqlgw_upstream_duration_seconds{coordinate,source} histogram
+ *   gqlgw_upstream_errors_total{coordinate,source,code}
+ *   gqlgw_dedupe_saved_total{coordinate,source}
+ *   gqlgw_operation_duration_seconds{operation}        histogram
+ *   gqlgw_operation_rounds / _subrequests / _batches{operation}  histograms
+ *   gqlgw_cache_tier_failures_total{kind,call}     kind = timeout | error | garbage, call = get | set
+ *   gqlgw_cache_tier_skips_total{call}             memcached calls skipped while it cools down
+ *   gqlgw_metrics_listener_errors_total                events the listener failed to record
+ *   gqlgw_process_* / gqlgw_nodejs_*                   Node process metrics (collectDefaultMetrics)
+ *
+ * Cardinality: the `operation` label is the operation name, "anonymous" for an unnamed operation,
+ * and "other" for a name that is not a GraphQL Name of at most 100 characters or that arrives after
+ * MAX_OPERATION_LABELS distinct names have been seen, so clients cannot grow the series count.
+ * `coordinate` and `source` come from the schema and config; they are checked for shape (never an
+ * id or URL) and capped the same way as a safety net.
+ */
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type {
+  CacheEvent,
+  ExecutionListener,
+  OperationEvent,
+  SubrequestEvent,
+} from '../execute/listener.js';
+import { BoundedLabel, isFieldCoordinate, isGraphQLName, isSourceName } from './bounded-label.js';
+import { DEFAULT_METRICS_PREFIX, defineMetrics, type MetricSet } from './definitions.js';
+
+/** Distinct operation names that get their own label value; later ones are "other". */
+export const MAX_OPERATION_LABELS = 100;
+/** Safety caps for schema-derived labels (a schema with more coordinates than this is unusual). */
+export const MAX_COORDINATE_LABELS = 2000;
+export const MAX_SOURCE_LABELS = 200;
+export const ANONYMOUS_OPERATION = 'anonymous';
+
+/**
+ * Why a shared cache tier (memcached) call was served as a miss, and which call it was. Same
+ * shapes as MemcachedTierEvents in gateway/cache/memcached.ts, so `{ onFailure:
+ * metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip }` plugs straight in.
+ */
+export type CacheTierFailureKind = 'timeout' | 'error' | 'garbage';
+export type CacheTierOperation = 'get' | 'set';
+const FAILURE_KINDS: readonly CacheTierFailureKind[] = ['timeout', 'error', 'garbage'];
+const TIER_OPERATIONS: readonly CacheTierOperation[] = ['get', 'set'];
+
+export interface GatewayMetrics {
+  /** This gateway's own registry, holding its metrics and the Node process metrics. */
+  readonly registry: Registry;
+  /** Records executor events. Every method is total: it never throws, whatever it is given. */
+  readonly listener: Required<ExecutionListener>;
+  /** Content-Type of `render()`'s text (Prometheus text exposition format 0.0.4). */
+  readonly contentType: string;
+  /** A shared-tier call failed or timed out and was served as a miss (or dropped). Never throws. */
+  onCacheTierFailure(kind: CacheTierFailureKind, operation?: CacheTierOperation): void;
+  /** A shared-tier call was skipped because the tier is cooling down. Never throws. */
+  onCacheTierSkip(operation?: CacheTierOperation): void;
+  /** The Prometheus text of every metric in `registry`. */
+  render(): Promise<string>;
+  /** A complete HTTP answer for the metrics path: 200 with `render()`, or 500 if rendering failed. */
+  response(): Promise<Response>;
+}
+
+export function createMetrics(): GatewayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: DEFAULT_METRICS_PREFIX });
+  const set = defineMetrics(registry);
+  const labels = {
+    coordinate: new BoundedLabel(MAX_COORDINATE_LABELS, isFieldCoordinate),
+    source: new BoundedLabel(MAX_SOURCE_LABELS, isSourceName),
+    operation: new BoundedLabel(MAX_OPERATION_LABELS, isGraphQLName),
+  };
+  const guarded = <A extends unknown[]>(record: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        record(...args);
+      } catch {
+        try {
+          set.listenerErrors.inc();
+        } catch {
+          // Nothing left to record with; a metric must never fail a query.
+        }
+      }
+    };
+
+  const where = (event: { coordinate: string; source: string }) => ({
+    coordinate: labels.coordinate.value(String(event.coordinate)),
+    source: labels.source.value(String(event.source)),
+  });
+
+  const listener: Required<ExecutionListener> = {
+    onSubrequest: guarded((event: SubrequestEvent) => recordSubrequest(set, where(event), event)),
+    onCache: guarded((event: CacheEvent) => {
+      set.cacheRequests.inc({
+        ...where(event),
+        tier: oneOf(event.tier, ['l1', 'l2', 'l3']),
+        result: event.hit ? 'hit' : 'miss',
+      });
+    }),
+    onDedupe: guarded((event: { readonly coordinate: string; readonly source: string }) => {
+      set.dedupeSaved.inc(where(event));
+    }),
+    onOperation: guarded((event: OperationEvent) => {
+      const name = event.operationName ? String(event.operationName) : ANONYMOUS_OPERATION;
+      recordOperation(set, labels.operation.value(name), event);
+    }),
+  };
+
+  const render = () => registry.metrics();
+  return {
+    registry,
+    listener,
+    contentType: registry.contentType,
+    onCacheTierFailure: guarded((kind: CacheTierFailureKind, operation?: CacheTierOperation) => {
+      set.cacheTierFailures.inc({ kind: oneOf(kind, FAILURE_KINDS), call: oneOf(operation, TIER_OPERATIONS) });
+    }),
+    onCacheTierSkip: guarded((operation?: CacheTierOperation) => {
+      set.cacheTierSkips.inc({ call: oneOf(operation, TIER_OPERATIONS) });
+    }),
+    render,
+    async response() {
+      try {
+        return new Response(await render(), {
+          status: 200,
+          headers: { 'content-type': registry.contentType },
+        });
+      } catch {
+        return new Response('metrics unavailable\n', {
+          status: 500,
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+        });
+      }
+    },
+  };
+}
+
+function recordSubrequest(
+  set: MetricSet,
+  at: { coordinate: string; source: string },
+  event: SubrequestEvent,
+): void {
+  const isBatch = event.batchSize !== undefined;
+  set.subrequests.inc({ ...at, kind: isBatch ? 'batch' : 'single' });
+  if (isBatch) {
+    set.batches.inc({ coordinate: at.coordinate });
+    const size = count(event.batchSize);
+    if (size !== undefined) set.batchSize.observe({ coordinate: at.coordinate }, size);
+  }
+  const seconds = toSeconds(event.durationMs);
+  if (seconds !== undefined) set.upstreamDuration.observe(at, seconds);
+  if (event.errorCode !== undefined) {
+    set.upstreamErrors.inc({
+      ...at,
+      code: oneOf(event.errorCode, [
+        'UPSTREAM_HTTP_ERROR',
+        'UPSTREAM_TIMEOUT',
+        'UPSTREAM_BAD_RESPONSE',
+        'UPSTREAM_UNREACHABLE',
+        'NOT_FOUND',
+      ]),
+    });
+  }
+}
+
+function recordOperation(set: MetricSet, operation: string, event: OperationEvent): void {
+  const at = { operation };
+  const seconds = toSeconds(event.durationMs);
+  if (seconds !== undefined) set.operationDuration.observe(at, seconds);
+  const rounds = count(event.rounds);
+  if (rounds !== undefined) set.operationRounds.observe(at, rounds);
+  const subrequests = count(event.subrequests);
+  if (subrequests !== undefined) set.operationSubrequests.observe(at, subrequests);
+  const batches = count(event.batches);
+  if (batches !== undefined) set.operationBatches.observe(at, batches);
+}
+
+/** `value` when it is one of `allowed`, else "other": keeps fixed-set labels fixed. */
+function oneOf(value: unknown, allowed: readonly string[]): string {
+  return typeof value === 'string' && allowed.includes(value) ? value : 'other';
+}
+
+function toSeconds(ms: unknown): number | undefined {
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms / 1000 : undefined;
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
