@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+
+/** memcached refuses keys longer than this many bytes. */
+export const MEMCACHED_MAX_KEY_BYTES = 250;
+
+/**
+ * Marks a hashed key. No key is ever stored raw when it contains this text, so a hashed key can
+ * never be equal to a raw one.
+ */
+const HASHED_MARK = '#h1:';
+
+/** Printable ASCII without space: safe in both the binary and the text protocol. */
+const SAFE_KEY = /^[\x21-\x7e]+$/;
+
+/** Longest prefix that still fits in front of a hashed key (mark + 64 hex digits). */
+const MAX_PREFIX_BEFORE_HASH = MEMCACHED_MAX_KEY_BYTES - HASHED_MARK.length - 64;
+
+/**
+ * The memcached key under which the cache key `key` is stored for the deployment `prefix`.
+ *
+ * Contract: pure and deterministic, so every gateway process computes the same memcached key for
+ * the same (prefix, key) pair. The result is at most 250 bytes of printable ASCII without spaces.
+ * - `prefix + key` is used as it is when it already satisfies that and does not contain `#h1:`;
+ * - otherwise it is `prefix + '#h1:' + sha256hex(prefix + key)`, where the prefix is left out
+ *   when it is itself unsafe or too long to fit (the hash still covers it, so deployments stay
+ *   apart).
+ * Distinct (prefix + key) strings therefore map to distinct memcached keys, up to sha256 collisions.
+ */
+export function memcachedKey(prefix: string, key: string): string {
+  const full = prefix + key;
+  if (full.length <= MEMCACHED_MAX_KEY_BYTES && SAFE_KEY.test(full) && !full.includes(HASHED_MARK)) {
+    return full; // printable ASCII: length in characters equals length in bytes
+  }
+  const digest = createHash('sha256').update(full, 'utf8').digest('hex');
+  const keepPrefix = prefix.length <= MAX_PREFIX_BEFORE_HASH && (prefix === '' || SAFE_KEY.test(prefix));
+  return (keepPrefix ? prefix : '') + HASHED_MARK + digest;
+}

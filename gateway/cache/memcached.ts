@@ -1,0 +1,287 @@
+import memjs from 'memjs';
+import type { MemcachedConfig } from '../config/types.js';
+import { memcachedKey } from './cache-key.js';
+import { decodeCacheValue, encodeCacheValue } from './cache-value.js';
+import { CircuitBreaker } from './circuit-breaker.js';
+import type { SharedCacheTier } from './tier.js';
+
+/**
+ * The memcached shared tier (memjs, binary protocol).
+ *
+ * Contract (on top of SharedCacheTier):
+ * - Keys are `keyPrefix + key`, hashed when too long or unsafe (see cache-key.ts); values are
+ *   marked JSON (see cache-value.ts), so two gateway processes with the same prefix share entries.
+ * - getMany sends every distinct key of the call at once on the pooled connection (pipelined:
+ *   memjs 1.3 has no multi-get, but concurrent gets on one socket are written back to back and
+ *   answered in one round trip), all under one deadline of `timeoutMs`. A key that fails, is late,
+ *   or holds bytes that do not decode is a miss; hits that did arrive before the deadline are
+ *   returned. It never rejects.
+ * - setMany returns at once and never throws: the values are encoded synchronously, values whose
+ *   JSON exceeds `maxValueBytes` and ttls below 1 s are dropped, and the writes go out in the
+ *   background under the same deadline. Their failures are counted, never surfaced.
+ * - Every getMany/setMany call that goes out is one outcome for the circuit breaker: after
+ *   `failureThreshold` failed calls in a row, calls are skipped (instant misses, dropped writes)
+ *   for `cooldownMs`, then one probe call goes out and its outcome closes or reopens it.
+ * - After a call that timed out or failed the connection is thrown away (socket destroyed,
+ *   memjs's pending callbacks failed with the same kind) and the next call opens a fresh one:
+ *   memjs can otherwise keep a call pending forever when the server closes the connection, or
+ *   keep junk in its read buffer.
+ * - close() waits for calls in flight (each bounded by `timeoutMs`), then destroys the sockets;
+ *   it never waits on the server. Calls after close() are misses / no-ops.
+ */
+
+export type MemcachedFailureKind = 'timeout' | 'error' | 'garbage';
+export type MemcachedOperation = 'get' | 'set';
+
+/**
+ * Optional observers, for metrics and logs. Called synchronously; an observer that throws is
+ * ignored. One event per getMany/setMany call, not per key.
+ */
+export interface MemcachedTierEvents {
+  /**
+   * A call failed: `timeout` (no complete answer within timeoutMs), `error` (connection refused,
+   * reset, or an error status), `garbage` (an answer that is not a value this gateway wrote).
+   * A call with several problems reports the first of timeout, error, garbage.
+   */
+  onFailure?(kind: MemcachedFailureKind, operation: MemcachedOperation): void;
+  /** The circuit breaker is open: the call was skipped without touching the network. */
+  onSkip?(operation: MemcachedOperation): void;
+}
+
+type MemjsClient = memjs.Client<string | Buffer, Buffer | null>;
+
+/**
+ * Given to memjs's pending callbacks when this tier destroys a connection itself: `reason` is the
+ * failure of the call that made it do so (those calls fail with it), or `closed` for close().
+ */
+class DiscardedConnection extends Error {
+  constructor(readonly reason: 'timeout' | 'error' | 'closed') {
+    super(`memcached connection discarded by the gateway (${reason})`);
+  }
+}
+
+/** memcached reads expiry times above 30 days as Unix timestamps. */
+const MAX_RELATIVE_TTL_SECONDS = 60 * 60 * 24 * 30;
+
+/** Memjs's own deadline is only a backstop behind ours, so ours always fires first. */
+function backstopSeconds(timeoutMs: number): number {
+  return (timeoutMs * 1.5 + 100) / 1000;
+}
+
+function openClient(config: MemcachedConfig): MemjsClient {
+  const seconds = backstopSeconds(config.timeoutMs);
+  return memjs.Client.create<string | Buffer, Buffer | null>(config.servers.join(','), {
+    retries: 1, // memjs counts attempts: 1 means a single try, no retry delay
+    failover: false,
+    timeout: seconds,
+    conntimeout: seconds,
+    keepAlive: true,
+    logger: { log: () => undefined },
+  });
+}
+
+/** Destroys every socket of a client at once and fails its pending callbacks with `reason`. */
+function destroyClient(client: MemjsClient, reason: DiscardedConnection['reason']): void {
+  const discarded = new DiscardedConnection(reason);
+  for (const server of client.servers) {
+    try {
+      server.error(discarded);
+    } catch {
+      // a memjs internal error while tearing down changes nothing: the client is dropped anyway
+    }
+  }
+}
+
+type CallOutcome<T> =
+  | { readonly status: 'ok'; readonly value: T }
+  | { readonly status: 'failed'; readonly error: unknown }
+  | { readonly status: 'late' };
+
+/**
+ * Starts `count` callback-style memjs calls at once and resolves when all have answered or when
+ * `deadlineMs` has passed, whichever is first; unanswered calls are `late`. Never rejects.
+ */
+function callAllWithDeadline<T>(
+  count: number,
+  deadlineMs: number,
+  start: (index: number, done: (error: unknown, value: T) => void) => void,
+): Promise<CallOutcome<T>[]> {
+  return new Promise((resolve) => {
+    const outcomes: CallOutcome<T>[] = new Array<CallOutcome<T>>(count).fill({ status: 'late' });
+    let pending = count;
+    let settled = false;
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcomes);
+    };
+    const timer = setTimeout(finish, deadlineMs);
+    for (let index = 0; index < count; index++) {
+      let answered = false;
+      const done = (error: unknown, value: T): void => {
+        if (answered || settled) return;
+        answered = true;
+        outcomes[index] = error ? { status: 'failed', error } : { status: 'ok', value };
+        if (--pending === 0) finish();
+      };
+      try {
+        start(index, done);
+      } catch (error) {
+        done(error, undefined as T);
+      }
+    }
+    if (count === 0) finish();
+  });
+}
+
+/**
+ * Folds a call's outcomes into its failure kind (the first of timeout, error, garbage), undefined
+ * for success, or `closed` when only close() cut it short (which is neither).
+ */
+function classify(
+  outcomes: ReadonlyArray<CallOutcome<unknown>>,
+  garbage: boolean,
+): MemcachedFailureKind | 'closed' | undefined {
+  let error = false;
+  let closed = false;
+  for (const outcome of outcomes) {
+    if (outcome.status === 'late') return 'timeout';
+    if (outcome.status !== 'failed') continue;
+    const reason = outcome.error instanceof DiscardedConnection ? outcome.error.reason : undefined;
+    if (reason === 'closed') closed = true;
+    else if (reason === 'timeout' || /timed out/i.test(String((outcome.error as Error | undefined)?.message))) {
+      return 'timeout';
+    } else error = true;
+  }
+  if (error) return 'error';
+  if (garbage) return 'garbage';
+  return closed ? 'closed' : undefined;
+}
+
+/**
+ * Creates the tier; no connection is opened until the first call. Throws only for a config with
+ * no servers (memjs would silently fall back to an environment variable or localhost).
+ */
+export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTierEvents = {}): SharedCacheTier {
+  if (config.servers.length === 0) throw new Error('[cache.memcached] servers must list at least one "host:port"');
+  const breaker = new CircuitBreaker(config.failureThreshold, config.cooldownMs);
+  const inFlight = new Set<Promise<unknown>>();
+  let client: MemjsClient | undefined;
+  let closed = false;
+
+  const emit = (fire: () => void): void => {
+    try {
+      fire();
+    } catch {
+      // observers must not break the tier
+    }
+  };
+
+  const currentClient = (): MemjsClient => (client ??= openClient(config));
+
+  /**
+   * Reports a call's outcome to the breaker and the observers. A timeout or an error also drops
+   * the connection (other calls still on it fail with the same kind); garbage in well-formed
+   * answers leaves the protocol stream in step, so the connection is kept.
+   */
+  const settle = (used: MemjsClient, kind: ReturnType<typeof classify>, operation: MemcachedOperation): void => {
+    if (kind === undefined) {
+      breaker.success();
+      return;
+    }
+    if (kind === 'closed') return;
+    breaker.failure();
+    emit(() => events.onFailure?.(kind, operation));
+    if (kind === 'garbage') return;
+    if (client === used) client = undefined;
+    destroyClient(used, kind);
+  };
+
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    inFlight.add(promise);
+    void promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
+    return promise;
+  };
+
+  async function fetchMany(keys: readonly string[]): Promise<Map<string, unknown>> {
+    const hits = new Map<string, unknown>();
+    const byStoredKey = new Map<string, string[]>();
+    for (const key of keys) {
+      const stored = memcachedKey(config.keyPrefix, key);
+      const originals = byStoredKey.get(stored);
+      if (originals) originals.push(key);
+      else byStoredKey.set(stored, [key]);
+    }
+    const storedKeys = [...byStoredKey.keys()];
+    const used = currentClient();
+    const outcomes = await callAllWithDeadline<Buffer | null>(storedKeys.length, config.timeoutMs, (i, done) =>
+      used.get(storedKeys[i], (error, value) => done(error, value)),
+    );
+    let garbage = false;
+    outcomes.forEach((outcome, i) => {
+      if (outcome.status !== 'ok' || outcome.value === null) return;
+      const decoded = decodeCacheValue(outcome.value);
+      if (!decoded.ok) {
+        garbage = true;
+        return;
+      }
+      for (const key of byStoredKey.get(storedKeys[i]) ?? []) hits.set(key, decoded.value);
+    });
+    settle(used, classify(outcomes, garbage), 'get');
+    return hits;
+  }
+
+  async function storeMany(writes: ReadonlyArray<{ key: string; bytes: Buffer; ttlSeconds: number }>): Promise<void> {
+    const used = currentClient();
+    const outcomes = await callAllWithDeadline<boolean | null>(writes.length, config.timeoutMs, (i, done) =>
+      used.set(writes[i].key, writes[i].bytes, { expires: writes[i].ttlSeconds }, (error, ok) => done(error, ok)),
+    );
+    settle(used, classify(outcomes, false), 'set');
+  }
+
+  return {
+    async getMany(keys) {
+      if (closed || keys.length === 0) return new Map();
+      if (!breaker.tryPass()) {
+        emit(() => events.onSkip?.('get'));
+        return new Map();
+      }
+      try {
+        return await track(fetchMany(keys));
+      } catch {
+        return new Map(); // unreachable by construction; the contract says never reject
+      }
+    },
+
+    setMany(entries) {
+      try {
+        if (closed || entries.length === 0) return;
+        const writes: Array<{ key: string; bytes: Buffer; ttlSeconds: number }> = [];
+        for (const entry of entries) {
+          const ttlSeconds = Math.min(Math.floor(entry.ttlSeconds), MAX_RELATIVE_TTL_SECONDS);
+          if (!(ttlSeconds >= 1)) continue;
+          const encoded = encodeCacheValue(entry.value);
+          if (!encoded || encoded.jsonBytes > config.maxValueBytes) continue;
+          writes.push({ key: memcachedKey(config.keyPrefix, entry.key), bytes: encoded.bytes, ttlSeconds });
+        }
+        if (writes.length === 0) return;
+        if (!breaker.tryPass()) {
+          emit(() => events.onSkip?.('set'));
+          return;
+        }
+        track(storeMany(writes)).catch(() => undefined);
+      } catch {
+        // a write is best effort: nothing may reach the response
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...inFlight]); // each bounded by timeoutMs
+      if (client) destroyClient(client, 'closed');
+      client = undefined;
+    },
+  };
+}
