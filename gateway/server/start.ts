@@ -1,3 +1,15 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../config/load.js';
+import type { GatewayConfig } from '../config/types.js';
+import { buildBlueprint } from '../blueprint/build.js';
+import type { Blueprint } from '../blueprint/types.js';
+import { L2Cache } from '../cache/l2.js';
+import type { SharedCacheTier } from '../cache/tier.js';
+import { createExecutor, type Executor } from '../execute/executor.js';
+import { SourceClient } from '../upstream/client.js';
+import { createGatewayYoga } from './yoga.js';
+
 /**
  * Programmatic entry point: load a gateway.toml, compile its schema, and serve it over HTTP.
  * Used by the CLI, by `npm start`, by the tests and by the benchmark.
@@ -13,9 +25,56 @@ export interface RunningGateway {
   /** e.g. http://127.0.0.1:4000/graphql */
   readonly url: string;
   readonly port: number;
+  readonly config: GatewayConfig;
+  readonly blueprint: Blueprint;
+  readonly executor: Executor;
   close(): Promise<void>;
 }
 
-export async function startGateway(_options: StartOptions): Promise<RunningGateway> {
-  throw new Error('not built yet');
+/**
+ * Loads and compiles everything first (throwing GatewayConfigError with every problem), then
+ * listens. Nothing on the request path reads config or directives again.
+ */
+export async function startGateway(options: StartOptions): Promise<RunningGateway> {
+  const config = loadConfig(options.configPath);
+  const blueprint = buildBlueprint(config);
+  const clients = new Map([...config.sources.values()].map((s) => [s.name, new SourceClient(s)]));
+  const l3 = undefined as SharedCacheTier | undefined;
+  const executor = createExecutor({
+    blueprint,
+    clients,
+    l2: new L2Cache(config.cache.l2MaxEntries),
+    l3,
+    maxSubrequests: config.limits.maxSubrequests,
+    exposeDetail: config.debugHeaders,
+  });
+  const yoga = createGatewayYoga({ schema: blueprint.schema, executor, debugHeaders: config.debugHeaders });
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void yoga.requestListener(req, res);
+  });
+  const host = options.host ?? config.host;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? config.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}/graphql`,
+    port,
+    config,
+    blueprint,
+    executor,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await Promise.all([...clients.values()].map((c) => c.close()));
+      await l3?.close();
+    },
+  };
 }

@@ -1,0 +1,20 @@
+import type { DirectiveNode } from 'graphql';
+
+/** What a directive on one field may refer to; filled by the blueprint from the schema and config. */
+export interface FieldContext {
+  /** `Type.field` */
+  readonly coordinate: string;
+  readonly typeName: string;
+  /** Fields of the parent type: name → the JSON key it reads, and whether it is itself fetched. */
+  readonly parentFields: ReadonlyMap<string, { readonly jsonKey: string; readonly fetched: boolean }>;
+  /** Argument names of this field. */
+  readonly argNames: ReadonlySet<string>;
+  /** Source names of gateway.toml. */
+  readonly sourceNames: readonly string[];
+}
+
+/** A directive as written on the field, with its argument values already coerced by graphql-js. */
+export interface DirectiveUse {
+  readonly node: DirectiveNode;
+  readonly args: Readonly<Record<string, unknown>>;
+}

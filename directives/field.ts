@@ -1,0 +1,39 @@
+import type { DirectiveUse, FieldContext } from './context.js';
+import type { Problem } from './problem.js';
+import { compileFrom } from './from.js';
+import { compileFetch, type CompiledFetch } from './fetch.js';
+import { compileBatch, type CompiledBatch } from './batch.js';
+import { compileCache, type CompiledCache } from './cache.js';
+
+/** What the directives of one field compile to. */
+export interface CompiledFieldDirectives {
+  /** The parent JSON key a plain field reads (its @from key, else its own name). */
+  readonly jsonKey: string;
+  readonly fetch: CompiledFetch | undefined;
+  readonly batch: CompiledBatch | undefined;
+  readonly cache: CompiledCache | undefined;
+}
+
+/** Compiles the gateway directives found on one field, pushing every misuse onto `problems`. */
+export function compileFieldDirectives(
+  fieldName: string,
+  uses: ReadonlyMap<string, DirectiveUse>,
+  ctx: FieldContext,
+  problems: Problem[],
+): CompiledFieldDirectives {
+  const fromUse = uses.get('from');
+  const fetchUse = uses.get('fetch');
+  const batchUse = uses.get('batch');
+  const cacheUse = uses.get('cache');
+  let jsonKey = fieldName;
+  if (fromUse) {
+    if (fetchUse) {
+      problems.push({ message: `@from on ${ctx.coordinate} cannot stand beside @fetch: a field either reads its parent's key or fetches`, node: fromUse.node });
+    }
+    jsonKey = compileFrom(fromUse, ctx, problems) ?? fieldName;
+  }
+  const fetch = fetchUse ? compileFetch(fetchUse, ctx, problems) : undefined;
+  const batch = batchUse ? compileBatch(batchUse, fetch, fetchUse !== undefined, ctx, problems) : undefined;
+  const cache = cacheUse ? compileCache(cacheUse, fetchUse !== undefined, ctx, problems) : undefined;
+  return { jsonKey, fetch, batch, cache };
+}

@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative } from 'node:path';
+import {
+  GraphQLError,
+  Kind,
+  Source,
+  buildASTSchema,
+  getDirectiveValues,
+  getLocation,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isInterfaceType,
+  parse,
+  validateSchema,
+  type ASTNode,
+  type DefinitionNode,
+  type DocumentNode,
+  type GraphQLField,
+} from 'graphql';
+import { validateSDL } from 'graphql/validation/validate.js';
+import { DIRECTIVE_DEFINITIONS, DIRECTIVE_NAMES } from '../../directives/definitions.js';
+import { compileFieldDirectives } from '../../directives/field.js';
+import type { DirectiveUse, FieldContext } from '../../directives/context.js';
+import type { Problem } from '../../directives/problem.js';
+import type { GatewayConfig } from '../config/types.js';
+import { GatewayConfigError, type Diagnostic } from '../config/diagnostics.js';
+import { locateKey } from '../config/locate.js';
+import { expandSchemaGlobs } from './glob.js';
+import type { Blueprint, FieldBlueprint } from './types.js';
+
+/**
+ * Compiles the schema files of a config into a Blueprint: the GraphQL schema plus, per coordinate,
+ * what its directives mean. Collects every problem (SDL errors, directive misuse) with
+ * file:line:col and throws them together as a GatewayConfigError.
+ */
+export function buildBlueprint(config: GatewayConfig): Blueprint {
+  const diagnostics: Diagnostic[] = [];
+  const definitions: DefinitionNode[] = [...parse(new Source(DIRECTIVE_DEFINITIONS, '<gqlgw directives>')).definitions];
+  const configName = shownPath(config.file);
+  const configText = safeRead(config.file);
+  const seen = new Set<string>();
+  for (const { entry, files } of expandSchemaGlobs(config.schema, dirname(config.file))) {
+    if (files.length === 0) {
+      const at = locateKey(configText, ['gateway'], 'schema');
+      diagnostics.push({ ...at, file: configName, message: `gateway.schema entry "${entry}" matches no file` });
+    }
+    for (const file of files) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const name = shownPath(file);
+      try {
+        const doc = parse(new Source(readFileSync(file, 'utf8'), name));
+        for (const def of doc.definitions) {
+          if (def.kind === Kind.DIRECTIVE_DEFINITION && (DIRECTIVE_NAMES as readonly string[]).includes(def.name.value)) {
+            diagnostics.push(at(def, `@${def.name.value} is declared by the gateway; remove this declaration`));
+            continue;
+          }
+          definitions.push(def);
+        }
+      } catch (err) {
+        diagnostics.push(fromGraphQLError(err, name));
+      }
+    }
+  }
+  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+
+  const document: DocumentNode = { kind: Kind.DOCUMENT, definitions };
+  for (const err of validateSDL(document)) diagnostics.push(fromGraphQLError(err, configName));
+  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  const schema = buildASTSchema(document, { assumeValidSDL: true });
+  for (const err of validateSchema(schema)) diagnostics.push(fromGraphQLError(err, configName));
+  if (!schema.getQueryType()) diagnostics.push({ file: configName, line: 1, column: 1, message: 'the schema has no Query type' });
+  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+
+  const problems: Problem[] = [];
+  const fields = new Map<string, FieldBlueprint>();
+  const sourceNames = [...config.sources.keys()];
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__')) continue;
+    if (isInterfaceType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        for (const d of field.astNode?.directives ?? []) {
+          if ((DIRECTIVE_NAMES as readonly string[]).includes(d.name.value)) {
+            problems.push({ message: `@${d.name.value} on interface field ${type.name}.${field.name} has no effect; put it on the object types that implement ${type.name}`, node: d });
+          }
+        }
+      }
+    }
+    if (!isObjectType(type)) continue;
+    const typeFields = Object.values(type.getFields());
+    const uses = new Map(typeFields.map((f) => [f.name, directiveUses(schema, f, type.name, problems)]));
+    const parentFields = new Map(
+      typeFields.map((f) => {
+        const u = uses.get(f.name)!;
+        const key = u.get('from')?.args.key;
+        return [f.name, { jsonKey: typeof key === 'string' && key !== '' ? key : f.name, fetched: u.has('fetch') }] as const;
+      }),
+    );
+    for (const field of typeFields) {
+      const coordinate = `${type.name}.${field.name}`;
+      const ctx: FieldContext = {
+        coordinate,
+        typeName: type.name,
+        parentFields,
+        argNames: new Set(field.args.map((a) => a.name)),
+        sourceNames,
+      };
+      const compiled = compileFieldDirectives(field.name, uses.get(field.name)!, ctx, problems);
+      let fetch: FieldBlueprint['fetch'];
+      if (compiled.fetch) {
+        const parentKeys = new Map<string, string>();
+        for (const p of compiled.fetch.template.placeholders) {
+          if (p.kind === 'parent') parentKeys.set(p.name, parentFields.get(p.name)!.jsonKey);
+        }
+        const unwrapped = isNonNullType(field.type) ? field.type.ofType : field.type;
+        fetch = {
+          source: config.sources.get(compiled.fetch.source)!,
+          template: compiled.fetch.template,
+          parentKeys,
+          batch: compiled.batch && {
+            template: compiled.batch.template,
+            match: compiled.batch.match,
+            max: compiled.batch.max,
+            keyJsonKey: parentFields.get(compiled.batch.keyField)!.jsonKey,
+          },
+          cache: compiled.cache,
+          isList: isListType(unwrapped),
+          isNonNull: isNonNullType(field.type),
+        };
+      }
+      fields.set(coordinate, Object.freeze({ coordinate, typeName: type.name, fieldName: field.name, jsonKey: compiled.jsonKey, fetch }));
+    }
+  }
+  for (const p of problems) diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
+  if (diagnostics.length > 0) throw new GatewayConfigError(sortDiagnostics(diagnostics));
+  return Object.freeze({ schema, fields });
+}
+
+/** The gateway directives on a field, with argument values coerced; bad values become problems. */
+function directiveUses(
+  schema: ReturnType<typeof buildASTSchema>,
+  field: GraphQLField<unknown, unknown>,
+  typeName: string,
+  problems: Problem[],
+): Map<string, DirectiveUse> {
+  const uses = new Map<string, DirectiveUse>();
+  const node = field.astNode;
+  if (!node) return uses;
+  for (const d of node.directives ?? []) {
+    const name = d.name.value;
+    if (!(DIRECTIVE_NAMES as readonly string[]).includes(name)) continue;
+    const def = schema.getDirective(name)!;
+    try {
+      const args = getDirectiveValues(def, { directives: [d] }) ?? {};
+      uses.set(name, { node: d, args });
+    } catch (err) {
+      problems.push({ message: `@${name} on ${typeName}.${field.name}: ${(err as Error).message}`, node: d });
+    }
+  }
+  return uses;
+}
+
+function at(node: ASTNode, message: string): Diagnostic {
+  const loc = node.loc;
+  if (!loc) return { file: '<schema>', line: 1, column: 1, message };
+  const { line, column } = getLocation(loc.source, loc.start);
+  return { file: loc.source.name, line, column, message };
+}
+
+function fromGraphQLError(err: unknown, fallbackFile: string): Diagnostic {
+  if (err instanceof GraphQLError) {
+    const node = err.nodes?.[0];
+    if (node?.loc) return at(node, err.message);
+    const loc = err.locations?.[0];
+    return { file: err.source?.name ?? fallbackFile, line: loc?.line ?? 1, column: loc?.column ?? 1, message: err.message.replace(/^Syntax Error: /, 'syntax error: ') };
+  }
+  return { file: fallbackFile, line: 1, column: 1, message: (err as Error).message };
+}
+
+function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
+  return [...list].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+}
+
+/** A path as the user should see it: relative to the working directory when inside it. */
+function shownPath(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
+}
+
+function safeRead(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}

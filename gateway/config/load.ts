@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import type { GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
+import { GatewayConfigError, type Diagnostic } from './diagnostics.js';
+import { TableReader, isTable } from './table-reader.js';
+
+/** Defaults of every optional key; README.md's gateway.toml reference lists the same values. */
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 4000,
+  schema: ['schema/*.graphqls'],
+  timeoutMs: 5000,
+  maxResponseBytes: 10 * 1024 * 1024,
+  connections: 64,
+  l2MaxEntries: 100_000,
+  memcachedTimeoutMs: 150,
+  memcachedKeyPrefix: 'gqlgw:',
+  memcachedFailureThreshold: 5,
+  memcachedCooldownMs: 5000,
+  memcachedMaxValueBytes: 1024 * 1024 - 1024,
+  metricsPath: '/metrics',
+  limits: {
+    maxDepth: 32,
+    maxAliases: 200,
+    maxTokens: 20_000,
+    maxBodyBytes: 1024 * 1024,
+    maxSubrequests: 1000,
+  } satisfies LimitsConfig,
+} as const;
+
+/** Reads, checks and freezes a gateway.toml. Throws GatewayConfigError with every problem. */
+export function loadConfig(configPath: string): GatewayConfig {
+  const file = resolve(configPath);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new GatewayConfigError([{ file: configPath, line: 1, column: 1, message: `cannot read config: ${(err as Error).message}` }]);
+  }
+  return parseConfig(text, file, configPath);
+}
+
+/** Like loadConfig, from text; `shownName` is how diagnostics name the file. */
+export function parseConfig(text: string, file: string, shownName = file): GatewayConfig {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof TomlError) {
+      const firstLine = err.message.split('\n')[0] ?? err.message;
+      throw new GatewayConfigError([{ file: shownName, line: err.line, column: err.column, message: `invalid TOML: ${firstLine}` }]);
+    }
+    throw err;
+  }
+  const diagnostics: Diagnostic[] = [];
+  const root = new TableReader(doc, [], shownName, text, diagnostics);
+
+  const gw = root.table_('gateway') ?? new TableReader({}, ['gateway'], shownName, text, diagnostics);
+  const host = gw.string('host', DEFAULTS.host, (v) => (v === '' ? 'must not be empty' : undefined));
+  const port = gw.int('port', DEFAULTS.port, 0, 65535);
+  const schema = gw.strings('schema', DEFAULTS.schema, true);
+  if (schema.length === 0) gw.problem('schema', 'gateway.schema must name at least one file or glob');
+  const debugHeaders = gw.bool('debug_headers', false);
+  gw.finish();
+
+  const sources = new Map<string, SourceConfig>();
+  const sourcesTable = root.table_('sources');
+  for (const [name, value] of sourcesTable?.entries() ?? []) {
+    if (!isTable(value)) {
+      sourcesTable!.problem(name, `sources.${name} must be a table ([sources.${name}])`);
+      continue;
+    }
+    const s = new TableReader(value, ['sources', name], shownName, text, diagnostics);
+    if (!s.has('url')) s.problem(undefined, `sources.${name}.url is required`);
+    const url = s.string('url', 'http://127.0.0.1', checkUrl).replace(/\/+$/, '');
+    sources.set(name, {
+      name,
+      url,
+      timeoutMs: s.int('timeout_ms', DEFAULTS.timeoutMs, 1, 600_000),
+      forwardHeaders: s.strings('forward_headers', []).map((h) => h.toLowerCase()),
+      maxResponseBytes: s.int('max_response_bytes', DEFAULTS.maxResponseBytes, 1),
+      connections: s.int('connections', DEFAULTS.connections, 1, 10_000),
+    });
+    s.finish();
+  }
+
+  const cacheTable = root.table_('cache') ?? new TableReader({}, ['cache'], shownName, text, diagnostics);
+  const l2MaxEntries = cacheTable.int('l2_max_entries', DEFAULTS.l2MaxEntries, 0);
+  const mc = cacheTable.table_('memcached');
+  let memcached: MemcachedConfig | undefined;
+  if (mc) {
+    const servers = mc.strings('servers', []);
+    if (servers.length === 0) mc.problem('servers', 'cache.memcached.servers must list at least one "host:port"');
+    for (const s of servers) if (!/^[^\s:]+:\d+$/.test(s)) mc.problem('servers', `cache.memcached.servers entry "${s}" must be "host:port"`);
+    memcached = {
+      servers,
+      timeoutMs: mc.int('timeout_ms', DEFAULTS.memcachedTimeoutMs, 1, 60_000),
+      keyPrefix: mc.string('key_prefix', DEFAULTS.memcachedKeyPrefix, (v) => (/[\s]/.test(v) ? 'must not contain white space' : undefined)),
+      failureThreshold: mc.int('failure_threshold', DEFAULTS.memcachedFailureThreshold, 1),
+      cooldownMs: mc.int('cooldown_ms', DEFAULTS.memcachedCooldownMs, 0),
+      maxValueBytes: mc.int('max_value_bytes', DEFAULTS.memcachedMaxValueBytes, 1),
+    };
+    mc.finish();
+  }
+  cacheTable.finish();
+
+  const metricsTable = root.table_('metrics') ?? new TableReader({}, ['metrics'], shownName, text, diagnostics);
+  const metrics = {
+    enabled: metricsTable.bool('enabled', true),
+    path: metricsTable.string('path', DEFAULTS.metricsPath, (v) => (v.startsWith('/') ? undefined : 'must start with "/"')),
+  };
+  metricsTable.finish();
+
+  const lim = root.table_('limits') ?? new TableReader({}, ['limits'], shownName, text, diagnostics);
+  const limits: LimitsConfig = {
+    maxDepth: lim.int('max_depth', DEFAULTS.limits.maxDepth, 1),
+    maxAliases: lim.int('max_aliases', DEFAULTS.limits.maxAliases, 1),
+    maxTokens: lim.int('max_tokens', DEFAULTS.limits.maxTokens, 1),
+    maxBodyBytes: lim.int('max_body_bytes', DEFAULTS.limits.maxBodyBytes, 1),
+    maxSubrequests: lim.int('max_subrequests', DEFAULTS.limits.maxSubrequests, 1),
+  };
+  lim.finish();
+  root.finish();
+
+  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  return Object.freeze({
+    file,
+    host,
+    port,
+    schema: Object.freeze([...schema]),
+    debugHeaders,
+    sources,
+    cache: Object.freeze({ l2MaxEntries, memcached }),
+    metrics: Object.freeze(metrics),
+    limits: Object.freeze(limits),
+  });
+}
+
+function checkUrl(v: string): string | undefined {
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return `must be an http:// or https:// URL, found "${v}"`;
+    if (u.search || u.hash) return `must be a base URL without query or fragment, found "${v}"`;
+    return undefined;
+  } catch {
+    return `must be an absolute http:// or https:// URL, found "${v}"`;
+  }
+}

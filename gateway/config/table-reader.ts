@@ -1,0 +1,124 @@
+import type { Diagnostic } from './diagnostics.js';
+import { locateKey } from './locate.js';
+
+type TomlTable = Record<string, unknown>;
+
+/**
+ * Reads one TOML table against the keys the gateway knows, applying defaults. Every wrong type,
+ * out-of-range value and unknown key becomes a diagnostic naming the key's full path and its place.
+ */
+export class TableReader {
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly table: TomlTable,
+    private readonly path: readonly string[],
+    private readonly file: string,
+    private readonly text: string,
+    private readonly diagnostics: Diagnostic[],
+  ) {}
+
+  has(key: string): boolean {
+    return this.table[key] !== undefined;
+  }
+
+  problem(key: string | undefined, message: string): void {
+    const at = locateKey(this.text, this.path, key);
+    this.diagnostics.push({ file: this.file, line: at.line, column: at.column, message });
+  }
+
+  keyPath(key: string): string {
+    return [...this.path, key].join('.');
+  }
+
+  private read(key: string): unknown {
+    this.seen.add(key);
+    return this.table[key];
+  }
+
+  string(key: string, fallback: string, check?: (v: string) => string | undefined): string {
+    const v = this.read(key);
+    if (v === undefined) return fallback;
+    if (typeof v !== 'string') {
+      this.problem(key, `${this.keyPath(key)} must be a string, found ${describe(v)}`);
+      return fallback;
+    }
+    const bad = check?.(v);
+    if (bad) {
+      this.problem(key, `${this.keyPath(key)} ${bad}`);
+      return fallback;
+    }
+    return v;
+  }
+
+  int(key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    const v = this.read(key);
+    if (v === undefined) return fallback;
+    if (typeof v !== 'number' || !Number.isInteger(v)) {
+      this.problem(key, `${this.keyPath(key)} must be an integer, found ${describe(v)}`);
+      return fallback;
+    }
+    if (v < min || v > max) {
+      this.problem(key, `${this.keyPath(key)} must be between ${min} and ${max}, found ${v}`);
+      return fallback;
+    }
+    return v;
+  }
+
+  bool(key: string, fallback: boolean): boolean {
+    const v = this.read(key);
+    if (v === undefined) return fallback;
+    if (typeof v !== 'boolean') {
+      this.problem(key, `${this.keyPath(key)} must be true or false, found ${describe(v)}`);
+      return fallback;
+    }
+    return v;
+  }
+
+  /** A list of strings; a single string is accepted as a list of one where `allowSingle`. */
+  strings(key: string, fallback: readonly string[], allowSingle = false): readonly string[] {
+    const v = this.read(key);
+    if (v === undefined) return fallback;
+    if (allowSingle && typeof v === 'string') return [v];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
+      this.problem(key, `${this.keyPath(key)} must be a list of strings, found ${describe(v)}`);
+      return fallback;
+    }
+    return v as string[];
+  }
+
+  /** A sub-table, or undefined when absent; a non-table value is a problem. */
+  table_(key: string): TableReader | undefined {
+    const v = this.read(key);
+    if (v === undefined) return undefined;
+    if (!isTable(v)) {
+      this.problem(key, `${this.keyPath(key)} must be a table ([${this.keyPath(key)}]), found ${describe(v)}`);
+      return undefined;
+    }
+    return new TableReader(v, [...this.path, key], this.file, this.text, this.diagnostics);
+  }
+
+  /** The keys of this table, for maps such as [sources.*]; marks them all as known. */
+  entries(): Array<[string, unknown]> {
+    for (const k of Object.keys(this.table)) this.seen.add(k);
+    return Object.entries(this.table);
+  }
+
+  /** Reports every key that was never read. Call after reading all known keys. */
+  finish(): void {
+    for (const key of Object.keys(this.table)) {
+      if (!this.seen.has(key)) this.problem(key, `unknown key ${this.keyPath(key)}`);
+    }
+  }
+}
+
+export function isTable(v: unknown): v is TomlTable {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return 'a list';
+  if (isTable(v)) return 'a table';
+  if (typeof v === 'string') return `string ${JSON.stringify(v)}`;
+  return `${typeof v} ${String(v)}`;
+}

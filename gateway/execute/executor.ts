@@ -1,0 +1,113 @@
+import { GraphQLError, getVariableValues, type DocumentNode, type ExecutionResult } from 'graphql';
+import type { Blueprint } from '../blueprint/types.js';
+import { buildPlan } from '../plan/build.js';
+import type { Plan } from '../plan/types.js';
+import type { ExecutionListener } from './listener.js';
+import { runRound, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
+import { installResolvers, shapeResponse } from './shape.js';
+import { HeaderForwarder, ResultStore, type OperationStats } from './state.js';
+import { collectLookups, descend, type Lookup } from './walk.js';
+
+export interface ExecuteRequest {
+  readonly document: DocumentNode;
+  readonly operationName?: string | null;
+  readonly variables?: Readonly<Record<string, unknown>> | null;
+  /** Reads a request header (lower-case name), for forward_headers. */
+  readonly header: (name: string) => string | null | undefined;
+}
+
+export interface ExecuteOutcome {
+  readonly result: ExecutionResult;
+  readonly stats: Readonly<OperationStats>;
+}
+
+export interface ExecutorOptions extends Omit<RoundDeps, 'listener'> {
+  readonly blueprint: Blueprint;
+  readonly listener?: ExecutionListener;
+  /** Put upstream details into error extensions (debug mode). */
+  readonly exposeDetail: boolean;
+}
+
+export interface Executor {
+  execute(request: ExecuteRequest): Promise<ExecuteOutcome>;
+  /** The (cached) plan of an operation of a validated document. */
+  plan(document: DocumentNode, operationName?: string | null): Plan | undefined;
+}
+
+/**
+ * Runs validated operations round by round (SPEC.md "Rounds, dedupe"): the lookups reachable from
+ * the data so far form a round; after the round the walk goes on into what it fetched. Then the
+ * response is shaped over the fetched data. Plans are cached per document and operation name.
+ */
+export function createExecutor(options: ExecutorOptions): Executor {
+  const { blueprint } = options;
+  installResolvers(blueprint);
+  const listener = options.listener ?? {};
+  const deps: RoundDeps = { ...options, listener };
+  const plans = new WeakMap<DocumentNode, Map<string, Plan | undefined>>();
+
+  function plan(document: DocumentNode, operationName?: string | null): Plan | undefined {
+    let byName = plans.get(document);
+    if (!byName) {
+      byName = new Map();
+      plans.set(document, byName);
+    }
+    const key = operationName ?? '';
+    if (!byName.has(key)) byName.set(key, buildPlan(blueprint, document, operationName));
+    return byName.get(key);
+  }
+
+  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    const started = performance.now();
+    const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
+    const p = plan(request.document, request.operationName);
+    const root = {};
+    const store = new ResultStore();
+    let result: ExecutionResult;
+    if (!p) {
+      // Unknown operation: graphql-js reports it precisely, and nothing is fetched.
+      result = await shapeResponse(blueprint, request.document, request.operationName, request.variables, root, { store, exposeDetail: options.exposeDetail });
+      return { result, stats };
+    }
+    const coerced = getVariableValues(blueprint.schema, p.operation.variableDefinitions ?? [], (request.variables ?? {}) as Record<string, unknown>);
+    if (coerced.errors) return { result: { errors: coerced.errors }, stats };
+    const variables = coerced.coerced;
+    const state: RequestState = {
+      variables,
+      store,
+      memo: new Map(),
+      stats,
+      forwarder: new HeaderForwarder(request.header),
+      args: new Map(),
+    };
+    try {
+      let lookups: Lookup[] = [];
+      collectLookups(p.root, root, p.rootType, variables, store, lookups);
+      while (lookups.length > 0) {
+        stats.rounds++;
+        await runRound(lookups, state, deps);
+        const next: Lookup[] = [];
+        for (const l of lookups) {
+          if (!l.entry.fetchBelow) continue;
+          const o = store.get(l.parent, l.entry.fieldNode);
+          if (o?.kind === 'ok') descend(l.entry, o.body, variables, store, next);
+        }
+        lookups = next;
+      }
+      result = await shapeResponse(blueprint, request.document, request.operationName, request.variables, root, { store, exposeDetail: options.exposeDetail });
+    } catch (err) {
+      if (!(err instanceof SubrequestLimitError)) throw err;
+      result = { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };
+    }
+    listener.onOperation?.({
+      operationName: p.operation.name?.value ?? 'anonymous',
+      durationMs: performance.now() - started,
+      rounds: stats.rounds,
+      subrequests: stats.subrequests,
+      batches: stats.batches,
+    });
+    return { result, stats };
+  }
+
+  return { execute, plan };
+}

@@ -1,0 +1,77 @@
+import {
+  GraphQLError,
+  execute,
+  isObjectType,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLFieldResolver,
+} from 'graphql';
+import type { Blueprint } from '../blueprint/types.js';
+import type { ResultStore } from './state.js';
+
+/** The context the response shaper runs with: the request's fetched results. */
+export interface ShapeContext {
+  readonly store: ResultStore;
+  /** Put the upstream detail (path, status, body excerpt) into error extensions: debug only. */
+  readonly exposeDetail: boolean;
+}
+
+/**
+ * Gives every field of the schema the resolver that reads what the rounds fetched: @fetch fields
+ * read the store, @from fields their parent's key, others graphql-js's default. Run once per
+ * schema at start-up; graphql-js then shapes each response synchronously (aliases, fragments,
+ * __typename, @skip/@include, non-null propagation, errors at their paths).
+ */
+export function installResolvers(blueprint: Blueprint): void {
+  for (const type of Object.values(blueprint.schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const bp = blueprint.fields.get(`${type.name}.${field.name}`);
+      if (!bp) continue;
+      if (bp.fetch) {
+        field.resolve = fetchedResolver(bp.fetch.isNonNull);
+      } else if (bp.jsonKey !== field.name) {
+        const key = bp.jsonKey;
+        field.resolve = (source: unknown) => (source as Record<string, unknown> | null)?.[key];
+      }
+    }
+  }
+}
+
+function fetchedResolver(nonNull: boolean): GraphQLFieldResolver<unknown, ShapeContext> {
+  return (source, _args, ctx, info) => {
+    const outcome = ctx.store.get(source as object, info.fieldNodes[0]!);
+    if (outcome === undefined || outcome === null) {
+      throw new GraphQLError(`internal: ${info.parentType.name}.${info.fieldName} was not fetched`, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    }
+    if (outcome.kind === 'ok') return outcome.body;
+    if (outcome.kind === 'not-found') {
+      if (!nonNull) return null;
+      throw new GraphQLError(`${info.parentType.name}.${info.fieldName} was not found`, { extensions: { code: 'NOT_FOUND' } });
+    }
+    const e = outcome.error;
+    const extensions: Record<string, unknown> = { code: e.code, source: e.source };
+    if (e.status !== undefined) extensions.status = e.status;
+    if (ctx.exposeDetail) extensions.detail = e.detail;
+    throw new GraphQLError(e.message, { extensions });
+  };
+}
+
+/** Shapes the response of one operation over the fetched data. */
+export function shapeResponse(
+  blueprint: Blueprint,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+  rootValue: object,
+  context: ShapeContext,
+): ExecutionResult | Promise<ExecutionResult> {
+  return execute({
+    schema: blueprint.schema,
+    document,
+    operationName,
+    variableValues: variables as Record<string, unknown> | undefined,
+    rootValue,
+    contextValue: context,
+  });
+}

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { FieldNode } from 'graphql';
+import type { FetchBlueprint } from '../blueprint/types.js';
+import type { SourceConfig } from '../config/types.js';
+import type { UpstreamOutcome } from '../upstream/outcome.js';
+
+/**
+ * One subrequest-to-be of a request, identified by its memo key `{source}:{path}` (plus a hash of
+ * the forwarded header values when the source forwards any). Identical lookups of a request share
+ * one MemoEntry, whichever field, alias, parent or round asked: that is the dedupe of SPEC.md.
+ */
+export interface MemoEntry {
+  readonly key: string;
+  readonly coordinate: string;
+  readonly fetch: FetchBlueprint;
+  /** The resolved single-fetch path. */
+  readonly path: string;
+  /** The string form of the batch key, for @batch fields. */
+  readonly batchKey: string | undefined;
+  /** The field's argument values, for `{args.*}` in a batch path. */
+  readonly args: Readonly<Record<string, unknown>>;
+  outcome: UpstreamOutcome | undefined;
+}
+
+/** Forwarded headers of one source for this request, and the suffix that keeps cache keys apart. */
+export interface ForwardedHeaders {
+  readonly headers: Readonly<Record<string, string>>;
+  /** '' for a source without forward_headers; otherwise `#h=<hash of the values>`. */
+  readonly keySuffix: string;
+}
+
+/** Results of lookups, by parent object and field node: what the response shaper reads. */
+export class ResultStore {
+  private readonly map = new WeakMap<object, Map<FieldNode, UpstreamOutcome | null>>();
+
+  /** Marks a lookup as taken; false when this parent already had this field looked up. */
+  claim(parent: object, node: FieldNode): boolean {
+    let m = this.map.get(parent);
+    if (!m) {
+      m = new Map();
+      this.map.set(parent, m);
+    }
+    if (m.has(node)) return false;
+    m.set(node, null);
+    return true;
+  }
+
+  set(parent: object, node: FieldNode, outcome: UpstreamOutcome): void {
+    this.map.get(parent)?.set(node, outcome);
+  }
+
+  get(parent: object, node: FieldNode): UpstreamOutcome | null | undefined {
+    return this.map.get(parent)?.get(node);
+  }
+}
+
+export interface OperationStats {
+  rounds: number;
+  subrequests: number;
+  batches: number;
+}
+
+/** Reads the forwarded headers of each source once per request. */
+export class HeaderForwarder {
+  private readonly cache = new Map<string, ForwardedHeaders>();
+  private static readonly NONE: ForwardedHeaders = { headers: {}, keySuffix: '' };
+
+  constructor(private readonly header: (name: string) => string | null | undefined) {}
+
+  for(source: SourceConfig): ForwardedHeaders {
+    if (source.forwardHeaders.length === 0) return HeaderForwarder.NONE;
+    let f = this.cache.get(source.name);
+    if (!f) {
+      const headers: Record<string, string> = {};
+      const pairs: Array<[string, string | null]> = [];
+      for (const name of source.forwardHeaders) {
+        const v = this.header(name);
+        pairs.push([name, v ?? null]);
+        if (v !== null && v !== undefined) headers[name] = v;
+      }
+      const hash = createHash('sha256').update(JSON.stringify(pairs)).digest('base64url').slice(0, 32);
+      f = { headers, keySuffix: `#h=${hash}` };
+      this.cache.set(source.name, f);
+    }
+    return f;
+  }
+}

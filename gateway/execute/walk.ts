@@ -1,0 +1,57 @@
+import type { Condition, PlanEntry, PlanSelection } from '../plan/types.js';
+import type { ResultStore } from './state.js';
+
+/** A @fetch field to look up for one parent object. */
+export interface Lookup {
+  readonly entry: PlanEntry;
+  readonly parent: object;
+}
+
+/**
+ * Walks data already fetched along the plan and collects the @fetch fields it reaches: the lookups
+ * of the next round. Plain fields cost nothing; the walk goes into them only where a @fetch lies
+ * below. Each (parent, field) is collected once.
+ */
+export function collectLookups(
+  selection: PlanSelection,
+  parent: object,
+  typeName: string,
+  variables: Readonly<Record<string, unknown>>,
+  store: ResultStore,
+  out: Lookup[],
+): void {
+  for (const entry of selection.entries) {
+    if (entry.possibleTypes && !entry.possibleTypes.has(typeName)) continue;
+    if (entry.conditions.length && !conditionsHold(entry.conditions, variables)) continue;
+    if (entry.blueprint.fetch) {
+      if (store.claim(parent, entry.fieldNode)) out.push({ entry, parent });
+    } else if (entry.fetchBelow) {
+      descend(entry, (parent as Record<string, unknown>)[entry.blueprint.jsonKey], variables, store, out);
+    }
+  }
+}
+
+/** Collects the lookups below a field's value (an object, a list of them, or null). */
+export function descend(
+  entry: PlanEntry,
+  value: unknown,
+  variables: Readonly<Record<string, unknown>>,
+  store: ResultStore,
+  out: Lookup[],
+): void {
+  if (value === null || typeof value !== 'object' || !entry.children) return;
+  if (Array.isArray(value)) {
+    for (const item of value) descend(entry, item, variables, store, out);
+    return;
+  }
+  const typeName = entry.childIsAbstract ? String((value as Record<string, unknown>).__typename) : entry.childType;
+  collectLookups(entry.children, value, typeName, variables, store, out);
+}
+
+function conditionsHold(conditions: readonly Condition[], variables: Readonly<Record<string, unknown>>): boolean {
+  for (const c of conditions) {
+    const v = typeof c.value === 'boolean' ? c.value : variables[c.value.variable] === true;
+    if (v !== c.include) return false;
+  }
+  return true;
+}

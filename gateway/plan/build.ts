@@ -1,0 +1,164 @@
+import {
+  Kind,
+  getNamedType,
+  isAbstractType,
+  isCompositeType,
+  isObjectType,
+  typeFromAST,
+  type DirectiveNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import type { Blueprint } from '../blueprint/types.js';
+import type { Condition, Plan, PlanEntry, PlanSelection } from './types.js';
+
+/**
+ * Builds the Plan of one operation of a validated document: the selection tree with fragments
+ * flattened, each field tied to its blueprint and its round (SPEC.md "Rounds": a @fetch field at
+ * @fetch-depth d runs in round d). Returns undefined when the operation does not exist.
+ */
+export function buildPlan(blueprint: Blueprint, document: DocumentNode, operationName?: string | null): Plan | undefined {
+  const operation = findOperation(document, operationName);
+  if (!operation) return undefined;
+  const schema = blueprint.schema;
+  const rootType = schema.getRootType(operation.operation);
+  if (!rootType) return undefined;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const builder = new PlanBuilder(blueprint, schema, fragments);
+  const root = builder.selection(operation.selectionSet, rootType, 0);
+  return {
+    operation,
+    operationName: operation.name?.value ?? 'anonymous',
+    rootType: rootType.name,
+    root,
+    maxRound: builder.maxRound,
+  };
+}
+
+function findOperation(document: DocumentNode, name?: string | null): OperationDefinitionNode | undefined {
+  const ops = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (name) return ops.find((o) => o.name?.value === name);
+  return ops.length === 1 ? ops[0] : undefined;
+}
+
+class PlanBuilder {
+  maxRound = 0;
+
+  constructor(
+    private readonly blueprint: Blueprint,
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  ) {}
+
+  selection(set: SelectionSetNode, parentType: GraphQLCompositeType, round: number): PlanSelection {
+    const entries: PlanEntry[] = [];
+    this.collect(set, parentType, null, [], round, entries, new Set());
+    return { entries };
+  }
+
+  private collect(
+    set: SelectionSetNode,
+    parentType: GraphQLCompositeType,
+    possible: ReadonlySet<string> | null,
+    conditions: readonly Condition[],
+    round: number,
+    out: PlanEntry[],
+    visiting: Set<string>,
+  ): void {
+    for (const sel of set.selections) {
+      const conds = [...conditions, ...conditionsOf(sel.directives)];
+      if (conds.some((c) => c.value === !c.include)) continue;
+      if (sel.kind === Kind.FIELD) {
+        if (sel.name.value.startsWith('__')) continue;
+        this.field(sel, parentType, possible, conds, round, out);
+      } else {
+        let condType: GraphQLCompositeType | undefined;
+        let inner: SelectionSetNode;
+        let name: string | undefined;
+        if (sel.kind === Kind.INLINE_FRAGMENT) {
+          inner = sel.selectionSet;
+          condType = sel.typeCondition ? (typeFromAST(this.schema, sel.typeCondition) as GraphQLCompositeType | undefined) : undefined;
+        } else {
+          name = sel.name.value;
+          const frag = this.fragments.get(name);
+          if (!frag || visiting.has(name)) continue;
+          inner = frag.selectionSet;
+          condType = typeFromAST(this.schema, frag.typeCondition) as GraphQLCompositeType | undefined;
+        }
+        const narrowed = condType ? this.narrow(parentType, possible, condType) : possible;
+        if (narrowed && narrowed.size === 0) continue;
+        if (name) visiting.add(name);
+        this.collect(inner, parentType, narrowed, conds, round, out, visiting);
+        if (name) visiting.delete(name);
+      }
+    }
+  }
+
+  /** The object types that both the current scope and a fragment's type condition allow. */
+  private narrow(parentType: GraphQLCompositeType, possible: ReadonlySet<string> | null, cond: GraphQLCompositeType): ReadonlySet<string> | null {
+    const scope = possible ?? new Set(this.objectTypesOf(parentType));
+    const allowed = new Set(this.objectTypesOf(cond));
+    const result = new Set([...scope].filter((t) => allowed.has(t)));
+    return result.size === scope.size && possible === null ? null : result;
+  }
+
+  private objectTypesOf(type: GraphQLCompositeType): string[] {
+    if (isObjectType(type)) return [type.name];
+    return this.schema.getPossibleTypes(type).map((t) => t.name);
+  }
+
+  private field(
+    node: import('graphql').FieldNode,
+    parentType: GraphQLCompositeType,
+    possible: ReadonlySet<string> | null,
+    conditions: readonly Condition[],
+    round: number,
+    out: PlanEntry[],
+  ): void {
+    // On an abstract parent each concrete type may fetch the field differently: one entry per type.
+    const concrete = isObjectType(parentType) ? [parentType.name] : [...(possible ?? this.objectTypesOf(parentType))];
+    for (const typeName of concrete) {
+      const type = this.schema.getType(typeName);
+      if (!isObjectType(type)) continue;
+      const fieldDef = type.getFields()[node.name.value];
+      const blueprint = this.blueprint.fields.get(`${typeName}.${node.name.value}`);
+      if (!fieldDef || !blueprint) continue;
+      const fieldRound = blueprint.fetch ? round + 1 : round;
+      if (fieldRound > this.maxRound) this.maxRound = fieldRound;
+      const named = getNamedType(fieldDef.type);
+      const children = node.selectionSet && isCompositeType(named) ? this.selection(node.selectionSet, named, fieldRound) : undefined;
+      out.push({
+        responseKey: node.alias?.value ?? node.name.value,
+        fieldNode: node,
+        fieldDef,
+        blueprint,
+        conditions,
+        possibleTypes: isObjectType(parentType) ? possible : new Set([typeName]),
+        round: blueprint.fetch ? fieldRound : 0,
+        children,
+        childType: named.name,
+        childIsAbstract: isAbstractType(named),
+        fetchBelow: children ? children.entries.some((e) => e.blueprint.fetch !== undefined || e.fetchBelow) : false,
+      });
+    }
+  }
+}
+
+function conditionsOf(directives: readonly DirectiveNode[] | undefined): Condition[] {
+  const out: Condition[] = [];
+  for (const d of directives ?? []) {
+    const name = d.name.value;
+    if (name !== 'skip' && name !== 'include') continue;
+    const arg = d.arguments?.find((a) => a.name.value === 'if');
+    if (!arg) continue;
+    const v = arg.value;
+    const value = v.kind === Kind.BOOLEAN ? v.value : v.kind === Kind.VARIABLE ? { variable: v.name.value } : true;
+    out.push({ include: name === 'include', value });
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+import type { FieldNode, GraphQLField, OperationDefinitionNode } from 'graphql';
+import type { FieldBlueprint } from '../blueprint/types.js';
+
+/** `@skip(if:)` / `@include(if:)`: a literal, or the name of a variable read at execution time. */
+export interface Condition {
+  readonly include: boolean;
+  readonly value: boolean | { readonly variable: string };
+}
+
+/**
+ * One field selection of the operation, as the executor walks it. Fragments are already flattened:
+ * `conditions` carries the @skip/@include of the field and of every fragment around it, and
+ * `possibleTypes` the object types it applies to (null: every type the parent can be).
+ */
+export interface PlanEntry {
+  readonly responseKey: string;
+  readonly fieldNode: FieldNode;
+  readonly fieldDef: GraphQLField<unknown, unknown>;
+  readonly blueprint: FieldBlueprint;
+  readonly conditions: readonly Condition[];
+  readonly possibleTypes: ReadonlySet<string> | null;
+  /** The round this field's lookup runs in (its @fetch depth); 0 for a field that reads its parent. */
+  readonly round: number;
+  /** The selections on the field's value, when its type is an object, interface or union. */
+  readonly children: PlanSelection | undefined;
+  /** The named type of the field's value; abstract types are resolved from `__typename`. */
+  readonly childType: string;
+  readonly childIsAbstract: boolean;
+  /** Some field in `children` (at any depth) has a @fetch: the executor must walk into the value. */
+  readonly fetchBelow: boolean;
+}
+
+export interface PlanSelection {
+  readonly entries: readonly PlanEntry[];
+}
+
+/** A compiled operation: plain data, cached per document and operation name. */
+export interface Plan {
+  readonly operation: OperationDefinitionNode;
+  readonly operationName: string;
+  readonly rootType: string;
+  readonly root: PlanSelection;
+  /** The deepest @fetch round; the number of rounds when every lookup is reached. */
+  readonly maxRound: number;
+}
