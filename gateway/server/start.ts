@@ -7,6 +7,8 @@ import type { Blueprint } from '../blueprint/types.js';
 import { L2Cache } from '../cache/l2.js';
 import type { SharedCacheTier } from '../cache/tier.js';
 import { createExecutor, type Executor } from '../execute/executor.js';
+import { createMemcachedTier } from '../cache/memcached.js';
+import { createMetrics, type GatewayMetrics } from '../observability/metrics.js';
 import { SourceClient } from '../upstream/client.js';
 import { createGatewayYoga } from './yoga.js';
 
@@ -39,17 +41,26 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const config = loadConfig(options.configPath);
   const blueprint = buildBlueprint(config);
   const clients = new Map([...config.sources.values()].map((s) => [s.name, new SourceClient(s)]));
-  const l3 = undefined as SharedCacheTier | undefined;
+  const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
+  const l3: SharedCacheTier | undefined = config.cache.memcached
+    ? createMemcachedTier(config.cache.memcached, metrics && { onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip })
+    : undefined;
   const executor = createExecutor({
     blueprint,
     clients,
     l2: new L2Cache(config.cache.l2MaxEntries),
     l3,
+    listener: metrics?.listener,
     maxSubrequests: config.limits.maxSubrequests,
     exposeDetail: config.debugHeaders,
   });
   const yoga = createGatewayYoga({ schema: blueprint.schema, executor, debugHeaders: config.debugHeaders });
+  const metricsPath = config.metrics.path;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (metrics && req.method === 'GET' && req.url?.split('?')[0] === metricsPath) {
+      void serveMetrics(metrics, res);
+      return;
+    }
     void yoga.requestListener(req, res);
   });
   const host = options.host ?? config.host;
@@ -77,4 +88,13 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       await l3?.close();
     },
   };
+}
+
+async function serveMetrics(metrics: GatewayMetrics, res: ServerResponse): Promise<void> {
+  try {
+    const text = await metrics.render();
+    res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
+  } catch {
+    res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n');
+  }
 }
