@@ -123,7 +123,7 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
   lim.finish();
   root.finish();
 
-  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  if (diagnostics.length > 0) throw new GatewayConfigError([...diagnostics].sort((a, b) => a.line - b.line || a.column - b.column));
   return Object.freeze({
     file,
     host,
