@@ -29,7 +29,7 @@ export function installResolvers(blueprint: Blueprint): void {
       const bp = blueprint.fields.get(`${type.name}.${field.name}`);
       if (!bp) continue;
       if (bp.fetch) {
-        field.resolve = fetchedResolver(bp.fetch.isNonNull);
+        field.resolve = fetchedResolver(bp.fetch.isNonNull, bp.fetch.source.name);
       } else if (bp.jsonKey !== field.name) {
         const key = bp.jsonKey;
         field.resolve = (source: unknown) => (source as Record<string, unknown> | null)?.[key];
@@ -38,7 +38,7 @@ export function installResolvers(blueprint: Blueprint): void {
   }
 }
 
-function fetchedResolver(nonNull: boolean): GraphQLFieldResolver<unknown, ShapeContext> {
+function fetchedResolver(nonNull: boolean, source: string): GraphQLFieldResolver<unknown, ShapeContext> {
   return (source, _args, ctx, info) => {
     const outcome = ctx.store.get(source as object, info.fieldNodes[0]!);
     if (outcome === undefined || outcome === null) {
@@ -47,7 +47,7 @@ function fetchedResolver(nonNull: boolean): GraphQLFieldResolver<unknown, ShapeC
     if (outcome.kind === 'ok') return outcome.body;
     if (outcome.kind === 'not-found') {
       if (!nonNull) return null;
-      throw new GraphQLError(`${info.parentType.name}.${info.fieldName} was not found`, { extensions: { code: 'NOT_FOUND' } });
+      throw new GraphQLError(`${info.parentType.name}.${info.fieldName} was not found`, { extensions: { code: 'NOT_FOUND', source } });
     }
     const e = outcome.error;
     const extensions: Record<string, unknown> = { code: e.code, source: e.source };
