@@ -2,18 +2,14 @@
  * gqlgw's Prometheus metrics: one `createMetrics()` per gateway, each with its own prom-client
  * Registry (never the global one), so several gateways in one process never collide.
  *
- * WIRING (done by gateway/server and the executor, not here):
+ * WIRING (gateway/server/start.ts does this):
  *   1. At start-up, when `config.metrics.enabled`: `const metrics = createMetrics();`
- *   2. Give `metrics.listener` to the executor as (or combined, via `combineListeners` in
- *      ./combine-listeners.ts, with) its ExecutionListener. It is process-wide: pass the same object
- *      for every request.
- *   3. Serve `GET config.metrics.path` with `await metrics.response()` (a Fetch API Response:
- *      200, `content-type: metrics.contentType`, body `await metrics.render()`), e.g. in a yoga
- *      plugin: `onRequest({ request, url, endResponse }) { if (request.method === 'GET' &&
- *      url.pathname === path) return metrics.response().then(endResponse); }`
- *   4. Give the memcached adapter (gateway/cache/memcached.ts, MemcachedTierEvents) the observers
+ *   2. `metrics.listener` is the executor's ExecutionListener, one object for every request.
+ *   3. `GET config.metrics.path` answers 200 with `content-type: metrics.contentType` and the body
+ *      `await metrics.render()` (500 if rendering throws).
+ *   4. The memcached tier (MemcachedTierEvents) gets
  *      `{ onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip }`.
- *   Without these four steps /metrics shows the Node process metrics and empty gqlgw_* families.
+ *   Without steps 2 and 4, /metrics shows the Node process metrics and empty gqlgw_* families.
  *
  * Exported series (definitions.ts has the help texts and buckets):
  *   gqlgw_batches_total{coordinate}                    @batch requests sent (SPEC.md)
@@ -76,8 +72,6 @@ export interface GatewayMetrics {
   onCacheTierSkip(operation?: CacheTierOperation): void;
   /** The Prometheus text of every metric in `registry`. */
   render(): Promise<string>;
-  /** A complete HTTP answer for the metrics path: 200 with `render()`, or 500 if rendering failed. */
-  response(): Promise<Response>;
 }
 
 export function createMetrics(): GatewayMetrics {
@@ -125,7 +119,6 @@ export function createMetrics(): GatewayMetrics {
     }),
   };
 
-  const render = () => registry.metrics();
   return {
     registry,
     listener,
@@ -136,20 +129,7 @@ export function createMetrics(): GatewayMetrics {
     onCacheTierSkip: guarded((operation?: CacheTierOperation) => {
       set.cacheTierSkips.inc({ call: oneOf(operation, TIER_OPERATIONS) });
     }),
-    render,
-    async response() {
-      try {
-        return new Response(await render(), {
-          status: 200,
-          headers: { 'content-type': registry.contentType },
-        });
-      } catch {
-        return new Response('metrics unavailable\n', {
-          status: 500,
-          headers: { 'content-type': 'text/plain; charset=utf-8' },
-        });
-      }
-    },
+    render: () => registry.metrics(),
   };
 }
 
