@@ -69,7 +69,7 @@ function makeComments(): CommentRecord[] {
       comments.push({
         id,
         post_id: postId,
-        author_id: ((postId + n * 7) % USER_COUNT) + 1,
+        author_id: ((postId * 3 + n * 7) % USER_COUNT) + 1,
         body: `Comment ${n + 1} on post ${postId}.`,
       });
       id++;
