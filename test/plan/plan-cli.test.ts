@@ -1,0 +1,54 @@
+/** `gqlgw plan` shows, without running anything, which fields run in which round and how. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'graphql';
+import { loadConfig } from '../../gateway/config/load.js';
+import { buildBlueprint } from '../../gateway/blueprint/build.js';
+import { buildPlan } from '../../gateway/plan/build.js';
+import { printPlan } from '../../gateway/plan/print.js';
+
+const CLI = fileURLToPath(new URL('../../gateway/cli.js', import.meta.url));
+const ROOT_CONFIG = fileURLToPath(new URL('../../../gateway.toml', import.meta.url));
+
+test('the blog query plans into three rounds, batched and cached fields named', () => {
+  const run = spawnSync(
+    process.execPath,
+    [CLI, 'plan', '--config', ROOT_CONFIG, 'query Feed { posts(limit: 3) { id author { name posts { id } } comments @include(if: $c) { body author { name } } } }'],
+    { encoding: 'utf8', timeout: 20_000 },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(
+    run.stdout,
+    [
+      'query Feed: 3 rounds when every field is reached',
+      'round 1:',
+      '  posts  Query.posts  fetch posts /posts?limit={args.limit}&author_id={args.authorId}, cache 30s',
+      'round 2:',
+      '  posts.author  Post.author  batch users /users?ids={keys} (match id, max 100; single /users/{parent.authorId}), cache 300s',
+      '  posts.comments  Post.comments  batch comments /comments?post_ids={keys} (match post_id, max 50; single /posts/{parent.id}/comments), cache 30s, when @include(if: $c)',
+      'round 3:',
+      '  posts.author.posts  User.posts  fetch posts /users/{parent.id}/posts, cache 30s',
+      '  posts.comments.author  Comment.author  batch users /users?ids={keys} (match id, max 100; single /users/{parent.authorId}), cache 300s',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('fields that only read fetched data cost no round; fragments are flattened', () => {
+  const blueprint = buildBlueprint(loadConfig(ROOT_CONFIG));
+  const doc = parse('{ post(id: 1) { ...P ... on Post { authorId } } } fragment P on Post { title createdAt }');
+  const plan = buildPlan(blueprint, doc)!;
+  assert.equal(plan.maxRound, 1);
+  assert.equal(printPlan(plan), 'query anonymous: 1 round when every field is reached\nround 1:\n  post  Query.post  fetch posts /posts/{args.id}, cache 60s\n');
+});
+
+test('plan with an unknown operation name or a syntax error exits 1 with a message', () => {
+  const unknown = spawnSync(process.execPath, [CLI, 'plan', '--config', ROOT_CONFIG, '--operation', 'Nope', 'query A { users { id } }'], { encoding: 'utf8' });
+  assert.equal(unknown.status, 1);
+  assert.match(unknown.stderr, /no operation named "Nope"/);
+  const syntax = spawnSync(process.execPath, [CLI, 'plan', '--config', ROOT_CONFIG, '{ users { id }'], { encoding: 'utf8' });
+  assert.equal(syntax.status, 1);
+  assert.match(syntax.stderr, /Syntax Error/);
+});
