@@ -11,6 +11,8 @@
  *   const slow = await startLatencyProxy(mc.address, 150); // forwards with added latency
  *   x.address; x.bytesReceived; x.connections; await x.stop();
  *
+ *   await listItems(mc.address);                // [{ key, exp, size }] of every stored item
+ *
  * Every helper's stop() destroys its sockets, so a test process never hangs on them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -236,4 +238,61 @@ export function startLatencyProxy(target: string, delayMs: number): Promise<Fake
     client.on('data', (chunk: Buffer) => setTimeout(() => upstream.write(chunk), delayMs));
     upstream.on('data', (chunk: Buffer) => setTimeout(() => client.destroyed || client.write(chunk), delayMs));
   });
+}
+
+export interface StoredItem {
+  /** The memcached key, decoded. */
+  readonly key: string;
+  /** Absolute expiry time in Unix seconds, -1 for none. */
+  readonly exp: number;
+  /** Item size in bytes as memcached accounts it (key, value and overhead). */
+  readonly size: number;
+}
+
+/**
+ * Lists every item a real memcached holds, with its expiry, via the text command
+ * `lru_crawler metadump all` (retried while the crawler is busy; at most 2 s in all).
+ */
+export async function listItems(address: string): Promise<StoredItem[]> {
+  const [host, port] = address.split(':');
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), host);
+      let received = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`memcached ${address} did not finish a metadump within 2 s`));
+      }, 2000);
+      socket.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString('latin1');
+        if (/(^|\n)(END|BUSY[^\r\n]*|ERROR[^\r\n]*|CLIENT_ERROR[^\r\n]*)\r\n$/.test(received)) {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve(received);
+        }
+      });
+      socket.write('lru_crawler metadump all\r\n');
+    });
+    if (text.startsWith('BUSY') && Date.now() < deadline) {
+      await sleep(50);
+      continue;
+    }
+    if (!/(^|\n)END\r\n$/.test(text)) throw new Error(`unexpected metadump answer: ${text.slice(0, 200)}`);
+    return text
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('key='))
+      .map((line) => {
+        const fields = new Map(line.split(' ').map((part) => part.split('=', 2) as [string, string]));
+        return {
+          key: decodeURIComponent(fields.get('key') ?? ''),
+          exp: Number(fields.get('exp')),
+          size: Number(fields.get('size')),
+        };
+      });
+  }
 }
