@@ -1,0 +1,122 @@
+/**
+ * The open-loop driver: sends requests at a fixed offered rate, on a schedule that does not wait
+ * for answers, and measures every latency from the request's *scheduled* send time, so time spent
+ * queueing (in the server, in the connection pool, or behind a late driver) is not hidden
+ * (no coordinated omission). Runs as its own Node process (open-loop-cli.ts) pinned to the load
+ * core, with undici. Every body is compared with the verified answer, as in wrk.
+ *
+ * The driver's own lateness is measured too (`sendLagP99Ms`: how late requests left compared
+ * with their schedule), so a cell where the driver, not the server, fell behind can be seen.
+ */
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { REQUEST_BODY, REQUEST_HEADERS } from '../shared/data.js';
+import type { LoadResult } from './cell.js';
+import { percentile } from './stats.js';
+
+export interface OpenLoopOptions {
+  readonly url: string;
+  readonly ratePerSec: number;
+  readonly durationSec: number;
+  /**
+   * Seconds sent at the same rate before the measured ones and not counted: they warm up the
+   * driver (JIT, connections) and the server at this rate, so neither's cold start is measured.
+   */
+  readonly warmupSec?: number;
+  readonly expectedBody: string;
+  /** Connections the driver may open; requests beyond them wait in the driver's queue (and count). */
+  readonly connections?: number;
+  /** How long to wait for answers after the last send before counting them as failed. */
+  readonly drainMs?: number;
+}
+
+export async function runOpenLoop(options: OpenLoopOptions): Promise<LoadResult> {
+  const target = new URL(options.url);
+  const pool = new Pool(target.origin, { connections: options.connections ?? 256, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const measured = Math.max(1, Math.round(options.ratePerSec * options.durationSec));
+  const warmup = Math.round(options.ratePerSec * (options.warmupSec ?? 1));
+  const total = warmup + measured;
+  const intervalMs = 1000 / options.ratePerSec;
+  const latencies = new Float64Array(measured);
+  const lags = new Float64Array(measured);
+  let completed = 0;
+  let recorded = 0;
+  let answered = 0;
+  let wrong = 0;
+  let wrongSample: string | undefined;
+  let lastCompletion = 0;
+  const path = target.pathname + target.search;
+  const start = performance.now() + 20;
+  /** Scheduled time of the first measured request. */
+  let measuredStart = Number.POSITIVE_INFINITY;
+
+  const send = (i: number, scheduled: number): void => {
+    const counted = i >= warmup;
+    if (counted) {
+      lags[i - warmup] = performance.now() - scheduled;
+      measuredStart = Math.min(measuredStart, scheduled);
+    }
+    pool
+      .request({ method: 'POST', path, headers: REQUEST_HEADERS, body: REQUEST_BODY })
+      .then(async ({ statusCode, body }) => {
+        const text = await body.text();
+        const now = performance.now();
+        if (statusCode !== 200 || text !== options.expectedBody) {
+          wrong++;
+          wrongSample ??= `${statusCode} ${text.slice(0, 400)}`;
+        }
+        if (!counted) return;
+        latencies[recorded++] = now - scheduled;
+        lastCompletion = now;
+        answered++;
+      })
+      .catch((error: unknown) => {
+        wrong++;
+        wrongSample ??= `request failed: ${String(error)}`;
+        if (counted) latencies[recorded++] = performance.now() - scheduled;
+      })
+      .finally(() => completed++);
+  };
+
+  await new Promise<void>((resolve) => {
+    let next = 0;
+    const tick = (): void => {
+      const now = performance.now();
+      while (next < total && start + next * intervalMs <= now) {
+        send(next, start + next * intervalMs);
+        next++;
+      }
+      if (next >= total) {
+        resolve();
+        return;
+      }
+      setTimeout(tick, Math.max(0, start + next * intervalMs - performance.now()));
+    };
+    setTimeout(tick, Math.max(0, start - performance.now()));
+  });
+  const drainDeadline = performance.now() + (options.drainMs ?? 10_000);
+  while (completed < total && performance.now() < drainDeadline) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const unfinished = total - completed;
+  await pool.destroy();
+
+  const sorted = latencies.slice(0, recorded).sort();
+  const durationSec = Math.max(lastCompletion - measuredStart, 1) / 1000;
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    responses: answered,
+    requestsSent: total,
+    durationSec,
+    rps: answered / durationSec,
+    avgMs: sum / sorted.length,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    maxMs: sorted[sorted.length - 1] ?? 0,
+    wrong: wrong + unfinished,
+    wrongSample: wrongSample ?? (unfinished > 0 ? `${unfinished} requests unanswered ${options.drainMs ?? 10_000} ms after the last send` : undefined),
+    offeredRps: options.ratePerSec,
+    sendLagP99Ms: percentile(Float64Array.from(lags).sort(), 99),
+  };
+}

@@ -1,0 +1,23 @@
+/** Small statistics helpers shared by the drivers and the report. */
+
+/** The p-th percentile (nearest rank) of an ascending array; 0 for an empty one. */
+export function percentile(sortedAscending: ArrayLike<number>, p: number): number {
+  const n = sortedAscending.length;
+  if (n === 0) return 0;
+  const rank = Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1));
+  return sortedAscending[rank];
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** (max - min) / median, as a fraction; 0 for fewer than two values. */
+export function relativeSpread(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  const m = median(values);
+  return m === 0 ? 0 : (Math.max(...values) - Math.min(...values)) / m;
+}

@@ -1,0 +1,34 @@
+/** The machine, versions and date a run is reported with. */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, release, totalmem, type } from 'node:os';
+import { resolve } from 'node:path';
+import type { Environment } from './results.js';
+import { ROOT_DIR } from './shared/paths.js';
+
+const PACKAGES = ['graphql', 'graphql-yoga', 'graphql-jit', 'dataloader', 'undici', 'lru-cache', 'prom-client', 'typescript'];
+
+function packageVersion(name: string): string {
+  try {
+    return (JSON.parse(readFileSync(resolve(ROOT_DIR, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'missing';
+  }
+}
+
+export function collectEnvironment(wrkVersion: string): Environment {
+  const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT_DIR, encoding: 'utf8' });
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'gateway', 'directives'], { cwd: ROOT_DIR, encoding: 'utf8' });
+  const commit = git.status === 0 ? git.stdout.trim() : 'unknown';
+  return {
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    cores: cpus().length,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    os: `${type()} ${release()}`,
+    node: process.version,
+    wrk: wrkVersion,
+    packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)])),
+    gitCommit: dirty.status === 0 && dirty.stdout.trim() !== '' ? `${commit} (gateway sources modified)` : commit,
+  };
+}

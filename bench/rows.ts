@@ -1,0 +1,72 @@
+/**
+ * The rows of the benchmark: what runs, how to start it, and what it is compared with.
+ * Every row is its own process pinned to the server core and answers the same query with the
+ * same JSON from the same backend.
+ */
+import { resolve } from 'node:path';
+import type { PeerRole } from './peers/roles.js';
+import { distEntry, ROOT_DIR, BENCH_SRC_DIR } from './shared/paths.js';
+import type { VariantName } from './variants.js';
+import { SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
+
+export const ROW_IDS = [
+  'gqlgw-no-batch',
+  'gqlgw-batch',
+  'gqlgw-batch-cache',
+  'ceiling',
+  'per-item-cache',
+  'yoga-dataloader',
+  'jit-dataloader',
+  'floor',
+] as const;
+export type RowId = (typeof ROW_IDS)[number];
+
+export interface RowSpec {
+  readonly id: RowId;
+  readonly label: string;
+  /** One line for the README and RESULTS.md. */
+  readonly description: string;
+  readonly variant?: VariantName;
+  readonly role?: PeerRole;
+}
+
+export const ROWS: readonly RowSpec[] = [
+  { id: 'gqlgw-no-batch', label: 'gqlgw, no batch', variant: 'no-batch', description: 'gqlgw serving bench/no-batch.toml: one /users/{id} per distinct author (1 + 100 subrequests).' },
+  { id: 'gqlgw-batch', label: 'gqlgw, batch', variant: 'batch', description: 'gqlgw serving bench/batch.toml: @batch, one /users?ids= per round (2 subrequests).' },
+  { id: 'gqlgw-batch-cache', label: 'gqlgw, batch + cache (warm)', variant: 'batch-cache', description: 'gqlgw serving bench/batch-cache.toml: @batch + @cache(ttl: 300), L2 warm (1 subrequest).' },
+  { id: 'ceiling', label: 'hand-written (ceiling)', role: 'ceiling', description: 'node:http + undici, the same two backend calls, no GraphQL engine: the ceiling for the batch variant.' },
+  { id: 'per-item-cache', label: 'hand-written + per-item cache (warm)', role: 'per-item-cache', description: 'the ceiling plus a process LRU of users (ttl 300 s), misses batched: the peer of batch + cache.' },
+  { id: 'yoga-dataloader', label: 'graphql-yoga + DataLoader', role: 'yoga-dataloader', description: 'graphql-yoga 5 with resolvers and a per-request DataLoader for Post.author.' },
+  { id: 'jit-dataloader', label: 'graphql-jit + DataLoader', role: 'jit-dataloader', description: 'node:http, graphql-jit compiled query (cached per query), same resolvers and DataLoader.' },
+  { id: 'floor', label: 'empty handler (floor)', role: 'floor', description: 'node:http writing the precomputed answer: no backend, no parsing; the cost of HTTP alone.' },
+];
+
+/** Fixed, because bench/*.toml name it: the backend's port. */
+export const BACKEND_PORT = 4801;
+
+/** bench/<variant>.toml */
+export function variantConfigPath(variant: VariantName): string {
+  return resolve(BENCH_SRC_DIR, `${variant}.toml`);
+}
+
+/** Starts a row's server on the server core; `url` is its GraphQL endpoint. */
+export function startRow(row: RowSpec, backendUrl: string): Promise<StartedProcess> {
+  if (row.variant !== undefined) {
+    return startProcess({
+      name: row.label,
+      core: SERVER_CORE,
+      command: process.execPath,
+      args: [resolve(ROOT_DIR, 'dist/gateway/cli.js'), 'serve', '--config', variantConfigPath(row.variant), '--port', '0'],
+      ready: /gqlgw listening on (\S+)/,
+      cwd: ROOT_DIR,
+    });
+  }
+  return startProcess({
+    name: row.label,
+    core: SERVER_CORE,
+    command: process.execPath,
+    args: [distEntry('serve.js'), row.role as PeerRole, '--port', '0', '--backend', backendUrl],
+    ready: /listening on (\S+)/,
+    cwd: ROOT_DIR,
+  });
+}

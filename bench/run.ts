@@ -1,0 +1,244 @@
+/**
+ * `npm run bench`: the whole benchmark in one run. See bench/README.md for what each row and
+ * column is. Phases: closed loop (wrk at 16, 1 and 64 connections) for every row, run after run;
+ * open loop at 50/80/100 % of each row's closed-loop maximum; a CPU profile of gqlgw (batch);
+ * then bench/RESULTS.md. Settings: BENCH_DURATION, BENCH_RUNS, BENCH_SECONDARY, BENCH_WARMUP,
+ * BENCH_QUICK=1, BENCH_ROWS=id,id, BENCH_RESULTS=path.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve, relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { BACKEND_DELAY_MS } from './backend.js';
+import { backendRequestCount } from './driver/backend-stats.js';
+import type { LoadResult } from './driver/cell.js';
+import { LOAD_CORE, pinnedCommand, pinning, pinSelf, startProcess, type StartedProcess } from './driver/processes.js';
+import { median } from './driver/stats.js';
+import { verifyServer } from './driver/verify.js';
+import { checkWrk, runWrk } from './driver/wrk.js';
+import { collectEnvironment } from './environment.js';
+import { profileGateway } from './profile/run-profile.js';
+import { renderResults } from './report.js';
+import { CLOSED_CONNECTIONS, OPEN_PERCENTS, type BenchResults, type CellKey, type CellRun, type RowResult, type Settings } from './results.js';
+import { BACKEND_PORT, ROWS, ROW_IDS, startRow, type RowSpec } from './rows.js';
+import { BENCH_OUT_DIR, BENCH_SRC_DIR, ROOT_DIR, distEntry } from './shared/paths.js';
+import { writeVariantSchemas } from './variants.js';
+
+function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+function readSettings(): Settings {
+  const quick = process.env.BENCH_QUICK === '1';
+  const durationSec = Math.round(envNumber('BENCH_DURATION', quick ? 2 : 10));
+  return {
+    quick,
+    durationSec,
+    runs: Math.round(envNumber('BENCH_RUNS', quick ? 1 : 3)),
+    secondaryDurationSec: Math.round(envNumber('BENCH_SECONDARY', quick ? 1 : Math.max(1, Math.round(durationSec * 0.3)))),
+    warmupSec: Math.round(envNumber('BENCH_WARMUP', quick ? 1 : 2)),
+    pinned: pinning(),
+    backendDelayMs: BACKEND_DELAY_MS,
+  };
+}
+
+function selectedRows(): RowSpec[] {
+  const filter = process.env.BENCH_ROWS;
+  if (filter === undefined || filter === '') return [...ROWS];
+  const ids = filter.split(',').map((s) => s.trim());
+  const unknown = ids.filter((id) => !(ROW_IDS as readonly string[]).includes(id));
+  if (unknown.length > 0) throw new Error(`BENCH_ROWS: unknown row(s) ${unknown.join(', ')}; rows are ${ROW_IDS.join(', ')}`);
+  return ROWS.filter((r) => ids.includes(r.id));
+}
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+
+/** Measures one cell: the load plus backend requests and CPU of server and backend around it. */
+async function measure(server: StartedProcess, backend: StartedProcess, load: () => Promise<LoadResult>): Promise<CellRun> {
+  const requests0 = await backendRequestCount(backend.url);
+  const server0 = server.cpuSeconds();
+  const backend0 = backend.cpuSeconds();
+  const t0 = performance.now();
+  const result = await load();
+  const wallSec = (performance.now() - t0) / 1000;
+  const requests1 = await backendRequestCount(backend.url);
+  return {
+    ...result,
+    subrequestsPerQuery: (requests1 - requests0) / (result.requestsSent ?? result.responses),
+    serverCpuPct: ((server.cpuSeconds() - server0) / wallSec) * 100,
+    backendCpuPct: ((backend.cpuSeconds() - backend0) / wallSec) * 100,
+  };
+}
+
+/** Seconds each open-loop cell sends at its rate before measuring (driver and server warm-up). */
+const OPEN_LOOP_WARMUP_SEC = 1;
+
+function runOpenLoopProcess(url: string, rate: number, durationSec: number, warmupSec: number, expectedFile: string): Promise<LoadResult> {
+  const [command, args] = pinnedCommand(LOAD_CORE, process.execPath, [distEntry('driver/open-loop-cli.js'), url, String(rate), String(durationSec), String(warmupSec), expectedFile]);
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('BENCH_OPEN '));
+      if (code !== 0 || line === undefined) reject(new Error(`open-loop driver exited with ${code}:\n${out}`));
+      else resolvePromise(JSON.parse(line.slice('BENCH_OPEN '.length)) as LoadResult);
+    });
+  });
+}
+
+/** Starts a row and verifies its answer; records the failure and returns undefined when it cannot be measured. */
+async function startVerified(row: RowSpec, result: RowResult, backend: StartedProcess): Promise<{ server: StartedProcess; expectedBody: string } | undefined> {
+  let server: StartedProcess;
+  try {
+    server = await startRow(row, backend.url);
+  } catch (error) {
+    result.failures.push(`start-up: ${String(error instanceof Error ? error.message : error).slice(0, 1500)}`);
+    log(`  ${row.label}: could not start (${String(error).split('\n')[0]})`);
+    return undefined;
+  }
+  const verification = await verifyServer(server.url, backend.url).catch((error: unknown) => ({ ok: false as const, reason: String(error) }));
+  if (!verification.ok) {
+    result.failures.push(`verification: ${verification.reason}`);
+    log(`  ${row.label}: WRONG ANSWER, not measured: ${verification.reason}`);
+    await server.stop();
+    return undefined;
+  }
+  result.verification = { first: verification.subrequestsFirst, later: verification.subrequestsLater };
+  return { server, expectedBody: verification.body };
+}
+
+function pushCell(result: RowResult, key: CellKey, cell: CellRun): void {
+  (result.cells[key] ??= []).push(cell);
+}
+
+async function closedLoopPass(rows: RowSpec[], results: Map<string, RowResult>, backend: StartedProcess, settings: Settings, run: number): Promise<void> {
+  for (const row of rows) {
+    const result = results.get(row.id) as RowResult;
+    const started = await startVerified(row, result, backend);
+    if (started === undefined) continue;
+    const { server, expectedBody } = started;
+    try {
+      await runWrk(server.url, 16, settings.warmupSec, expectedBody);
+      for (const connections of CLOSED_CONNECTIONS) {
+        const duration = connections === 16 ? settings.durationSec : settings.secondaryDurationSec;
+        const cell = await measure(server, backend, () => runWrk(server.url, connections, duration, expectedBody));
+        pushCell(result, `c${connections}`, cell);
+        log(`  [closed ${run}/${settings.runs}] ${row.label.padEnd(38)} c=${String(connections).padStart(2)}: ${fmt(cell.rps, 0).padStart(6)} req/s  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  subreq/q ${fmt(cell.subrequestsPerQuery, 2)}  wrong ${cell.wrong}  cpu ${fmt(cell.serverCpuPct, 0)}%/${fmt(cell.backendCpuPct, 0)}%`);
+      }
+    } catch (error) {
+      result.failures.push(`closed loop: ${String(error).slice(0, 1500)}`);
+      log(`  ${row.label}: closed loop failed: ${String(error).split('\n')[0]}`);
+    } finally {
+      await server.stop();
+    }
+  }
+}
+
+async function openLoopPass(rows: RowSpec[], results: Map<string, RowResult>, backend: StartedProcess, settings: Settings, run: number): Promise<void> {
+  for (const row of rows) {
+    const result = results.get(row.id) as RowResult;
+    if (result.openRates === undefined) continue;
+    const started = await startVerified(row, result, backend);
+    if (started === undefined) continue;
+    const { server, expectedBody } = started;
+    const expectedFile = join(BENCH_OUT_DIR, `expected-${row.id}.json`);
+    writeFileSync(expectedFile, expectedBody);
+    try {
+      for (const percent of OPEN_PERCENTS) {
+        const key: CellKey = `open${percent}`;
+        const rate = result.openRates[key] as number;
+        const cell = await measure(server, backend, () => runOpenLoopProcess(server.url, rate, settings.secondaryDurationSec, OPEN_LOOP_WARMUP_SEC, expectedFile));
+        pushCell(result, key, cell);
+        log(`  [open ${run}/${settings.runs}] ${row.label.padEnd(38)} ${String(percent).padStart(3)}% = ${fmt(rate, 0).padStart(6)}/s: got ${fmt(cell.rps, 0).padStart(6)}  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  wrong ${cell.wrong}  send lag p99 ${fmt(cell.sendLagP99Ms ?? Number.NaN, 2)} ms`);
+      }
+    } catch (error) {
+      result.failures.push(`open loop: ${String(error).slice(0, 1500)}`);
+      log(`  ${row.label}: open loop failed: ${String(error).split('\n')[0]}`);
+    } finally {
+      await server.stop();
+    }
+  }
+}
+
+/** The closed-loop maximum of a row: the best median req/s at 16 or 64 connections. */
+function closedLoopMaximum(result: RowResult): number {
+  const medians = (['c16', 'c64'] as const).map((k) => median((result.cells[k] ?? []).map((c) => c.rps))).filter(Number.isFinite);
+  return medians.length === 0 ? Number.NaN : Math.max(...medians);
+}
+
+async function main(): Promise<void> {
+  const startedAt = performance.now();
+  let wrkVersion: string;
+  try {
+    wrkVersion = checkWrk();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  const settings = readSettings();
+  const rows = selectedRows();
+  pinSelf(LOAD_CORE);
+  mkdirSync(BENCH_OUT_DIR, { recursive: true });
+  writeVariantSchemas(BENCH_SRC_DIR);
+  const startUpSec = 1.5;
+  const closedPerRow = startUpSec + settings.warmupSec + settings.durationSec + 2 * settings.secondaryDurationSec;
+  const openPerRow = startUpSec + OPEN_PERCENTS.length * (OPEN_LOOP_WARMUP_SEC + settings.secondaryDurationSec + 0.5);
+  const perRowRun = closedPerRow + openPerRow;
+  const estimate = (perRowRun * rows.length * settings.runs + settings.durationSec + 15) / 60;
+  log(`gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min.`);
+  log(settings.pinned ? `Pinning: server under test on core 0; backend, wrk, open-loop driver and this runner on core ${LOAD_CORE}.` : 'Pinning: taskset or a second core is missing, processes run unpinned (ratios are less fair).');
+  if (!existsSync(resolve(ROOT_DIR, 'dist/gateway/cli.js'))) log('dist/gateway/cli.js is missing: the gqlgw rows will fail to start.');
+
+  const backend = await startProcess({
+    name: 'backend',
+    core: LOAD_CORE,
+    command: process.execPath,
+    args: [distEntry('serve.js'), 'backend', '--port', String(BACKEND_PORT)],
+    ready: /listening on (\S+)/,
+  }).catch((error: unknown) => {
+    process.stderr.write(`The backend could not start on port ${BACKEND_PORT} (bench/*.toml point there; is another bench running?):\n${String(error)}\n`);
+    process.exit(1);
+  });
+
+  const results = new Map<string, RowResult>(rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {} }]));
+  let profile: BenchResults['profile'];
+  try {
+    log('\nClosed loop (wrk)');
+    for (let run = 1; run <= settings.runs; run++) await closedLoopPass(rows, results, backend, settings, run);
+    for (const result of results.values()) {
+      const max = closedLoopMaximum(result);
+      if (Number.isFinite(max)) result.openRates = Object.fromEntries(OPEN_PERCENTS.map((p) => [`open${p}`, Math.max(1, Math.round((max * p) / 100))]));
+    }
+    log('\nOpen loop (Node/undici driver, latency from scheduled send time)');
+    for (let run = 1; run <= settings.runs; run++) await openLoopPass(rows, results, backend, settings, run);
+    const profiledRow = rows.find((r) => r.id === 'gqlgw-batch');
+    if (profiledRow !== undefined) {
+      log('\nProfile of gqlgw (batch)');
+      profile = await profileGateway(profiledRow, backend, settings).catch((error: unknown) => ({ error: String(error) }));
+      log('error' in profile ? `  profile failed: ${profile.error.split('\n')[0]}` : `  profiled ${profile.queries} queries, ${fmt(profile.cpuMicrosPerQuery, 0)} µs CPU per query`);
+    }
+  } finally {
+    await backend.stop();
+  }
+
+  const environment = collectEnvironment(wrkVersion);
+  const data: BenchResults = { settings, environment, rows: [...results.values()], profile, elapsedSec: (performance.now() - startedAt) / 1000 };
+  writeFileSync(join(BENCH_OUT_DIR, 'results.json'), JSON.stringify(data, null, 2));
+  const defaultOut = settings.quick || process.env.BENCH_ROWS ? join(BENCH_OUT_DIR, 'RESULTS.md') : join(BENCH_SRC_DIR, 'RESULTS.md');
+  const outFile = process.env.BENCH_RESULTS ? resolve(process.env.BENCH_RESULTS) : defaultOut;
+  writeFileSync(outFile, renderResults(data));
+  log(`\nWrote ${relative(ROOT_DIR, outFile)} and ${relative(ROOT_DIR, join(BENCH_OUT_DIR, 'results.json'))} in ${fmt(data.elapsedSec / 60, 1)} min.`);
+}
+
+await main();
