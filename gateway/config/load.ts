@@ -13,6 +13,8 @@ export const DEFAULTS = {
   timeoutMs: 5000,
   maxResponseBytes: 10 * 1024 * 1024,
   connections: 64,
+  maxQueued: 1024,
+  shutdownGraceMs: 10_000,
   l2MaxEntries: 100_000,
   memcachedTimeoutMs: 150,
   memcachedKeyPrefix: 'gqlgw:',
@@ -62,6 +64,7 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
   const schema = gw.strings('schema', DEFAULTS.schema, true);
   if (schema.length === 0) gw.problem('schema', 'gateway.schema must name at least one file or glob');
   const debugHeaders = gw.bool('debug_headers', false);
+  const shutdownGraceMs = gw.int('shutdown_grace_ms', DEFAULTS.shutdownGraceMs, 0, 600_000);
   gw.finish();
 
   const sources = new Map<string, SourceConfig>();
@@ -81,6 +84,7 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
       forwardHeaders: s.strings('forward_headers', []).map((h) => h.toLowerCase()),
       maxResponseBytes: s.int('max_response_bytes', DEFAULTS.maxResponseBytes, 1),
       connections: s.int('connections', DEFAULTS.connections, 1, 10_000),
+      maxQueued: s.int('max_queued', DEFAULTS.maxQueued, 0, 1_000_000),
     });
     s.finish();
   }
@@ -130,6 +134,7 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
     port,
     schema: Object.freeze([...schema]),
     debugHeaders,
+    shutdownGraceMs,
     sources,
     cache: Object.freeze({ l2MaxEntries, memcached }),
     metrics: Object.freeze(metrics),

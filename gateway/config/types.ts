@@ -14,6 +14,8 @@ export interface SourceConfig {
   readonly maxResponseBytes: number;
   /** Keep-alive connections in this source's pool (and so its concurrency limit). */
   readonly connections: number;
+  /** Requests that may wait for a free connection; past that a subrequest fails at once (overloaded). */
+  readonly maxQueued: number;
 }
 
 export interface MemcachedConfig {
@@ -45,6 +47,8 @@ export interface GatewayConfig {
   /** Schema files or globs as written, relative to the config file's folder. */
   readonly schema: readonly string[];
   readonly debugHeaders: boolean;
+  /** On SIGTERM, how long in-flight requests may take to finish before their connections are closed. */
+  readonly shutdownGraceMs: number;
   readonly sources: ReadonlyMap<string, SourceConfig>;
   readonly cache: {
     readonly l2MaxEntries: number;

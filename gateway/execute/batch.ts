@@ -27,13 +27,30 @@ export interface BatchChunk {
 export function chunkBatchGroup(group: BatchGroup): BatchChunk[] {
   const all = [...group.keys.keys()];
   const chunks: BatchChunk[] = [];
-  for (let i = 0; i < all.length; i += group.batch.max) {
-    const keys = all.slice(i, i + group.batch.max);
-    const encoded = keys.map(encodeTemplateValue).join(',');
-    const path = resolvePathTemplate(group.batch.template, (p) => (p.kind === 'args' ? group.args[p.name] : undefined), encoded);
-    chunks.push({ group, keys, path: path ?? '' });
-  }
+  for (let i = 0; i < all.length; i += group.batch.max) chunks.push(batchChunk(group, all.slice(i, i + group.batch.max)));
   return chunks;
+}
+
+/** The chunk of `group` for exactly these keys (also used to re-send a failed chunk in parts). */
+export function batchChunk(group: BatchGroup, keys: readonly string[]): BatchChunk {
+  const encoded = keys.map(encodeTemplateValue).join(',');
+  const path = resolvePathTemplate(group.batch.template, (p) => (p.kind === 'args' ? group.args[p.name] : undefined), encoded);
+  return { group, keys, path: path ?? '' };
+}
+
+/**
+ * The chunk's answer as the keys see it: an error stays an error; a 404 or a body that is not a
+ * JSON array becomes an error of the whole chunk; an array stays ok.
+ */
+export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): UpstreamOutcome {
+  const source = chunk.group.fetch.source.name;
+  if (outcome.kind === 'not-found') {
+    return failure('UPSTREAM_HTTP_ERROR', source, `source "${source}" answered HTTP 404 to a batch request`, `GET ${chunk.path} → 404`, 404);
+  }
+  if (outcome.kind === 'ok' && !Array.isArray(outcome.body)) {
+    return failure('UPSTREAM_BAD_RESPONSE', source, `source "${source}" answered a batch request with something other than a JSON array`, `GET ${chunk.path}`, undefined, 'shape');
+  }
+  return outcome;
 }
 
 /**
@@ -45,18 +62,12 @@ export function chunkBatchGroup(group: BatchGroup): BatchChunk[] {
  */
 export function settleBatchChunk(chunk: BatchChunk, outcome: UpstreamOutcome): void {
   const { group } = chunk;
-  const source = group.fetch.source.name;
+  const answer = checkBatchAnswer(chunk, outcome);
   let settled: (key: string) => UpstreamOutcome;
-  if (outcome.kind === 'error') {
-    settled = () => outcome;
-  } else if (outcome.kind === 'not-found') {
-    const e = failure('UPSTREAM_HTTP_ERROR', source, `source "${source}" answered HTTP 404 to a batch request`, `GET ${chunk.path} → 404`, 404);
-    settled = () => e;
-  } else if (!Array.isArray(outcome.body)) {
-    const e = failure('UPSTREAM_BAD_RESPONSE', source, `source "${source}" answered a batch request with something other than a JSON array`, `GET ${chunk.path}`);
-    settled = () => e;
+  if (answer.kind !== 'ok') {
+    settled = () => answer;
   } else {
-    const items = matchBatchItems(outcome.body, group.batch.match, new Set(chunk.keys), group.fetch.isList);
+    const items = matchBatchItems(answer.body as unknown[], group.batch.match, new Set(chunk.keys), group.fetch.isList);
     settled = (key) => {
       const v = items.get(key);
       if (v !== undefined) return { kind: 'ok', body: v };

@@ -14,6 +14,8 @@ export interface ExecuteRequest {
   readonly variables?: Readonly<Record<string, unknown>> | null;
   /** Reads a request header (lower-case name), for forward_headers. */
   readonly header: (name: string) => string | null | undefined;
+  /** Aborts when the client went away: pending subrequests are cancelled and execute() rejects with its reason. */
+  readonly signal?: AbortSignal;
 }
 
 export interface ExecuteOutcome {
@@ -79,6 +81,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       stats,
       forwarder: new HeaderForwarder(request.header),
       args: new Map(),
+      signal: request.signal,
     };
     try {
       let lookups: Lookup[] = [];

@@ -5,7 +5,8 @@ import type { SharedCacheTier } from '../cache/tier.js';
 import type { PlanEntry } from '../plan/types.js';
 import type { SourceClient } from '../upstream/client.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
-import { chunkBatchGroup, settleBatchChunk, type BatchChunk, type BatchGroup } from './batch.js';
+import { shouldResend, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
+import { batchChunk, checkBatchAnswer, chunkBatchGroup, settleBatchChunk, type BatchChunk, type BatchGroup } from './batch.js';
 import type { ExecutionListener } from './listener.js';
 import type { HeaderForwarder, MemoEntry, OperationStats, ResultStore } from './state.js';
 import type { Lookup } from './walk.js';
@@ -27,6 +28,8 @@ export interface RequestState {
   readonly stats: OperationStats;
   readonly forwarder: HeaderForwarder;
   readonly args: Map<PlanEntry, Record<string, unknown>>;
+  /** Aborts when the client went away: no more subrequests are sent, in-flight ones are cancelled. */
+  readonly signal?: AbortSignal;
 }
 
 /** Raised before sending when a round would take the operation over its subrequest limit. */
@@ -112,6 +115,7 @@ async function readCaches(fresh: MemoEntry[], deps: RoundDeps): Promise<MemoEntr
 }
 
 async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps): Promise<void> {
+  state.signal?.throwIfAborted();
   const singles: MemoEntry[] = [];
   const groups = new Map<string, BatchGroup>();
   for (const m of entries) {
@@ -140,15 +144,26 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps):
   if (state.stats.subrequests + planned > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
   const work: Array<Promise<void>> = [];
   for (const m of singles) {
-    work.push(request(m.fetch.source.name, m.coordinate, m.path, state.forwarder.for(m.fetch.source).headers, undefined, state, deps).then((o) => {
+    work.push(request(m.fetch.source.name, m.coordinate, m.path, state.forwarder.for(m.fetch.source).headers, undefined, state, deps, true).then((o) => {
       m.outcome = o;
     }));
   }
-  for (const c of chunks) {
-    const { group } = c;
-    work.push(request(group.fetch.source.name, group.coordinate, c.path, group.headers.headers, c.keys.length, state, deps).then((o) => settleBatchChunk(c, o)));
-  }
+  for (const c of chunks) work.push(sendChunk(c, state, deps));
   await Promise.all(work);
+}
+
+/** Sends one @batch chunk; a failed chunk may be sent again once as two halves (upstream/retry-policy.ts). */
+async function sendChunk(chunk: BatchChunk, state: RequestState, deps: RoundDeps): Promise<void> {
+  const { group } = chunk;
+  const send = (c: BatchChunk, mayResend: boolean) =>
+    request(group.fetch.source.name, group.coordinate, c.path, group.headers.headers, c.keys.length, state, deps, mayResend);
+  const answer = checkBatchAnswer(chunk, await send(chunk, true));
+  if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && state.stats.subrequests + 2 <= deps.maxSubrequests) {
+    const halves = splitInHalves(chunk.keys).map((keys) => batchChunk(group, keys));
+    await Promise.all(halves.map(async (half) => settleBatchChunk(half, await send(half, false))));
+    return;
+  }
+  settleBatchChunk(chunk, answer);
 }
 
 async function request(
@@ -159,20 +174,26 @@ async function request(
   batchSize: number | undefined,
   state: RequestState,
   deps: RoundDeps,
+  mayResend: boolean,
 ): Promise<UpstreamOutcome> {
   const client = deps.clients.get(source)!;
-  state.stats.subrequests++;
-  if (batchSize !== undefined) state.stats.batches++;
-  const t0 = performance.now();
-  const outcome = await client.get(path, headers);
-  deps.listener.onSubrequest?.({
-    coordinate,
-    source,
-    batchSize,
-    durationMs: performance.now() - t0,
-    errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
-  });
-  return outcome;
+  const attempt = async (): Promise<UpstreamOutcome> => {
+    state.stats.subrequests++;
+    if (batchSize !== undefined) state.stats.batches++;
+    const t0 = performance.now();
+    const outcome = await client.get(path, headers, state.signal);
+    deps.listener.onSubrequest?.({
+      coordinate,
+      source,
+      batchSize,
+      durationMs: performance.now() - t0,
+      errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
+    });
+    return outcome;
+  };
+  const first = await attempt();
+  if (!mayResend || first.kind !== 'error' || !shouldResend(first.error) || state.stats.subrequests >= deps.maxSubrequests) return first;
+  return attempt();
 }
 
 /** Stores what the network answered for @cache fields in L2 and the shared tier; never errors or nulls. */

@@ -1,16 +1,19 @@
 import { Pool } from 'undici';
 import type { SourceConfig } from '../config/types.js';
-import { failure, type UpstreamOutcome } from './outcome.js';
+import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
 
 /**
- * One source's HTTP client: a keep-alive undici Pool whose size is the source's concurrency limit.
- * Every request has the gateway's own total deadline (headers and body together; undici's timeouts
- * only bound the gaps), a body size cap, and its body always consumed or destroyed so the
- * connection goes back to the pool.
+ * One source's HTTP client: a keep-alive undici Pool whose size (`connections`) is the source's
+ * concurrency limit, so a slow source holds at most that many sockets. At most `maxQueued` more
+ * requests wait for a free connection; past that a request fails at once (UPSTREAM_UNREACHABLE,
+ * "overloaded") instead of piling up. Every request has the gateway's own total deadline (queue
+ * wait, headers and body together; undici's timeouts only bound the gaps), a body size cap, and
+ * its body always consumed or destroyed so the connection goes back to the pool.
  */
 export class SourceClient {
   private readonly pool: Pool;
   private readonly basePath: string;
+  private active = 0;
 
   constructor(private readonly config: SourceConfig) {
     const url = new URL(config.url);
@@ -27,11 +30,31 @@ export class SourceClient {
     return this.config.name;
   }
 
-  /** GET `path` (already resolved and encoded) with the given headers. Never rejects. */
-  async get(path: string, headers: Readonly<Record<string, string>>): Promise<UpstreamOutcome> {
-    const { name, timeoutMs, maxResponseBytes } = this.config;
+  /** Requests sent or waiting for a connection right now. */
+  get inFlight(): number {
+    return this.active;
+  }
+
+  /**
+   * GET `path` (already resolved and encoded) with the given headers. Never rejects, except with
+   * `signal.reason` once the caller's `signal` aborts (the client went away): then the request is
+   * aborted too, so its socket is closed and nothing more is read.
+   */
+  async get(path: string, headers: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<UpstreamOutcome> {
+    const { name, timeoutMs, maxResponseBytes, connections, maxQueued } = this.config;
+    signal?.throwIfAborted();
+    if (this.active >= connections + maxQueued) {
+      return failure('UPSTREAM_UNREACHABLE', name, `source "${name}" is overloaded`, `GET ${path}: ${this.active} requests in flight or queued`, undefined, 'overloaded');
+    }
+    this.active++;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onCallerAbort = () => controller.abort();
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       const res = await this.pool.request({
         path: this.basePath + path,
@@ -48,10 +71,12 @@ export class SourceClient {
         await res.body.dump();
         return failure('UPSTREAM_HTTP_ERROR', name, `source "${name}" answered HTTP ${status}`, `GET ${path} → ${status}`, status);
       }
+      const tooLarge = (why: string) =>
+        failure('UPSTREAM_BAD_RESPONSE', name, `source "${name}" answered a body over ${maxResponseBytes} bytes`, `GET ${path}: ${why}`, undefined, 'too-large');
       const declared = Number(res.headers['content-length']);
       if (declared > maxResponseBytes) {
         res.body.destroy();
-        return failure('UPSTREAM_BAD_RESPONSE', name, `source "${name}" answered a body over ${maxResponseBytes} bytes`, `GET ${path}: content-length ${declared}`);
+        return tooLarge(`content-length ${declared}`);
       }
       const chunks: Buffer[] = [];
       let size = 0;
@@ -59,7 +84,7 @@ export class SourceClient {
         size += (chunk as Buffer).length;
         if (size > maxResponseBytes) {
           res.body.destroy();
-          return failure('UPSTREAM_BAD_RESPONSE', name, `source "${name}" answered a body over ${maxResponseBytes} bytes`, `GET ${path}: body over the cap`);
+          return tooLarge('body over the cap');
         }
         chunks.push(chunk as Buffer);
       }
@@ -67,20 +92,45 @@ export class SourceClient {
       try {
         return { kind: 'ok', body: JSON.parse(text) as unknown };
       } catch {
-        return failure('UPSTREAM_BAD_RESPONSE', name, `source "${name}" answered a body that is not JSON`, `GET ${path}: ${text.slice(0, 80)}`);
+        return failure('UPSTREAM_BAD_RESPONSE', name, `source "${name}" answered a body that is not JSON`, `GET ${path}: ${text.slice(0, 80)}`, undefined, 'not-json');
       }
     } catch (err) {
-      if (controller.signal.aborted) {
-        return failure('UPSTREAM_TIMEOUT', name, `source "${name}" did not answer within ${timeoutMs} ms`, `GET ${path}`);
+      if (signal?.aborted) throw signal.reason;
+      if (timedOut) {
+        return failure('UPSTREAM_TIMEOUT', name, `source "${name}" did not answer within ${timeoutMs} ms`, `GET ${path}`, undefined, 'timeout');
       }
-      const code = (err as { code?: string }).code ?? 'ERROR';
-      return failure('UPSTREAM_UNREACHABLE', name, `source "${name}" could not be reached`, `GET ${path}: ${code} ${(err as Error).message}`);
+      return transportFailure(name, path, err);
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+      this.active--;
     }
   }
 
-  async close(): Promise<void> {
-    await this.pool.close();
+  /** Lets in-flight requests finish for up to `graceMs`, then destroys the pool (aborting the rest). */
+  async close(graceMs = 1000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), graceMs);
+    });
+    const closing = this.pool.close().then(() => 'closed' as const, () => 'closed' as const);
+    const how = await Promise.race([closing, late]);
+    clearTimeout(timer);
+    if (how === 'late') await this.pool.destroy().catch(() => undefined);
   }
+}
+
+/** Socket-level error codes that mean "the connection went away under this request". */
+const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
+
+/** Maps a transport error (no usable HTTP answer) to a failure; the cause feeds the retry policy. */
+function transportFailure(name: string, path: string, err: unknown): UpstreamOutcome {
+  const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code ?? 'ERROR';
+  const detail = `GET ${path}: ${code} ${(err as Error).message}`;
+  if (code.startsWith('HPE_')) {
+    return failure('UPSTREAM_BAD_RESPONSE', name, `source "${name}" answered something that is not valid HTTP`, detail, undefined, 'other');
+  }
+  const cause: FailureCause = RESET_CODES.has(code) ? 'reset' : code === 'ECONNREFUSED' ? 'refused' : 'other';
+  const message = cause === 'reset' ? `source "${name}" closed the connection before answering` : `source "${name}" could not be reached`;
+  return failure('UPSTREAM_UNREACHABLE', name, message, detail, undefined, cause);
 }

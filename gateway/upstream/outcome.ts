@@ -9,6 +9,16 @@ export type UpstreamOutcome =
   | { readonly kind: 'not-found' }
   | { readonly kind: 'error'; readonly error: UpstreamFailure };
 
+/**
+ * Why a subrequest failed, finer than its code, for the retry policy (upstream/retry-policy.ts):
+ * - `reset`: the connection was reset or closed before the whole answer arrived;
+ * - `status`: the source answered a non-2xx status (see `status`);
+ * - `not-json`, `too-large`: the body was not JSON, or over max_response_bytes;
+ * - `shape`: the body was JSON of the wrong shape (a batch answer that is not an array);
+ * - `timeout`, `refused`, `overloaded`, `other`: as named; never retried.
+ */
+export type FailureCause = 'reset' | 'status' | 'not-json' | 'too-large' | 'shape' | 'timeout' | 'refused' | 'overloaded' | 'other';
+
 /** A failed subrequest, as it appears in a GraphQL error's `extensions`. */
 export interface UpstreamFailure {
   readonly code: UpstreamErrorCode;
@@ -19,8 +29,10 @@ export interface UpstreamFailure {
   readonly message: string;
   /** For logs and debug mode only: what exactly went wrong. */
   readonly detail: string;
+  /** For the retry policy; never shown to clients. */
+  readonly cause: FailureCause;
 }
 
-export function failure(code: UpstreamErrorCode, source: string, message: string, detail: string, status?: number): UpstreamOutcome {
-  return { kind: 'error', error: { code, source, status, message, detail } };
+export function failure(code: UpstreamErrorCode, source: string, message: string, detail: string, status?: number, cause?: FailureCause): UpstreamOutcome {
+  return { kind: 'error', error: { code, source, status, message, detail, cause: cause ?? (status !== undefined ? 'status' : 'other') } };
 }

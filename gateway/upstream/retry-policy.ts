@@ -1,0 +1,44 @@
+import type { UpstreamFailure } from './outcome.js';
+
+/**
+ * When the gateway sends a failed subrequest again (docs/hardening.md "Retries"). Every extra
+ * request is a real subrequest: counted in X-GQL-Subrequests, reported to the metrics listener,
+ * and charged against limits.max_subrequests (no retry is made that would go over it).
+ *
+ * 1. Re-send once on a reset socket: a GET (single fetch or batch chunk) whose connection was reset
+ *    or closed before its whole answer arrived is sent once more. GETs are idempotent, and a reset
+ *    is most often a keep-alive connection the source closed just as it was reused.
+ * 2. Split a failed chunk once: a @batch chunk of two or more keys that failed with a 5xx, a
+ *    413/414/431 (request too large for the source), a body that is not JSON, too large, or not an
+ *    array, is sent again as two halves, concurrently. Each half settles its own keys, so one bad
+ *    key fails at most half of its chunk. Halves are final: never split or re-sent again.
+ * So a single fetch costs at most 2 requests and a chunk at most 3.
+ * Nothing else is retried: a timeout has used up its deadline, a 4xx is the source's considered
+ * answer, a refused connection means the source is down, an overloaded pool needs less traffic.
+ */
+export function shouldResend(failure: UpstreamFailure): boolean {
+  return failure.cause === 'reset';
+}
+
+/** Statuses worth splitting a chunk for: server errors and "your request is too large". */
+const SPLIT_STATUSES = new Set([413, 414, 431]);
+
+export function shouldSplitChunk(failure: UpstreamFailure, keyCount: number): boolean {
+  if (keyCount < 2) return false;
+  switch (failure.cause) {
+    case 'status':
+      return failure.status !== undefined && (failure.status >= 500 || SPLIT_STATUSES.has(failure.status));
+    case 'not-json':
+    case 'too-large':
+    case 'shape':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The two halves a split chunk is sent as (the first half gets the extra key). */
+export function splitInHalves<T>(keys: readonly T[]): [T[], T[]] {
+  const middle = Math.ceil(keys.length / 2);
+  return [keys.slice(0, middle), keys.slice(middle)];
+}
