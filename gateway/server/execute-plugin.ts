@@ -18,6 +18,8 @@ export function useGatewayExecutor(executor: Executor, statsOf: WeakMap<Request,
           operationName: args.operationName,
           variables: args.variableValues as Record<string, unknown> | null | undefined,
           header: (name) => request?.headers.get(name),
+          // Aborts when the client disconnects: pending subrequests are cancelled.
+          signal: request?.signal,
         });
         if (request) {
           const prior = statsOf.get(request);

@@ -11,6 +11,7 @@ import { createMemcachedTier } from '../cache/memcached.js';
 import { createMetrics, type GatewayMetrics } from '../observability/metrics.js';
 import { SourceClient } from '../upstream/client.js';
 import { createGatewayYoga } from './yoga.js';
+import { createLifecycle } from './lifecycle.js';
 
 /**
  * Programmatic entry point: load a gateway.toml, compile its schema, and serve it over HTTP.
@@ -30,6 +31,15 @@ export interface RunningGateway {
   readonly config: GatewayConfig;
   readonly blueprint: Blueprint;
   readonly executor: Executor;
+  /** False once shutdown began (then `/readyz` answers 503). */
+  readonly ready: boolean;
+  /**
+   * Graceful stop (what SIGTERM does): stops accepting connections, lets in-flight requests finish
+   * within `graceMs` (default [gateway] shutdown_grace_ms), then closes every connection, the
+   * source pools and memcached. Resolves with whether every in-flight request finished in time.
+   */
+  shutdown(graceMs?: number): Promise<boolean>;
+  /** Immediate stop: `shutdown(0)`. */
   close(): Promise<void>;
 }
 
@@ -54,15 +64,20 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     maxSubrequests: config.limits.maxSubrequests,
     exposeDetail: config.debugHeaders,
   });
-  const yoga = createGatewayYoga({ schema: blueprint.schema, executor, debugHeaders: config.debugHeaders });
+  const yoga = createGatewayYoga({ schema: blueprint.schema, executor, debugHeaders: config.debugHeaders, limits: config.limits });
   const metricsPath = config.metrics.path;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (lifecycle.admit(req, res)) return;
     if (metrics && req.method === 'GET' && req.url?.split('?')[0] === metricsPath) {
       void serveMetrics(metrics, res);
       return;
     }
     void yoga.requestListener(req, res);
   });
+  // A client must send its whole request (headers and body) within these, or its socket is closed.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  const lifecycle = createLifecycle(server);
   const host = options.host ?? config.host;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -71,6 +86,16 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       resolve();
     });
   });
+  let stopped: Promise<boolean> | undefined;
+  const shutdown = (graceMs: number = config.shutdownGraceMs): Promise<boolean> => {
+    stopped ??= (async () => {
+      const inTime = await lifecycle.drain(graceMs);
+      await Promise.all([...clients.values()].map((c) => c.close()));
+      await l3?.close();
+      return inTime;
+    })();
+    return stopped;
+  };
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
@@ -79,13 +104,12 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     config,
     blueprint,
     executor,
+    get ready() {
+      return lifecycle.ready;
+    },
+    shutdown,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await Promise.all([...clients.values()].map((c) => c.close()));
-      await l3?.close();
+      await shutdown(0);
     },
   };
 }

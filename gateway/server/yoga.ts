@@ -1,14 +1,19 @@
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { GraphQLSchema } from 'graphql';
+import type { LimitsConfig } from '../config/types.js';
 import type { Executor } from '../execute/executor.js';
 import type { OperationStats } from '../execute/state.js';
 import { useGatewayExecutor } from './execute-plugin.js';
 import { useDebugHeaders } from './debug-headers.js';
+import { boundedParseCaches, useDocumentLimits } from './limits.js';
+import { useHttpAnswers } from './http-answers.js';
 
 export interface YogaOptions {
   readonly schema: GraphQLSchema;
   readonly executor: Executor;
+  /** debug_headers: X-GQL-* headers, and unmasked errors with upstream details and suggestions. */
   readonly debugHeaders: boolean;
+  readonly limits: LimitsConfig;
   /** Extra plugins (limits, metrics) placed after the executor. */
   readonly plugins?: readonly Plugin[];
 }
@@ -16,10 +21,13 @@ export interface YogaOptions {
 /**
  * The GraphQL-over-HTTP server: POST and GET /graphql, GraphiQL in a browser, /healthz.
  * Features are plugins in an ordered list; a feature that is off is not in the list.
+ * Request bodies over limits.max_body_bytes get 413 before they are read (Content-Length) or as
+ * soon as the stream passes the limit; documents are held to the other limits by useDocumentLimits;
+ * status codes and error texts follow useHttpAnswers (docs/hardening.md).
  */
 export function createGatewayYoga(options: YogaOptions) {
   const statsOf = new WeakMap<Request, OperationStats>();
-  const plugins: Plugin[] = [useGatewayExecutor(options.executor, statsOf)];
+  const plugins: Plugin[] = [useDocumentLimits(options.limits), useHttpAnswers({ debug: options.debugHeaders }), useGatewayExecutor(options.executor, statsOf)];
   if (options.debugHeaders) plugins.push(useDebugHeaders(statsOf));
   plugins.push(...(options.plugins ?? []));
   return createYoga({
@@ -29,7 +37,12 @@ export function createGatewayYoga(options: YogaOptions) {
     graphiql: { title: 'gqlgw' },
     landingPage: false,
     logging: false,
-    maskedErrors: !options.debugHeaders,
+    multipart: false,
+    batching: false,
+    maxRequestBodySize: options.limits.maxBodyBytes,
+    parserAndValidationCache: boundedParseCaches(),
+    // isDev false: never put an internal error's message or stack into a response.
+    maskedErrors: options.debugHeaders ? false : { isDev: false },
     plugins,
   });
 }

@@ -1,0 +1,79 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+/**
+ * The HTTP server's life: readiness, in-flight requests and graceful shutdown (docs/hardening.md
+ * "Lifecycle").
+ *
+ * - `GET /readyz` answers 200 `{"status":"ready"}` while the gateway takes traffic and 503
+ *   `{"status":"draining"}` once shutdown began; `/healthz` (liveness) stays yoga's.
+ * - `drain(graceMs)` stops accepting connections, closes idle keep-alive connections, lets
+ *   in-flight requests finish (their responses carry `Connection: close`), and after `graceMs`
+ *   closes whatever is still open. It resolves when no connection is left.
+ */
+export interface Lifecycle {
+  /** False once draining began. */
+  readonly ready: boolean;
+  /** Requests received whose response has not finished or closed yet. */
+  readonly inFlight: number;
+  /**
+   * Call first for every request. Counts it in flight until its response closes, and answers
+   * `/readyz` itself (returns true when it did: the caller must not handle the request further).
+   */
+  admit(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Resolves with whether every in-flight request finished within the grace period. */
+  drain(graceMs: number): Promise<boolean>;
+}
+
+export const READINESS_PATH = '/readyz';
+
+export function createLifecycle(server: Server): Lifecycle {
+  let ready = true;
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  let draining: Promise<boolean> | undefined;
+
+  const finished = () => {
+    inFlight--;
+    if (inFlight === 0) idle?.();
+  };
+
+  return {
+    get ready() {
+      return ready;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    admit(req, res) {
+      inFlight++;
+      res.once('close', finished);
+      if (!ready) res.setHeader('connection', 'close');
+      if (req.method === 'GET' && req.url?.split('?')[0] === READINESS_PATH) {
+        const body = JSON.stringify({ status: ready ? 'ready' : 'draining' });
+        res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(body);
+        return true;
+      }
+      return false;
+    },
+    drain(graceMs) {
+      draining ??= new Promise<boolean>((resolve) => {
+        ready = false;
+        const closed = new Promise<void>((done) => server.close(() => done()));
+        server.closeIdleConnections();
+        let timer: NodeJS.Timeout | undefined;
+        const allDone = new Promise<boolean>((done) => {
+          if (inFlight === 0) return done(true);
+          idle = () => done(true);
+          timer = setTimeout(() => done(false), graceMs);
+        });
+        void allDone.then(async (inTime) => {
+          clearTimeout(timer);
+          server.closeAllConnections();
+          await closed;
+          resolve(inTime);
+        });
+      });
+      return draining;
+    },
+  };
+}
