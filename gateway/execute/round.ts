@@ -156,8 +156,8 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps):
 async function sendChunk(chunk: BatchChunk, state: RequestState, deps: RoundDeps): Promise<void> {
   const { group } = chunk;
   const send = (c: BatchChunk, mayResend: boolean) =>
-    request(group.fetch.source.name, group.coordinate, c.path, group.headers.headers, c.keys.length, state, deps, mayResend);
-  const answer = checkBatchAnswer(chunk, await send(chunk, true));
+    request(group.fetch.source.name, group.coordinate, c.path, group.headers.headers, c.keys.length, state, deps, mayResend, (o) => checkBatchAnswer(c, o));
+  const answer = await send(chunk, true);
   if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && state.stats.subrequests + 2 <= deps.maxSubrequests) {
     const halves = splitInHalves(chunk.keys).map((keys) => batchChunk(group, keys));
     await Promise.all(halves.map(async (half) => settleBatchChunk(half, await send(half, false))));
@@ -166,6 +166,12 @@ async function sendChunk(chunk: BatchChunk, state: RequestState, deps: RoundDeps
   settleBatchChunk(chunk, answer);
 }
 
+/**
+ * Sends one GET and reports it to the listener; every attempt is a counted subrequest. `judge`
+ * turns a well-formed HTTP answer into what the lookup makes of it (a batch answer that is not an
+ * array is an error), so metrics count what the keys see. With `mayResend`, a reset connection
+ * is sent once more (upstream/retry-policy.ts) if max_subrequests allows.
+ */
 async function request(
   source: string,
   coordinate: string,
@@ -175,13 +181,14 @@ async function request(
   state: RequestState,
   deps: RoundDeps,
   mayResend: boolean,
+  judge: (outcome: UpstreamOutcome) => UpstreamOutcome = (o) => o,
 ): Promise<UpstreamOutcome> {
   const client = deps.clients.get(source)!;
   const attempt = async (): Promise<UpstreamOutcome> => {
     state.stats.subrequests++;
     if (batchSize !== undefined) state.stats.batches++;
     const t0 = performance.now();
-    const outcome = await client.get(path, headers, state.signal);
+    const outcome = judge(await client.get(path, headers, state.signal));
     deps.listener.onSubrequest?.({
       coordinate,
       source,

@@ -127,7 +127,7 @@ const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_R
 function transportFailure(name: string, path: string, err: unknown): UpstreamOutcome {
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code ?? 'ERROR';
   const detail = `GET ${path}: ${code} ${(err as Error).message}`;
-  if (code.startsWith('HPE_')) {
+  if (code.startsWith('HPE_') || (err as Error).name === 'HTTPParserError') {
     return failure('UPSTREAM_BAD_RESPONSE', name, `source "${name}" answered something that is not valid HTTP`, detail, undefined, 'other');
   }
   const cause: FailureCause = RESET_CODES.has(code) ? 'reset' : code === 'ECONNREFUSED' ? 'refused' : 'other';
