@@ -4,7 +4,7 @@ import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import type { ExecutionListener } from './listener.js';
 import { runRound, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
-import { installResolvers, shapeResponse } from './shape.js';
+import { installResolvers, ResponseShaper } from './shape.js';
 import { HeaderForwarder, ResultStore, type OperationStats } from './state.js';
 import { collectLookups, descend, type Lookup } from './walk.js';
 
@@ -44,6 +44,7 @@ export interface Executor {
 export function createExecutor(options: ExecutorOptions): Executor {
   const { blueprint } = options;
   installResolvers(blueprint);
+  const shaper = new ResponseShaper(blueprint);
   const listener = options.listener ?? {};
   const deps: RoundDeps = { ...options, listener };
   const plans = new WeakMap<DocumentNode, Map<string, Plan | undefined>>();
@@ -68,7 +69,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     let result: ExecutionResult;
     if (!p) {
       // Unknown operation: graphql-js reports it precisely, and nothing is fetched.
-      result = await shapeResponse(blueprint, request.document, request.operationName, request.variables, root, { store, exposeDetail: options.exposeDetail });
+      result = await shaper.shape(request.document, request.operationName, request.variables, root, { store, exposeDetail: options.exposeDetail });
       return { result, stats };
     }
     const coerced = getVariableValues(blueprint.schema, p.operation.variableDefinitions ?? [], (request.variables ?? {}) as Record<string, unknown>);
@@ -97,7 +98,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         }
         lookups = next;
       }
-      result = await shapeResponse(blueprint, request.document, request.operationName, request.variables, root, { store, exposeDetail: options.exposeDetail });
+      result = await shaper.shape(request.document, request.operationName, request.variables, root, { store, exposeDetail: options.exposeDetail });
     } catch (err) {
       if (!(err instanceof SubrequestLimitError)) throw err;
       result = { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };

@@ -6,6 +6,7 @@ import {
   type ExecutionResult,
   type GraphQLFieldResolver,
 } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Blueprint } from '../blueprint/types.js';
 import type { ResultStore } from './state.js';
 
@@ -38,16 +39,19 @@ export function installResolvers(blueprint: Blueprint): void {
   }
 }
 
-function fetchedResolver(nonNull: boolean, source: string): GraphQLFieldResolver<unknown, ShapeContext> {
+function fetchedResolver(nonNull: boolean, sourceName: string): GraphQLFieldResolver<unknown, ShapeContext> {
   return (source, _args, ctx, info) => {
-    const outcome = ctx.store.get(source as object, info.fieldNodes[0]!);
+    // Fields merged under one response key share field and arguments (validation), so any node
+    // the walk reached holds the same result; engines differ in which node they list first.
+    let outcome = ctx.store.get(source as object, info.fieldNodes[0]!);
+    for (let i = 1; !outcome && i < info.fieldNodes.length; i++) outcome = ctx.store.get(source as object, info.fieldNodes[i]!);
     if (outcome === undefined || outcome === null) {
       throw new GraphQLError(`internal: ${info.parentType.name}.${info.fieldName} was not fetched`, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
     }
     if (outcome.kind === 'ok') return outcome.body;
     if (outcome.kind === 'not-found') {
       if (!nonNull) return null;
-      throw new GraphQLError(`${info.parentType.name}.${info.fieldName} was not found`, { extensions: { code: 'NOT_FOUND', source } });
+      throw new GraphQLError(`${info.parentType.name}.${info.fieldName} was not found`, { extensions: { code: 'NOT_FOUND', source: sourceName } });
     }
     const e = outcome.error;
     const extensions: Record<string, unknown> = { code: e.code, source: e.source };
@@ -57,21 +61,52 @@ function fetchedResolver(nonNull: boolean, source: string): GraphQLFieldResolver
   };
 }
 
-/** Shapes the response of one operation over the fetched data. */
-export function shapeResponse(
-  blueprint: Blueprint,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-  variables: Readonly<Record<string, unknown>> | null | undefined,
-  rootValue: object,
-  context: ShapeContext,
-): ExecutionResult | Promise<ExecutionResult> {
-  return execute({
-    schema: blueprint.schema,
-    document,
-    operationName,
-    variableValues: variables as Record<string, unknown> | undefined,
-    rootValue,
-    contextValue: context,
-  });
+/**
+ * Shapes responses over the fetched data with graphql-jit: each (document, operation) is compiled
+ * once into a function and cached beside the document; graphql-js's own executor serves any
+ * document graphql-jit declines to compile, with the same resolvers and the same semantics.
+ */
+export class ResponseShaper {
+  private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | undefined>>();
+
+  constructor(private readonly blueprint: Blueprint) {}
+
+  shape(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Readonly<Record<string, unknown>> | null | undefined,
+    rootValue: object,
+    context: ShapeContext,
+  ): ExecutionResult | Promise<ExecutionResult> {
+    const query = this.compiledQuery(document, operationName);
+    if (query) return query.query(rootValue, context, variables as Record<string, unknown> | undefined) as ExecutionResult | Promise<ExecutionResult>;
+    return execute({
+      schema: this.blueprint.schema,
+      document,
+      operationName,
+      variableValues: variables as Record<string, unknown> | undefined,
+      rootValue,
+      contextValue: context,
+    });
+  }
+
+  private compiledQuery(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | undefined {
+    let byName = this.compiled.get(document);
+    if (!byName) {
+      byName = new Map();
+      this.compiled.set(document, byName);
+    }
+    const key = operationName ?? '';
+    if (!byName.has(key)) {
+      let compiled: CompiledQuery | undefined;
+      try {
+        const result = compileQuery(this.blueprint.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
+        compiled = isCompiledQuery(result) ? result : undefined;
+      } catch {
+        compiled = undefined;
+      }
+      byName.set(key, compiled);
+    }
+    return byName.get(key);
+  }
 }
