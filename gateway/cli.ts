@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './production-mode.js';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { parse } from 'graphql';
@@ -7,7 +8,7 @@ import { buildBlueprint } from './blueprint/build.js';
 import { GatewayConfigError } from './config/diagnostics.js';
 import { buildPlan } from './plan/build.js';
 import { printPlan } from './plan/print.js';
-import { startGateway } from './server/start.js';
+import { startGateway, type RunningGateway } from './server/start.js';
 
 const USAGE = `usage:
   gqlgw serve --config FILE [--port N] [--host H]   serve a gateway.toml
@@ -64,11 +65,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const gateway = await startGateway({ configPath, port, host: values.host });
     process.stdout.write(`gqlgw listening on ${gateway.url}\n`);
-    const stop = () => {
-      void gateway.close().then(() => process.exit(0));
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    handleStopSignals(gateway);
     return -1;
   } catch (err) {
     if (err instanceof GatewayConfigError) {
@@ -82,6 +79,34 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   }
+}
+
+/**
+ * SIGTERM or SIGINT: graceful stop (docs/hardening.md "Lifecycle"): stop accepting, let in-flight
+ * requests finish within shutdown_grace_ms, close pools and memcached, exit 0. A second signal,
+ * or a shutdown stuck 5 s past the grace period, exits 1 at once.
+ */
+function handleStopSignals(gateway: RunningGateway): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`gqlgw: ${signal} again, exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    const graceMs = gateway.config.shutdownGraceMs;
+    process.stderr.write(`gqlgw: ${signal}: draining (up to ${graceMs} ms)\n`);
+    setTimeout(() => {
+      process.stderr.write('gqlgw: shutdown did not finish, exiting\n');
+      process.exit(1);
+    }, graceMs + 5000).unref();
+    void gateway.shutdown(graceMs).then((inTime) => {
+      process.stderr.write(inTime ? 'gqlgw: stopped\n' : 'gqlgw: stopped; requests still running after the grace period were cut off\n');
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 function planCommand(configPath: string, values: { operation?: string; file?: string }, positionals: string[]): number {

@@ -1,0 +1,255 @@
+/**
+ * Issue 6, lifecycle: SIGTERM stops accepting and lets in-flight requests finish within the grace
+ * period, then closes pools; a client that disconnects cancels its pending subrequests; /readyz;
+ * per-source concurrency limits keep one slow source from taking everything.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { startGateway } from '../../gateway/server/start.js';
+import { startTestGateway, writeGatewayFiles, type GatewayFiles, type GraphQLResult, type TestGateway } from '../support/gateway.js';
+import { startFaultyUpstream, type FaultyUpstream } from '../support/faulty-upstream.js';
+import { errorAt, eventually } from './helpers.js';
+
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../gateway/cli.js');
+
+const SCHEMA = `
+type Query {
+  posts: [Post] @fetch(source: "posts", path: "/posts")
+  user(id: ID!): User @fetch(source: "users", path: "/users/{args.id}")
+  fast(id: ID!): User @fetch(source: "fast", path: "/users/{args.id}")
+}
+type Post {
+  id: ID!
+  authorId: ID @from(key: "author_id")
+  author: User @fetch(source: "users", path: "/users/{parent.authorId}")
+}
+type User { id: ID! name: String }
+`;
+
+function toml(sources: Record<string, string>, gatewayExtra = ''): string {
+  const lines = ['[gateway]', 'host = "127.0.0.1"', 'port = 0', 'schema = ["s.graphqls"]', gatewayExtra, ''];
+  for (const [name, body] of Object.entries(sources)) lines.push(`[sources.${name}]`, body, '');
+  return lines.join('\n');
+}
+
+/** Whether a new TCP connection to the port is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+async function postQuery(url: string, query: string, signal?: AbortSignal): Promise<{ status: number; body: GraphQLResult }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }), signal });
+  return { status: res.status, body: (await res.json()) as GraphQLResult };
+}
+
+interface ServeProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly port: number;
+  stderr(): string;
+  exited: Promise<{ code: number | null; atMs: number }>;
+}
+
+/** Runs `gqlgw serve --config FILE --port 0` and waits for its listening line. */
+async function serve(configPath: string): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--config', configPath, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; atMs: number }>((resolve) => child.once('exit', (code) => resolve({ code, atMs: performance.now() })));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no listening line; stderr: ${err}`)), 10_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /gqlgw listening on (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', () => reject(new Error(`exited early; stderr: ${err}`)));
+  });
+  return { child, url, port: Number(new URL(url).port), stderr: () => err, exited };
+}
+
+describe('SIGTERM', () => {
+  let users: FaultyUpstream;
+  let files: GatewayFiles | undefined;
+  let proc: ServeProcess | undefined;
+
+  before(async () => {
+    users = await startFaultyUpstream({ 'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'slow' }, delayMs: Number(params.id) }) });
+  });
+  after(async () => {
+    if (proc && proc.child.exitCode === null) proc.child.kill('SIGKILL');
+    await files?.cleanup();
+    await users.close();
+  });
+
+  test('stops accepting, finishes the in-flight request, exits 0', async () => {
+    files = await writeGatewayFiles({
+      schemas: { 's.graphqls': SCHEMA },
+      toml: toml({ users: `url = "${users.url}"`, posts: `url = "${users.url}"`, fast: `url = "${users.url}"` }, 'shutdown_grace_ms = 5000'),
+    });
+    proc = await serve(files.configPath);
+    users.reset();
+    const inFlight = postQuery(proc.url, '{ user(id: 700) { name } }');
+    assert.ok(await eventually(() => users.count() === 1, 2000), 'the subrequest reached the source');
+    const signalledAt = performance.now();
+    proc.child.kill('SIGTERM');
+    assert.ok(await eventuallyAsync(() => refused(proc!.port), 2000), 'new connections are refused while draining');
+    const res = await inFlight;
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.data, { user: { name: 'slow' } });
+    const { code, atMs } = await proc.exited;
+    assert.equal(code, 0);
+    assert.ok(atMs - signalledAt < 4000, `exited ${(atMs - signalledAt).toFixed(0)} ms after SIGTERM`);
+    assert.match(proc.stderr(), /draining/);
+    assert.match(proc.stderr(), /gqlgw: stopped\n/);
+    assert.doesNotMatch(proc.stderr(), /\n\s+at /, 'no stack trace');
+    await files.cleanup();
+    files = undefined;
+  });
+
+  test('past shutdown_grace_ms the request is cut off and its subrequest cancelled; exit 0 promptly', async () => {
+    files = await writeGatewayFiles({
+      schemas: { 's.graphqls': SCHEMA },
+      toml: toml({ users: `url = "${users.url}"\ntimeout_ms = 20000`, posts: `url = "${users.url}"`, fast: `url = "${users.url}"` }, 'shutdown_grace_ms = 300'),
+    });
+    proc = await serve(files.configPath);
+    users.reset();
+    const inFlight = postQuery(proc.url, '{ user(id: 10000) { name } }').then(
+      () => 'answered',
+      () => 'cut off',
+    );
+    assert.ok(await eventually(() => users.count() === 1, 2000));
+    const signalledAt = performance.now();
+    proc.child.kill('SIGTERM');
+    assert.equal(await inFlight, 'cut off');
+    const { code, atMs } = await proc.exited;
+    assert.equal(code, 0);
+    assert.ok(atMs - signalledAt < 3000, `exited ${(atMs - signalledAt).toFixed(0)} ms after SIGTERM`);
+    assert.ok(await eventually(() => users.abandoned === 1, 2000), 'the source saw its request cancelled');
+    assert.match(proc.stderr(), /cut off/);
+  });
+});
+
+async function eventuallyAsync(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+describe('shutdown() and readiness in process', () => {
+  test('ready until shutdown; in-flight requests finish; pools are closed afterwards', async () => {
+    const users = await startFaultyUpstream({ 'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'n' }, delayMs: Number(params.id) }) });
+    const files = await writeGatewayFiles({
+      schemas: { 's.graphqls': SCHEMA },
+      toml: toml({ users: `url = "${users.url}"`, posts: `url = "${users.url}"`, fast: `url = "${users.url}"` }),
+    });
+    const running = await startGateway({ configPath: files.configPath, port: 0 });
+    try {
+      const origin = new URL(running.url).origin;
+      const ready = await fetch(`${origin}/readyz`);
+      assert.equal(ready.status, 200);
+      assert.deepEqual(await ready.json(), { status: 'ready' });
+      assert.equal(running.ready, true);
+      await postQuery(running.url, '{ user(id: 1) { name } }');
+      const inFlight = postQuery(running.url, '{ user(id: 400) { name } }');
+      assert.ok(await eventually(() => users.inFlight === 1, 2000));
+      const stopping = running.shutdown(5000);
+      assert.equal(running.ready, false);
+      assert.equal(await refused(running.port), true);
+      assert.deepEqual((await inFlight).body.data, { user: { name: 'n' } });
+      assert.equal(await stopping, true, 'every request finished within the grace period');
+      assert.ok(await eventually(() => users.connectionsOpen === 0, 2000), 'the source pool closed its keep-alive connections');
+    } finally {
+      await running.close();
+      await files.cleanup();
+      await users.close();
+    }
+  });
+});
+
+describe('client disconnects and per-source concurrency', () => {
+  let users: FaultyUpstream;
+  let posts: FaultyUpstream;
+  let fast: FaultyUpstream;
+  let gw: TestGateway;
+
+  before(async () => {
+    users = await startFaultyUpstream({ 'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'u' }, delayMs: 400 }) });
+    posts = await startFaultyUpstream({ 'GET /posts': () => ({ kind: 'json', body: [1, 2, 3].map((i) => ({ id: i, author_id: String(i) })) }) });
+    fast = await startFaultyUpstream({ 'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'fast' } }) });
+    gw = await startTestGateway({
+      sources: {
+        users: { url: users.url, timeoutMs: 5000, extra: 'connections = 2\nmax_queued = 2' },
+        posts: { url: posts.url },
+        fast: { url: fast.url },
+      },
+      schemas: { 's.graphqls': SCHEMA },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await users.close();
+    await posts.close();
+    await fast.close();
+  });
+
+  test('a client that disconnects cancels its pending subrequests', async () => {
+    users.reset();
+    const controller = new AbortController();
+    const pending = fetch(gw.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ posts { id author { name } } }' }),
+      signal: controller.signal,
+    }).catch(() => 'aborted');
+    assert.ok(await eventually(() => users.count() === 2 && users.inFlight === 2, 2000), 'round 2 reached the source (2 connections)');
+    controller.abort();
+    assert.equal(await pending, 'aborted');
+    assert.ok(await eventually(() => users.abandoned === 2, 1000), `the in-flight subrequests were cancelled (abandoned ${users.abandoned})`);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(users.count(), 2, 'the queued third author fetch was never sent');
+    const after = await gw.query('{ fast(id: 1) { name } }');
+    assert.deepEqual(after.body.data, { fast: { name: 'fast' } });
+  });
+
+  test('a slow source holds at most `connections` sockets, queues at most max_queued, and other sources stay fast', async () => {
+    users.reset();
+    const slow = Array.from({ length: 8 }, (_, i) => gw.query(`{ user(id: ${100 + i}) { name } }`));
+    assert.ok(await eventually(() => users.inFlight === 2, 2000));
+    const t0 = performance.now();
+    const other = await gw.query('{ fast(id: 2) { name } }');
+    const otherMs = performance.now() - t0;
+    assert.deepEqual(other.body.data, { fast: { name: 'fast' } });
+    assert.ok(otherMs < 300, `another source answered in ${otherMs.toFixed(0)} ms while the slow one was saturated`);
+    const results = await Promise.all(slow);
+    const ok = results.filter((r) => (r.body.data?.user as { name?: string } | null)?.name === 'u');
+    const overloaded = results.filter((r) => r.body.data?.user === null);
+    assert.equal(ok.length, 4, '2 sent at once + 2 queued');
+    assert.equal(overloaded.length, 4);
+    for (const r of overloaded) {
+      const error = errorAt(r.body, ['user']);
+      assert.equal(error.extensions?.code, 'UPSTREAM_UNREACHABLE');
+      assert.match(error.message, /overloaded/);
+    }
+    assert.equal(users.maxInFlight, 2);
+    assert.equal(users.count(), 4, 'refused requests never reached the source');
+  });
+});
