@@ -118,7 +118,8 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
 
   const lim = root.table_('limits') ?? new TableReader({}, ['limits'], shownName, text, diagnostics);
   const limits: LimitsConfig = {
-    maxDepth: lim.int('max_depth', DEFAULTS.limits.maxDepth, 1),
+    // At most 256: the bracket-nesting guard (2 × max_depth + 10) must stay far below what the recursive parser survives.
+    maxDepth: lim.int('max_depth', DEFAULTS.limits.maxDepth, 1, 256),
     maxAliases: lim.int('max_aliases', DEFAULTS.limits.maxAliases, 1),
     maxTokens: lim.int('max_tokens', DEFAULTS.limits.maxTokens, 1),
     maxBodyBytes: lim.int('max_body_bytes', DEFAULTS.limits.maxBodyBytes, 1),
