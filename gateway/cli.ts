@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './production-mode.js';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { parse } from 'graphql';
