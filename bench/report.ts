@@ -6,7 +6,7 @@
 import { median, relativeSpread } from './driver/stats.js';
 import type { BenchResults, CellKey, CellRun, ProfileResult, RowResult } from './results.js';
 import { ROWS, type RowId } from './rows.js';
-import { QUERY } from './shared/data.js';
+import { EXPECTED_BODY, QUERY } from './shared/data.js';
 
 /** Medians over the runs of one cell. */
 interface Aggregate {
@@ -22,9 +22,12 @@ interface Aggregate {
   readonly subrequests: number;
   /** Summed over the runs, not a median. */
   readonly wrong: number;
+  /** Open loop: requests unanswered 2 s after the last send, summed over the runs. */
+  readonly unanswered: number;
   readonly responses: number;
   readonly serverCpuPct: number;
   readonly backendCpuPct: number;
+  readonly otherLoadPct: number;
   /** Server CPU per query, µs: CPU share / req/s. */
   readonly cpuMicrosPerQuery: number;
   readonly offered: number;
@@ -48,9 +51,11 @@ function aggregate(cells: readonly CellRun[] | undefined): Aggregate | undefined
     p99Spread: relativeSpread(cells.map((c) => c.p99Ms)),
     subrequests: m((c) => c.subrequestsPerQuery),
     wrong: cells.reduce((s, c) => s + c.wrong, 0),
+    unanswered: cells.reduce((s, c) => s + (c.unanswered ?? 0), 0),
     responses: cells.reduce((s, c) => s + c.responses, 0),
     serverCpuPct: m((c) => c.serverCpuPct),
     backendCpuPct: m((c) => c.backendCpuPct),
+    otherLoadPct: m((c) => c.otherLoadOnServerCorePct ?? Number.NaN),
     cpuMicrosPerQuery: m((c) => (c.rps > 0 ? (c.serverCpuPct / 100 / c.rps) * 1e6 : Number.NaN)),
     offered: m((c) => c.offeredRps ?? Number.NaN),
     sendLagP99Ms: m((c) => c.sendLagP99Ms ?? Number.NaN),
@@ -91,7 +96,7 @@ class View {
 function closedTable(v: View): string {
   const rows = v.data.rows.map((r) => {
     const a = aggregate(r.cells.c16);
-    if (a === undefined) return [r.label, 'not measured', '', '', '', '', '', '', '', '', ''];
+    if (a === undefined) return [r.label, 'not measured', '', '', '', '', '', '', '', '', '', ''];
     return [
       r.label,
       num(a.rps),
@@ -104,9 +109,10 @@ function closedTable(v: View): string {
       `${num(a.serverCpuPct)} %`,
       num(a.cpuMicrosPerQuery),
       `${num(a.backendCpuPct)} %`,
+      `${num(a.otherLoadPct)} %`,
     ];
   });
-  return table(['row', 'req/s', 'req/s range', 'avg ms', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU', 'server CPU µs/query', 'backend CPU'], rows);
+  return table(['row', 'req/s', 'req/s range', 'avg ms', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU', 'server CPU µs/query', 'backend CPU', 'other load, server core'], rows);
 }
 
 function secondaryTable(v: View): string {
@@ -137,12 +143,13 @@ function openTable(v: View): string {
         num(a.p99Ms / a.p50Ms, 1),
         num(a.subrequests, 2),
         String(a.wrong),
+        String(a.unanswered),
         `${num(a.serverCpuPct)} %`,
         ms(a.sendLagP99Ms),
       ]);
     }
   }
-  return table(['row', 'offered req/s', 'achieved req/s', 'avg ms', 'p50 ms', 'p99 ms', 'p99/p50', 'subreq/query', 'wrong/failed', 'server CPU', 'driver send lag p99 ms'], rows);
+  return table(['row', 'offered req/s', 'achieved req/s', 'avg ms', 'p50 ms', 'p99 ms', 'p99/p50', 'subreq/query', 'wrong', 'unanswered after 2 s', 'server CPU', 'driver send lag p99 ms'], rows);
 }
 
 interface RatioSpec {
@@ -211,40 +218,67 @@ function targets(v: View): TargetOutcome[] {
   return out;
 }
 
+/** Wall time per query from the gateway's own metrics, at 1 and 16 connections, per gqlgw variant. */
+function wallSection(v: View): string {
+  const rows: string[][] = [];
+  for (const id of ['gqlgw-no-batch', 'gqlgw-batch', 'gqlgw-batch-cache'] as const) {
+    for (const key of ['c1', 'c16'] as const) {
+      const cells = v.row(id)?.cells[key] ?? [];
+      const timed = cells.filter((c) => c.gatewayTimings?.operationAvgMs !== undefined);
+      if (timed.length === 0) continue;
+      const client = median(timed.map((c) => c.avgMs));
+      const operation = median(timed.map((c) => c.gatewayTimings?.operationAvgMs ?? Number.NaN));
+      const upstream = median(timed.map((c) => c.gatewayTimings?.upstreamMsPerQuery ?? Number.NaN));
+      const upstreamCount = median(timed.map((c) => c.gatewayTimings?.upstreamRequestsPerQuery ?? Number.NaN));
+      // Subrequests of a round run in parallel: their summed time is wall time only when a query makes one per round.
+      const sequential = upstreamCount <= 2.05;
+      rows.push([
+        v.label(id),
+        key.slice(1),
+        ms(client),
+        ms(operation),
+        sequential ? `${ms(upstream)} (${num(upstreamCount, 2)} calls)` : `n/a: ${num(upstreamCount, 0)} calls in parallel, ${ms(upstream / upstreamCount)} ms each`,
+        sequential ? ms(operation - upstream) : 'n/a',
+        ms(client - operation),
+      ]);
+    }
+  }
+  if (rows.length === 0) return 'No gateway metrics were read in this run (no gqlgw row measured, or /metrics missing).';
+  return [
+    'Wall time of one query, from the client (wrk mean) and from the gateway\'s own histograms over the same cells (`gqlgw_operation_duration_seconds`, `gqlgw_upstream_duration_seconds`; medians of the runs). At 1 connection nothing queues, so this is the anatomy of one query; at 16 the queueing for the CPU shows up in the first and last columns.',
+    '',
+    table(
+      ['variant', 'connections', 'client latency ms', 'operation (executor) ms', 'upstream wait ms', 'executor besides upstream ms', 'outside the executor ms (HTTP, yoga, parse/validate, serialisation, queueing)'],
+      rows,
+    ),
+  ].join('\n');
+}
+
 function profileSection(v: View, profile: ProfileResult): string {
   const s = profile.summary;
-  const perQuery = (micros: number): number => (s.busyMicros > 0 ? (micros / s.busyMicros) * profile.cpuMicrosPerQuery : Number.NaN);
+  const base = s.perQueryMicros;
+  const share = (micros: number): string => `${num((micros / base) * 100, 1)} %`;
+  // The profiler itself costs CPU, so the per-query base is the unprofiled measurement of the same row.
+  const unprofiled = v.cell(profile.rowId, 'c16')?.cpuMicrosPerQuery ?? Number.NaN;
+  const perQueryBase = Number.isFinite(unprofiled) ? unprofiled : profile.cpuMicrosPerQuery;
+  const perQuery = (micros: number): number => (base > 0 ? (micros / base) * perQueryBase : Number.NaN);
   const lines: string[] = [];
   lines.push(
-    `Profiled: ${v.label(profile.rowId)} at ${profile.connections} connections, ${profile.queries} queries (${num(profile.rps)} req/s with the profiler attached), ` +
-      `${num(profile.cpuSeconds, 2)} CPU seconds in the gateway process = **${num(profile.cpuMicrosPerQuery)} µs of CPU per query**. ` +
-      `The profile's busy samples are spread over that per-query CPU by share.`,
+    `CPU: \`node --cpu-prof\` (1 ms sampling) on the gqlgw process (${v.label(profile.rowId)}) during a ${profile.connections}-connection cell of ${profile.queries} queries (${num(profile.rps)} req/s with the profiler on, ${num(profile.cpuMicrosPerQuery)} µs CPU per query). ` +
+      `Without the profiler the same row used **${num(perQueryBase)} µs of CPU per query** (closed loop, 16 connections, median); the profile's busy samples (start-up set apart) split that by part. ` +
+      `Each sample is charged to the nearest frame that belongs to a known part of the code (bench/profile/categorize.ts). The profile is saved as bench/out/profile/*.cpuprofile (open it in Chrome DevTools).`,
   );
-  if (profile.wall !== undefined) {
-    const w = profile.wall;
-    const rowsWall: string[][] = [['client latency (wrk, 1 connection, mean)', ms(w.clientAvgMs)]];
-    if (w.operationAvgMs !== undefined) rowsWall.push(['gateway operation duration (metrics, mean)', ms(w.operationAvgMs)]);
-    if (w.upstreamMsPerQuery !== undefined) rowsWall.push([`upstream wait per query (metrics: ${num(w.upstreamRequestsPerQuery ?? Number.NaN, 2)} subrequests, sequential rounds)`, ms(w.upstreamMsPerQuery)]);
-    if (w.operationAvgMs !== undefined && w.upstreamMsPerQuery !== undefined) {
-      rowsWall.push(['gateway time in the operation besides upstream (parse/validate, plan, shaping, serialisation…)', ms(w.operationAvgMs - w.upstreamMsPerQuery)]);
-      rowsWall.push(['outside the operation (HTTP in/out, loop, client)', ms(w.clientAvgMs - w.operationAvgMs)]);
-    } else if (w.upstreamMsPerQuery !== undefined) {
-      rowsWall.push(['everything besides upstream wait', ms(w.clientAvgMs - w.upstreamMsPerQuery)]);
-    }
-    lines.push('', `**Wall time of one query at 1 connection** (no queueing; ${w.queries} queries; series: ${w.sources.length > 0 ? w.sources.map((x) => `\`${x}\``).join(', ') : 'no gateway metrics found, client side only'}):`, '');
-    lines.push(table(['part', 'ms'], rowsWall));
-  }
-  lines.push('', `**CPU of one query at ${profile.connections} connections, by stage** (from the profile):`, '');
+  lines.push('', '**By stage:**', '');
   lines.push(
     table(
       ['stage', 'share of CPU', 'µs per query'],
-      s.stages.filter((x) => x.micros > 0).map((x) => [x.stage, `${num((x.micros / s.busyMicros) * 100, 1)} %`, num(perQuery(x.micros))]),
+      s.stages.filter((x) => x.micros > 0 && x.stage !== 'start-up (not per query)').map((x) => [x.stage, share(x.micros), num(perQuery(x.micros))]),
     ),
   );
-  lines.push('', 'By category (the frame that owns each sample; top 15):', '');
-  lines.push(table(['category', 'stage', 'share', 'µs per query'], s.categories.slice(0, 15).map((c) => [c.category, c.stage, `${num((c.micros / s.busyMicros) * 100, 1)} %`, num(perQuery(c.micros))])));
-  lines.push('', 'Functions with the most self time:', '');
-  lines.push(table(['function', 'share'], s.topFunctions.slice(0, 12).map((f) => [`\`${f.name.replace(/\|/g, '\\|')}\``, `${num((f.micros / s.busyMicros) * 100, 1)} %`])));
+  lines.push('', '**By category** (top 15):', '');
+  lines.push(table(['category', 'stage', 'share', 'µs per query'], s.categories.filter((c) => c.stage !== 'start-up (not per query)').slice(0, 15).map((c) => [c.category, c.stage, share(c.micros), num(perQuery(c.micros))])));
+  lines.push('', '**Functions with the most self time** (JSON.parse/stringify count as their caller\'s self time):', '');
+  lines.push(table(['function', 'share'], s.topFunctions.slice(0, 12).map((f) => [`\`${f.name.replace(/\|/g, '\\|')}\``, share(f.micros)])));
   return lines.join('\n');
 }
 
@@ -283,15 +317,28 @@ function reading(v: View, outcomes: readonly TargetOutcome[]): string {
     );
   }
   const floor = c16('floor');
-  if (floor) out.push(`- The empty handler (floor) serves ${num(floor.rps)} req/s at ${num(floor.cpuMicrosPerQuery)} µs CPU per request: the price of Node's HTTP and writing the same ${'~'}5 KB answer, which every row pays.`);
+  if (floor) out.push(`- The empty handler (floor) serves ${num(floor.rps)} req/s at ${num(floor.cpuMicrosPerQuery)} µs CPU per request: the price of Node's HTTP and writing the same ${num(EXPECTED_BODY.length / 1024, 1)} KB answer, which every row pays.`);
+  const disturbed = d.rows.flatMap((r) =>
+    Object.entries(r.cells).flatMap(([key, cells]) => (cells ?? []).filter((c) => c.otherLoadOnServerCorePct > 15).map((c) => `${r.label} ${key} (${num(c.otherLoadOnServerCorePct)} %)`)),
+  );
+  if (disturbed.length > 0) {
+    out.push(`- Interference: in ${disturbed.length} cell run(s) more than 15 % of the server core was busy with something other than the server process (other processes on this shared machine, or kernel network work): ${disturbed.slice(0, 8).join(', ')}${disturbed.length > 8 ? ', …' : ''}. Medians damp this, but these cells are less reliable.`);
+  }
   const busyBackend = d.rows.filter((r) => (aggregate(r.cells.c16)?.backendCpuPct ?? 0) >= 80).map((r) => r.label);
   if (busyBackend.length > 0) out.push(`- Load-core saturation: the backend (with wrk on the same core) was ≥ 80 % busy for ${busyBackend.join(', ')}; those rows measure the load side too.`);
-  const laggy = d.rows.filter((r) => (['open50', 'open80', 'open100'] as const).some((k) => (aggregate(r.cells[k])?.sendLagP99Ms ?? 0) > 2)).map((r) => r.label);
-  if (laggy.length > 0) out.push(`- Open loop: the driver sent late (p99 send lag > 2 ms) for ${laggy.join(', ')}; at those rates latencies include the driver's own lateness (it shares the load core with the backend).`);
+  const laggy = d.rows.flatMap((r) =>
+    (['open50', 'open80', 'open100'] as const)
+      .filter((k) => {
+        const a = aggregate(r.cells[k]);
+        return a !== undefined && a.sendLagP99Ms > Math.max(5, a.p50Ms / 2);
+      })
+      .map((k) => `${r.label} ${k.slice(4)} %`),
+  );
+  if (laggy.length > 0) out.push(`- Open loop: the driver itself sent late (p99 send lag over 5 ms and over half the p50) in ${laggy.join(', ')}; there the latencies include the driver's own lateness (one Node process sharing the load core with the backend).`);
   if (d.profile !== undefined && !('error' in d.profile)) {
     const s = d.profile.summary;
-    const top = [...s.stages].filter((x) => x.micros > 0).sort((a, b) => b.micros - a.micros).slice(0, 3);
-    out.push(`- Where gqlgw's CPU goes (batch, 16 connections): ${top.map((x) => `${x.stage} ${num((x.micros / s.busyMicros) * 100, 0)} %`).join(', ')}. The next optimisation should aim at the first of these.`);
+    const top = [...s.stages].filter((x) => x.micros > 0 && x.stage !== 'start-up (not per query)').sort((a, b) => b.micros - a.micros).slice(0, 3);
+    out.push(`- Where gqlgw's CPU goes (batch, 16 connections, ${num(v.cell(d.profile.rowId, 'c16')?.cpuMicrosPerQuery ?? d.profile.cpuMicrosPerQuery)} µs per query): ${top.map((x) => `${x.stage} ${num((x.micros / s.perQueryMicros) * 100, 0)} %`).join(', ')}. The next optimisation should aim at the first of these.`);
   }
   const missed = outcomes.filter((o) => o.met === false);
   const unmeasured = outcomes.filter((o) => o.met === undefined);
@@ -321,10 +368,11 @@ Written by \`npm run bench\` (bench/run.ts) on ${e.date}; the run took ${num(dat
 - Query \`${QUERY}\`, POSTed as JSON; backend: ${s.backendDelayMs} ms per request, 100 posts by 100 distinct authors, \`/posts?limit=\`, \`/users/{id}\`, \`/users?ids=\`.
 - ${s.pinned ? 'Pinning (taskset): the server under test on core 0 alone; the backend, wrk, the open-loop driver and the runner on core 1.' : '**Not pinned** (taskset or a second core missing): all processes share the cores, ratios are less fair.'}
 - Closed loop: wrk, 1 thread, ${s.durationSec} s per cell at 16 connections, ${s.secondaryDurationSec} s at 1 and 64, after a ${s.warmupSec} s warm-up per server start. Open loop: ${s.secondaryDurationSec} s per rate.
-- ${s.runs} run${s.runs === 1 ? '' : 's'}, interleaved (every row once, then again); each server is started fresh per run. Numbers are medians over the runs; "range" is min–max of req/s, "spread" is ±half of (max − min)/median. "wrong" is summed over all runs.
+- ${s.runs} run${s.runs === 1 ? '' : 's'}, interleaved (every row once, then again); per run each server is started fresh, verified, warmed up, then measured closed loop then open loop. Numbers are medians over the runs; "range" is min–max of req/s, "spread" is ±half of (max − min)/median. "wrong" is summed over all runs.
 - Answers: before load, a verification pass sends 4 sequential queries to the server and checks each against the expected data (parsed, value by value; bench/shared/check.ts) and counts the backend requests each caused. Under load every response is then compared byte for byte with that verified body: by a Lua \`response\` hook inside wrk, by the open-loop driver itself. Non-200s, timeouts and socket errors count as wrong too.
 - Subrequests per query: the backend's own request counter over the cell / responses.
-- Server CPU: the process's CPU time (from /proc) over the cell's wall time; µs/query = that / req/s.
+- Server CPU: the process's CPU time (from /proc) over the cell's wall time; µs/query = that / req/s. "Other load, server core": busy time of core 0 (from /proc/stat) not used by the server process: other processes on this shared machine, or kernel network work.
+- Machine load before the run: ${data.idleCheck === undefined ? 'not measured' : `core 0 ${num(data.idleCheck.core0Pct)} % and core 1 ${num(data.idleCheck.core1Pct)} % busy over ${num(data.idleCheck.seconds)} s${data.idleCheck.core0Pct > 10 || data.idleCheck.core1Pct > 10 ? ' (**the machine was not idle**)' : ''}`}.
 
 ## Closed loop, 16 connections
 
@@ -336,7 +384,7 @@ ${secondaryTable(v)}
 
 ## Open loop at fixed offered rates
 
-Rates are 50, 80 and 100 % of each row's closed-loop maximum (the higher median req/s at 16 or 64 connections). Driver: bench/driver/open-loop.ts, a Node process with undici (up to 256 connections) on the load core; requests leave on a fixed schedule and **latency is measured from each request's scheduled send time**, so queueing anywhere (server, connection pool, a late driver) counts. "driver send lag" is how late the driver itself sent (p99); when it is large the latencies include the driver's lateness.
+Rates are 50, 80 and 100 % of the row's closed-loop maximum in the same run and server session (the higher req/s at 16 or 64 connections); the offered column shows the median rate. Driver: bench/driver/open-loop.ts, a Node process with undici (up to 64 connections, like the largest closed-loop cell; requests beyond them wait in the driver, on the clock) on the load core; requests leave on a fixed schedule and **latency is measured from each request's scheduled send time**, so queueing anywhere (server, connection pool, a late driver) counts. Each rate runs 1 s unmeasured first. Requests still unanswered 2 s after the last send are counted in "unanswered" (overload, not wrong answers) and enter the percentiles with their wait so far, so a p99 there is a lower bound. "driver send lag" is how late the driver itself sent (p99); when it is large the latencies include the driver's lateness.
 
 ${openTable(v)}
 
@@ -351,6 +399,7 @@ ${table(['target', 'measured', 'verdict'], outcomes.map((o) => [o.text, o.measur
 ## Where the time goes: one gqlgw query
 
 `);
+  parts.push(wallSection(v), '');
   if (data.profile === undefined) parts.push('Not profiled in this run (the gqlgw batch row was not selected).');
   else if ('error' in data.profile) parts.push(`The profile failed: \`${data.profile.error.split('\n')[0]}\``);
   else parts.push(profileSection(v, data.profile));
@@ -368,7 +417,7 @@ ${reading(v, outcomes)}
       for (const f of [...new Set(r.failures)]) parts.push(`  \`\`\`\n  ${f.replace(/\n/g, '\n  ')}\n  \`\`\``);
     }
   }
-  const samples = data.rows.flatMap((r) => Object.entries(r.cells).flatMap(([k, cells]) => (cells ?? []).filter((c) => c.wrongSample !== undefined).slice(0, 1).map((c) => `- ${r.label}, ${k}: \`${(c.wrongSample ?? '').slice(0, 300).replace(/`/g, "'").replace(/\n/g, ' ')}\``)));
+  const samples = data.rows.flatMap((r) => Object.entries(r.cells).flatMap(([k, cells]) => (cells ?? []).filter((c) => c.wrongSample !== undefined).slice(0, 1).map((c) => `- ${r.label}, ${k}: \`${(c.wrongSample ?? '').slice(0, 700).replace(/`/g, "'").replace(/\n/g, ' ')}\``)));
   if (samples.length > 0) parts.push(`\n## First wrong answer per cell\n\n${samples.join('\n')}\n`);
   return `${parts.join('\n').trimEnd()}\n`;
 }

@@ -15,6 +15,13 @@ export interface CellRun extends LoadResult {
   readonly serverCpuPct: number;
   /** CPU used by the backend / wall time, in % of one core (it shares its core with the load generator). */
   readonly backendCpuPct: number;
+  /**
+   * Busy time of the server's core not used by the server process, in % (other processes of this
+   * shared machine, kernel work for the process's sockets): high values make the cell less fair.
+   */
+  readonly otherLoadOnServerCorePct: number;
+  /** gqlgw rows: what the gateway's metrics say about the same cell. */
+  readonly gatewayTimings?: GatewayTimings;
 }
 
 export interface RowResult {
@@ -25,8 +32,6 @@ export interface RowResult {
   /** Why a run of this row could not be measured (start-up failure, wrong answer). */
   readonly failures: string[];
   readonly cells: Partial<Record<CellKey, CellRun[]>>;
-  /** The offered rates of the open-loop cells (from the closed-loop maximum). */
-  openRates?: Partial<Record<CellKey, number>>;
 }
 
 export interface Settings {
@@ -51,17 +56,13 @@ export interface Environment {
   readonly gitCommit: string;
 }
 
-/** Gateway-side timings per query, from its Prometheus metrics (undefined when not found). */
-export interface WallBreakdown {
-  readonly connections: number;
-  readonly queries: number;
-  /** Client-observed mean latency. */
-  readonly clientAvgMs: number;
+/** Per-query wall times the gateway reports in its Prometheus metrics over one cell. */
+export interface GatewayTimings {
+  /** Mean of gqlgw_operation_duration_seconds (the executor's run of the operation). */
   readonly operationAvgMs: number | undefined;
+  /** Sum of gqlgw_upstream_duration_seconds / queries: time spent waiting on sources. */
   readonly upstreamMsPerQuery: number | undefined;
   readonly upstreamRequestsPerQuery: number | undefined;
-  /** The metric series the numbers came from. */
-  readonly sources: readonly string[];
 }
 
 export interface ProfileResult {
@@ -73,7 +74,7 @@ export interface ProfileResult {
   readonly cpuSeconds: number;
   readonly cpuMicrosPerQuery: number;
   readonly summary: ProfileSummary;
-  readonly wall?: WallBreakdown;
+  readonly profileFile: string;
 }
 
 export interface BenchResults {
@@ -81,5 +82,7 @@ export interface BenchResults {
   readonly environment: Environment;
   readonly rows: RowResult[];
   profile?: ProfileResult | { readonly error: string };
+  /** Busy % of the two cores over a few seconds before the run started (other processes). */
+  readonly idleCheck?: { readonly seconds: number; readonly core0Pct: number; readonly core1Pct: number };
   readonly elapsedSec: number;
 }

@@ -49,24 +49,30 @@ export function variantConfigPath(variant: VariantName): string {
   return resolve(BENCH_SRC_DIR, `${variant}.toml`);
 }
 
-/** Starts a row's server on the server core; `url` is its GraphQL endpoint. */
-export function startRow(row: RowSpec, backendUrl: string): Promise<StartedProcess> {
-  if (row.variant !== undefined) {
-    return startProcess({
-      name: row.label,
-      core: SERVER_CORE,
-      command: process.execPath,
-      args: [resolve(ROOT_DIR, 'dist/gateway/cli.js'), 'serve', '--config', variantConfigPath(row.variant), '--port', '0'],
-      ready: /gqlgw listening on (\S+)/,
-      cwd: ROOT_DIR,
-    });
-  }
+/**
+ * Every server runs as in production: NODE_ENV=production (graphql-js then skips its development
+ * checks; gqlgw's CLI sets it too) unless the caller's environment sets NODE_ENV.
+ */
+function serverEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+}
+
+/**
+ * Starts a row's server on the server core; `url` is its GraphQL endpoint. `nodeFlags` go
+ * before the script (the profile passes --cpu-prof there).
+ */
+export function startRow(row: RowSpec, backendUrl: string, nodeFlags: readonly string[] = []): Promise<StartedProcess> {
+  const script =
+    row.variant !== undefined
+      ? [resolve(ROOT_DIR, 'dist/gateway/cli.js'), 'serve', '--config', variantConfigPath(row.variant), '--port', '0']
+      : [distEntry('serve.js'), row.role as PeerRole, '--port', '0', '--backend', backendUrl];
   return startProcess({
     name: row.label,
     core: SERVER_CORE,
     command: process.execPath,
-    args: [distEntry('serve.js'), row.role as PeerRole, '--port', '0', '--backend', backendUrl],
-    ready: /listening on (\S+)/,
+    args: [...nodeFlags, ...script],
+    ready: row.variant !== undefined ? /gqlgw listening on (\S+)/ : /listening on (\S+)/,
     cwd: ROOT_DIR,
+    env: serverEnv(),
   });
 }

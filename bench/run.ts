@@ -12,10 +12,11 @@ import { performance } from 'node:perf_hooks';
 import { BACKEND_DELAY_MS } from './backend.js';
 import { backendRequestCount } from './driver/backend-stats.js';
 import type { LoadResult } from './driver/cell.js';
-import { LOAD_CORE, pinnedCommand, pinning, pinSelf, startProcess, type StartedProcess } from './driver/processes.js';
-import { median } from './driver/stats.js';
+import { coreBusyPct, readCoreTimes } from './driver/core-load.js';
+import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, startProcess, type StartedProcess } from './driver/processes.js';
 import { verifyServer } from './driver/verify.js';
 import { checkWrk, runWrk } from './driver/wrk.js';
+import { gatewayTimings, scrapeMetrics } from './driver/metrics.js';
 import { collectEnvironment } from './environment.js';
 import { profileGateway } from './profile/run-profile.js';
 import { renderResults } from './report.js';
@@ -62,18 +63,25 @@ function log(line: string): void {
 const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 
 /** Measures one cell: the load plus backend requests and CPU of server and backend around it. */
-async function measure(server: StartedProcess, backend: StartedProcess, load: () => Promise<LoadResult>): Promise<CellRun> {
+async function measure(server: StartedProcess, backend: StartedProcess, load: () => Promise<LoadResult>, metricsUrl?: string): Promise<CellRun> {
+  const metrics0 = metricsUrl === undefined ? undefined : await scrapeMetrics(metricsUrl).catch(() => undefined);
   const requests0 = await backendRequestCount(backend.url);
+  const cores0 = readCoreTimes();
   const server0 = server.cpuSeconds();
   const backend0 = backend.cpuSeconds();
   const t0 = performance.now();
   const result = await load();
   const wallSec = (performance.now() - t0) / 1000;
+  const cores1 = readCoreTimes();
+  const serverCpuPct = ((server.cpuSeconds() - server0) / wallSec) * 100;
   const requests1 = await backendRequestCount(backend.url);
+  const metrics1 = metricsUrl === undefined || metrics0 === undefined ? undefined : await scrapeMetrics(metricsUrl).catch(() => undefined);
   return {
     ...result,
+    gatewayTimings: metrics0 && metrics1 ? gatewayTimings(metrics0, metrics1, result.requestsSent ?? result.responses) : undefined,
+    otherLoadOnServerCorePct: Math.max(0, coreBusyPct(cores0, cores1, SERVER_CORE) - serverCpuPct),
     subrequestsPerQuery: (requests1 - requests0) / (result.requestsSent ?? result.responses),
-    serverCpuPct: ((server.cpuSeconds() - server0) / wallSec) * 100,
+    serverCpuPct,
     backendCpuPct: ((backend.cpuSeconds() - backend0) / wallSec) * 100,
   };
 }
@@ -122,59 +130,43 @@ function pushCell(result: RowResult, key: CellKey, cell: CellRun): void {
   (result.cells[key] ??= []).push(cell);
 }
 
-async function closedLoopPass(rows: RowSpec[], results: Map<string, RowResult>, backend: StartedProcess, settings: Settings, run: number): Promise<void> {
-  for (const row of rows) {
-    const result = results.get(row.id) as RowResult;
-    const started = await startVerified(row, result, backend);
-    if (started === undefined) continue;
-    const { server, expectedBody } = started;
-    try {
-      await runWrk(server.url, 16, settings.warmupSec, expectedBody);
-      for (const connections of CLOSED_CONNECTIONS) {
-        const duration = connections === 16 ? settings.durationSec : settings.secondaryDurationSec;
-        const cell = await measure(server, backend, () => runWrk(server.url, connections, duration, expectedBody));
-        pushCell(result, `c${connections}`, cell);
-        log(`  [closed ${run}/${settings.runs}] ${row.label.padEnd(38)} c=${String(connections).padStart(2)}: ${fmt(cell.rps, 0).padStart(6)} req/s  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  subreq/q ${fmt(cell.subrequestsPerQuery, 2)}  wrong ${cell.wrong}  cpu ${fmt(cell.serverCpuPct, 0)}%/${fmt(cell.backendCpuPct, 0)}%`);
-      }
-    } catch (error) {
-      result.failures.push(`closed loop: ${String(error).slice(0, 1500)}`);
-      log(`  ${row.label}: closed loop failed: ${String(error).split('\n')[0]}`);
-    } finally {
-      await server.stop();
+/**
+ * One run of one row, in one server session: start, verify, warm up, closed loop at 16, 1 and 64
+ * connections, then open loop at 50/80/100 % of this run's closed-loop maximum (the higher of
+ * the 16- and 64-connection req/s), then stop.
+ */
+async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, settings: Settings, run: number): Promise<void> {
+  const started = await startVerified(row, result, backend);
+  if (started === undefined) return;
+  const { server, expectedBody } = started;
+  const tag = `${run}/${settings.runs}] ${row.label.padEnd(38)}`;
+  /** gqlgw serves Prometheus metrics beside /graphql ([metrics] path = "/metrics" in bench/*.toml). */
+  const metricsUrl = row.variant === undefined ? undefined : server.url.replace(/\/graphql$/, '/metrics');
+  try {
+    await runWrk(server.url, 16, settings.warmupSec, expectedBody);
+    const closedRps: number[] = [];
+    for (const connections of CLOSED_CONNECTIONS) {
+      const duration = connections === 16 ? settings.durationSec : settings.secondaryDurationSec;
+      const cell = await measure(server, backend, () => runWrk(server.url, connections, duration, expectedBody), metricsUrl);
+      pushCell(result, `c${connections}`, cell);
+      if (connections !== 1) closedRps.push(cell.rps);
+      log(`  [closed ${tag} c=${String(connections).padStart(2)}: ${fmt(cell.rps, 0).padStart(6)} req/s  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  subreq/q ${fmt(cell.subrequestsPerQuery, 2)}  wrong ${cell.wrong}  cpu ${fmt(cell.serverCpuPct, 0)}%/${fmt(cell.backendCpuPct, 0)}%  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`);
     }
-  }
-}
-
-async function openLoopPass(rows: RowSpec[], results: Map<string, RowResult>, backend: StartedProcess, settings: Settings, run: number): Promise<void> {
-  for (const row of rows) {
-    const result = results.get(row.id) as RowResult;
-    if (result.openRates === undefined) continue;
-    const started = await startVerified(row, result, backend);
-    if (started === undefined) continue;
-    const { server, expectedBody } = started;
+    const maximum = Math.max(...closedRps);
     const expectedFile = join(BENCH_OUT_DIR, `expected-${row.id}.json`);
     writeFileSync(expectedFile, expectedBody);
-    try {
-      for (const percent of OPEN_PERCENTS) {
-        const key: CellKey = `open${percent}`;
-        const rate = result.openRates[key] as number;
-        const cell = await measure(server, backend, () => runOpenLoopProcess(server.url, rate, settings.secondaryDurationSec, OPEN_LOOP_WARMUP_SEC, expectedFile));
-        pushCell(result, key, cell);
-        log(`  [open ${run}/${settings.runs}] ${row.label.padEnd(38)} ${String(percent).padStart(3)}% = ${fmt(rate, 0).padStart(6)}/s: got ${fmt(cell.rps, 0).padStart(6)}  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  wrong ${cell.wrong}  send lag p99 ${fmt(cell.sendLagP99Ms ?? Number.NaN, 2)} ms`);
-      }
-    } catch (error) {
-      result.failures.push(`open loop: ${String(error).slice(0, 1500)}`);
-      log(`  ${row.label}: open loop failed: ${String(error).split('\n')[0]}`);
-    } finally {
-      await server.stop();
+    for (const percent of OPEN_PERCENTS) {
+      const rate = Math.max(1, Math.round((maximum * percent) / 100));
+      const cell = await measure(server, backend, () => runOpenLoopProcess(server.url, rate, settings.secondaryDurationSec, OPEN_LOOP_WARMUP_SEC, expectedFile));
+      pushCell(result, `open${percent}`, cell);
+      log(`  [open   ${tag} ${String(percent).padStart(3)}% = ${fmt(rate, 0).padStart(6)}/s: got ${fmt(cell.rps, 0).padStart(6)}  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  wrong ${cell.wrong}  send lag p99 ${fmt(cell.sendLagP99Ms ?? Number.NaN, 2)} ms  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`);
     }
+  } catch (error) {
+    result.failures.push(`run ${run}: ${String(error).slice(0, 1500)}`);
+    log(`  ${row.label}: run ${run} failed: ${String(error).split('\n')[0]}`);
+  } finally {
+    await server.stop();
   }
-}
-
-/** The closed-loop maximum of a row: the best median req/s at 16 or 64 connections. */
-function closedLoopMaximum(result: RowResult): number {
-  const medians = (['c16', 'c64'] as const).map((k) => median((result.cells[k] ?? []).map((c) => c.rps))).filter(Number.isFinite);
-  return medians.length === 0 ? Number.NaN : Math.max(...medians);
 }
 
 async function main(): Promise<void> {
@@ -193,12 +185,18 @@ async function main(): Promise<void> {
   writeVariantSchemas(BENCH_SRC_DIR);
   const startUpSec = 1.5;
   const closedPerRow = startUpSec + settings.warmupSec + settings.durationSec + 2 * settings.secondaryDurationSec;
-  const openPerRow = startUpSec + OPEN_PERCENTS.length * (OPEN_LOOP_WARMUP_SEC + settings.secondaryDurationSec + 0.5);
+  const openPerRow = OPEN_PERCENTS.length * (OPEN_LOOP_WARMUP_SEC + settings.secondaryDurationSec + 0.7);
   const perRowRun = closedPerRow + openPerRow;
   const estimate = (perRowRun * rows.length * settings.runs + settings.durationSec + 15) / 60;
   log(`gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min.`);
   log(settings.pinned ? `Pinning: server under test on core 0; backend, wrk, open-loop driver and this runner on core ${LOAD_CORE}.` : 'Pinning: taskset or a second core is missing, processes run unpinned (ratios are less fair).');
   if (!existsSync(resolve(ROOT_DIR, 'dist/gateway/cli.js'))) log('dist/gateway/cli.js is missing: the gqlgw rows will fail to start.');
+
+  const idleBefore = readCoreTimes();
+  await new Promise((r) => setTimeout(r, 2000));
+  const idleAfter = readCoreTimes();
+  const idleCheck = { seconds: 2, core0Pct: coreBusyPct(idleBefore, idleAfter, 0), core1Pct: coreBusyPct(idleBefore, idleAfter, 1) };
+  log(`Machine load before the run: core 0 ${fmt(idleCheck.core0Pct, 0)} %, core 1 ${fmt(idleCheck.core1Pct, 0)} % busy${idleCheck.core0Pct > 10 || idleCheck.core1Pct > 10 ? ' (not idle: other processes will disturb the numbers)' : ''}.`);
 
   const backend = await startProcess({
     name: 'backend',
@@ -214,14 +212,10 @@ async function main(): Promise<void> {
   const results = new Map<string, RowResult>(rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {} }]));
   let profile: BenchResults['profile'];
   try {
-    log('\nClosed loop (wrk)');
-    for (let run = 1; run <= settings.runs; run++) await closedLoopPass(rows, results, backend, settings, run);
-    for (const result of results.values()) {
-      const max = closedLoopMaximum(result);
-      if (Number.isFinite(max)) result.openRates = Object.fromEntries(OPEN_PERCENTS.map((p) => [`open${p}`, Math.max(1, Math.round((max * p) / 100))]));
+    log('\nClosed loop (wrk) and open loop (Node/undici driver, latency from scheduled send time), row by row, run by run');
+    for (let run = 1; run <= settings.runs; run++) {
+      for (const row of rows) await runRow(row, results.get(row.id) as RowResult, backend, settings, run);
     }
-    log('\nOpen loop (Node/undici driver, latency from scheduled send time)');
-    for (let run = 1; run <= settings.runs; run++) await openLoopPass(rows, results, backend, settings, run);
     const profiledRow = rows.find((r) => r.id === 'gqlgw-batch');
     if (profiledRow !== undefined) {
       log('\nProfile of gqlgw (batch)');
@@ -233,7 +227,7 @@ async function main(): Promise<void> {
   }
 
   const environment = collectEnvironment(wrkVersion);
-  const data: BenchResults = { settings, environment, rows: [...results.values()], profile, elapsedSec: (performance.now() - startedAt) / 1000 };
+  const data: BenchResults = { settings, environment, rows: [...results.values()], profile, idleCheck, elapsedSec: (performance.now() - startedAt) / 1000 };
   writeFileSync(join(BENCH_OUT_DIR, 'results.json'), JSON.stringify(data, null, 2));
   const defaultOut = settings.quick || process.env.BENCH_ROWS ? join(BENCH_OUT_DIR, 'RESULTS.md') : join(BENCH_SRC_DIR, 'RESULTS.md');
   const outFile = process.env.BENCH_RESULTS ? resolve(process.env.BENCH_RESULTS) : defaultOut;

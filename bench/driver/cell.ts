@@ -15,7 +15,12 @@ export interface LoadResult {
   readonly wrong: number;
   /** The first wrong response (status and start of body, or the error), for diagnosis. */
   readonly wrongSample: string | undefined;
-  /** Open loop only: requests scheduled, and the p99 of how late the driver sent them. */
+  /**
+   * Open loop only: requests (warm-up included) still unanswered when the driver stopped waiting,
+   * 2 s after its last send: overload, not wrong answers. Their latency is not in the percentiles.
+   */
+  readonly unanswered?: number;
+  /** Open loop only: the offered rate, and the p99 of how late the driver sent requests. */
   readonly offeredRps?: number;
   readonly sendLagP99Ms?: number;
 }

@@ -4,12 +4,13 @@
  * (`gqlgw_*operation*duration*`, `gqlgw_*upstream*` histograms), summed over their labels.
  */
 import { request } from 'undici';
+import type { GatewayTimings } from '../results.js';
 
 /** Sum of every sample of each metric name (labels summed away). */
 export type MetricTotals = Map<string, number>;
 
 export async function scrapeMetrics(metricsUrl: string): Promise<MetricTotals> {
-  const { statusCode, body } = await request(metricsUrl);
+  const { statusCode, body } = await request(metricsUrl, { signal: AbortSignal.timeout(5000) });
   const text = await body.text();
   if (statusCode !== 200) throw new Error(`${metricsUrl} answered ${statusCode}`);
   const totals: MetricTotals = new Map();
@@ -48,3 +49,15 @@ export function histogramDelta(before: MetricTotals, after: MetricTotals, patter
 
 export const OPERATION_DURATION = /^gqlgw_.*operation.*(duration|seconds|latency)/;
 export const UPSTREAM_DURATION = /^gqlgw_.*(upstream|subrequest).*(duration|seconds|latency)/;
+
+/** The gateway's own per-query timings between two scrapes that `queries` queries apart. */
+export function gatewayTimings(before: MetricTotals, after: MetricTotals, queries: number): GatewayTimings {
+  const operation = histogramDelta(before, after, OPERATION_DURATION);
+  const upstream = histogramDelta(before, after, UPSTREAM_DURATION);
+  const perQuery = operation !== undefined && operation.count > 0 ? operation.count : queries;
+  return {
+    operationAvgMs: operation !== undefined && operation.count > 0 ? operation.sumMs / operation.count : undefined,
+    upstreamMsPerQuery: upstream !== undefined && perQuery > 0 ? upstream.sumMs / perQuery : undefined,
+    upstreamRequestsPerQuery: upstream !== undefined && perQuery > 0 ? upstream.count / perQuery : undefined,
+  };
+}

@@ -56,6 +56,7 @@ export interface StartOptions {
   readonly ready: RegExp;
   readonly timeoutMs?: number;
   readonly cwd?: string;
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 const CLOCK_TICKS = 100;
@@ -73,7 +74,7 @@ export function cpuSecondsOf(pid: number): number {
 
 export async function startProcess(options: StartOptions): Promise<StartedProcess> {
   const [command, args] = pinnedCommand(options.core, options.command, options.args);
-  const child: ChildProcess = spawn(command, args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`${options.name}: could not spawn ${command}`);
   let stderrTail = '';

@@ -51,7 +51,11 @@ function response(status, headers, body)
   checked = checked + 1
   if status ~= 200 or body ~= expected then
     wrong = wrong + 1
-    if sample == "" then sample = tostring(status) .. " " .. string.sub(body or "", 1, 400) end
+    if sample == "" then
+      local b = body or ""
+      if #b > 700 then b = string.sub(b, 1, 250) .. " ... " .. string.sub(b, -400) end
+      sample = tostring(status) .. " " .. b
+    end
   end
 end
 function done(summary, latency, requests)

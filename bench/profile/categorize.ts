@@ -3,8 +3,8 @@
  * the nearest frame, from the leaf up, that belongs to a known part (a gateway folder, a library,
  * a phase of graphql-js); Node's own internals are looked through so that socket work is charged
  * to whoever asked for it (undici for upstream calls, the HTTP server for client requests).
- * JSON.stringify is serialisation wherever it is called from; JSON.parse is charged to the part
- * that called it (upstream client or request decoding).
+ * V8 does not show JSON.parse/JSON.stringify as frames of their own: their time is the self time
+ * of the function that called them (the upstream client's parse, yoga's result processor).
  */
 
 export interface CpuProfile {
@@ -22,6 +22,7 @@ export interface CpuProfile {
 /** The stages of one query, in request order; each category belongs to one. */
 export const STAGES = [
   'HTTP (server, request decode)',
+  'GraphQL server pipeline (yoga, envelop)',
   'parse + validate',
   'plan',
   'execute (rounds, dedupe, batching, cache)',
@@ -31,6 +32,7 @@ export const STAGES = [
   'metrics',
   'GC',
   'other',
+  'start-up (not per query)',
 ] as const;
 export type Stage = (typeof STAGES)[number];
 
@@ -51,6 +53,8 @@ export interface ProfileSummary {
   readonly profiledMicros: number;
   /** Samples that were not idle, µs. */
   readonly busyMicros: number;
+  /** Busy samples outside start-up: the base of every per-query share. */
+  readonly perQueryMicros: number;
   readonly categories: readonly CategoryCost[];
   readonly stages: ReadonlyArray<{ readonly stage: Stage; readonly micros: number }>;
   /** Functions with the most self time (excluding idle). */
@@ -64,6 +68,7 @@ function categoryOfFrame(frame: Frame): { category: string; stage: Stage } | und
   const { functionName: fn, url } = frame;
   if (fn === '(garbage collector)') return { category: 'GC', stage: 'GC' };
   if (fn === '(program)') return { category: 'V8 / native, unattributed', stage: 'other' };
+  if (url.startsWith('node:internal/modules/') || url.startsWith('node:internal/main/')) return { category: 'module loading', stage: 'start-up (not per query)' };
   if (url === '' || url.startsWith('node:') || !url.includes('/')) return undefined;
   const nm = url.lastIndexOf('/node_modules/');
   if (nm >= 0) {
@@ -78,8 +83,11 @@ function categoryOfFrame(frame: Frame): { category: string; stage: Stage } | und
     if (pkg === 'undici') return { category: 'undici (upstream HTTP client)', stage: 'upstream client (CPU)' };
     if (pkg === 'prom-client' || pkg === 'tdigest' || pkg === 'bintrees') return { category: 'prom-client', stage: 'metrics' };
     if (pkg === 'lru-cache' || pkg === 'memjs') return { category: `cache library (${pkg})`, stage: 'execute (rounds, dedupe, batching, cache)' };
-    if (pkg === 'graphql-yoga' || pkg.startsWith('@graphql-yoga') || pkg.startsWith('@whatwg-node') || pkg.startsWith('@envelop') || pkg === 'urlpattern-polyfill') {
-      return { category: `yoga server stack (${pkg})`, stage: 'HTTP (server, request decode)' };
+    if (pkg === 'graphql-yoga' && /\/plugins\/result-processor\//.test(rest)) return { category: 'graphql-yoga result processor (JSON.stringify)', stage: 'serialization' };
+    if (pkg === 'graphql-yoga' && /\/plugins\/request-parser\//.test(rest)) return { category: 'graphql-yoga request parser', stage: 'HTTP (server, request decode)' };
+    if (pkg.startsWith('@whatwg-node') || pkg === 'urlpattern-polyfill') return { category: `Fetch API adapter (${pkg})`, stage: 'HTTP (server, request decode)' };
+    if (pkg === 'graphql-yoga' || pkg.startsWith('@graphql-yoga') || pkg.startsWith('@envelop') || pkg.startsWith('@graphql-tools')) {
+      return { category: `yoga pipeline (${pkg})`, stage: 'GraphQL server pipeline (yoga, envelop)' };
     }
     return { category: `library ${pkg}`, stage: 'other' };
   }
@@ -91,6 +99,9 @@ function categoryOfFrame(frame: Frame): { category: string; stage: Stage } | und
     if (/serializ|stringify|json/i.test(file)) return { category: where, stage: 'serialization' };
     if (/shape|complete|response/i.test(file)) return { category: where, stage: 'shaping' };
     switch (folder) {
+      case 'config':
+      case 'blueprint':
+        return { category: where, stage: 'start-up (not per query)' };
       case 'plan':
         return { category: where, stage: 'plan' };
       case 'execute':
@@ -137,10 +148,7 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
       if (firstInternal === undefined && frame.functionName !== '(root)' && (frame.url !== '' || cur === id)) firstInternal = frame;
     }
     if (result === undefined) {
-      const isNativeLeaf = leaf.url === '';
-      if (isNativeLeaf && leaf.functionName === 'stringify' && owner?.stage !== 'metrics') {
-        result = { category: 'JSON.stringify', stage: 'serialization' };
-      } else if (owner !== undefined) {
+      if (owner !== undefined) {
         result = owner;
       } else {
         result = nodeInternalCategory(firstInternal ?? leaf);
@@ -163,6 +171,7 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
     const entry = categories.get(c.category) ?? { stage: c.stage, micros: 0 };
     entry.micros += micros;
     categories.set(c.category, entry);
+    if (c.stage === 'start-up (not per query)') continue;
     const frame = (byId.get(id) as CpuProfile['nodes'][number]).callFrame;
     const name = `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`.trim();
     selfByFunction.set(name, (selfByFunction.get(name) ?? 0) + micros);
@@ -170,7 +179,8 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
   const categoryList = [...categories].map(([category, v]) => ({ category, stage: v.stage, micros: v.micros })).sort((a, b) => b.micros - a.micros);
   const stages = STAGES.map((stage) => ({ stage, micros: categoryList.filter((c) => c.stage === stage).reduce((s, c) => s + c.micros, 0) }));
   const topFunctions = [...selfByFunction].map(([name, micros]) => ({ name, micros })).sort((a, b) => b.micros - a.micros).slice(0, 15);
-  return { profiledMicros: profile.endTime - profile.startTime, busyMicros: busy, categories: categoryList, stages, topFunctions };
+  const startUp = stages.find((x) => x.stage === 'start-up (not per query)')?.micros ?? 0;
+  return { profiledMicros: profile.endTime - profile.startTime, busyMicros: busy, perQueryMicros: busy - startUp, categories: categoryList, stages, topFunctions };
 }
 
 function shortUrl(url: string): string {

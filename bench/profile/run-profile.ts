@@ -1,80 +1,53 @@
 /**
- * The cost breakdown of one gqlgw query. Two measurements of the same variant:
- * 1. wall time at 1 connection (no queueing): client latency, the gateway's own operation
- *    duration and its upstream time per query, from its Prometheus metrics;
- * 2. CPU at 16 connections: a V8 CPU profile of the gateway process (profiled-gateway.ts)
- *    over one cell, summarised by category (categorize.ts), with the CPU seconds the process
- *    used (from /proc) divided by the queries served.
+ * The CPU profile of one gqlgw variant: the real CLI process started with
+ * `node --cpu-prof dist/gateway/cli.js serve ...`, verified, warmed up and loaded for one
+ * 16-connection cell, then stopped with SIGTERM (the CLI exits cleanly, and V8 writes the
+ * profile). The profile covers start-up, warm-up and the cell; start-up frames are set apart by
+ * categorize.ts, and the CPU per query comes from /proc over the cell alone.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { SERVER_CORE, startProcess, type StartedProcess } from '../driver/processes.js';
 import { verifyServer } from '../driver/verify.js';
 import { runWrk } from '../driver/wrk.js';
-import { histogramDelta, OPERATION_DURATION, scrapeMetrics, UPSTREAM_DURATION } from '../driver/metrics.js';
-import type { ProfileResult, Settings, WallBreakdown } from '../results.js';
-import { variantConfigPath, type RowSpec } from '../rows.js';
-import { BENCH_OUT_DIR, distEntry, ROOT_DIR } from '../shared/paths.js';
+import type { StartedProcess } from '../driver/processes.js';
+import type { ProfileResult, Settings } from '../results.js';
+import { startRow, type RowSpec } from '../rows.js';
+import { BENCH_OUT_DIR } from '../shared/paths.js';
 import { summarizeProfile, type CpuProfile } from './categorize.js';
 
-async function wallBreakdown(url: string, expectedBody: string, seconds: number): Promise<WallBreakdown | undefined> {
-  const metricsUrl = url.replace(/\/graphql$/, '/metrics');
-  const before = await scrapeMetrics(metricsUrl).catch(() => undefined);
-  const load = await runWrk(url, 1, seconds, expectedBody);
-  const after = before === undefined ? undefined : await scrapeMetrics(metricsUrl).catch(() => undefined);
-  const operation = before && after ? histogramDelta(before, after, OPERATION_DURATION) : undefined;
-  const upstream = before && after ? histogramDelta(before, after, UPSTREAM_DURATION) : undefined;
-  const queries = operation?.count ?? load.responses;
-  return {
-    connections: 1,
-    queries: load.responses,
-    clientAvgMs: load.avgMs,
-    operationAvgMs: operation && operation.count > 0 ? operation.sumMs / operation.count : undefined,
-    upstreamMsPerQuery: upstream && queries > 0 ? upstream.sumMs / queries : undefined,
-    upstreamRequestsPerQuery: upstream && queries > 0 ? upstream.count / queries : undefined,
-    sources: [operation?.name, upstream?.name].filter((n): n is string => n !== undefined),
-  };
-}
+export const PROFILE_DIR = join(BENCH_OUT_DIR, 'profile');
 
 export async function profileGateway(row: RowSpec, backend: StartedProcess, settings: Settings): Promise<ProfileResult> {
   if (row.variant === undefined) throw new Error(`${row.id} is not a gqlgw row`);
-  const outFile = join(BENCH_OUT_DIR, `gqlgw-${row.variant}.cpuprofile`);
-  const gateway = await startProcess({
-    name: 'gqlgw (profiled)',
-    core: SERVER_CORE,
-    command: process.execPath,
-    args: [distEntry('profile/profiled-gateway.js'), '--config', variantConfigPath(row.variant), '--out', outFile],
-    ready: /gqlgw listening on (\S+)/,
-    cwd: ROOT_DIR,
-  });
+  rmSync(PROFILE_DIR, { recursive: true, force: true });
+  mkdirSync(PROFILE_DIR, { recursive: true });
+  const gateway = await startRow(row, backend.url, ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--cpu-prof-interval=1000']);
+  let queries: number;
+  let rps: number;
+  let cpuSeconds: number;
   try {
     const verification = await verifyServer(gateway.url, backend.url);
     if (!verification.ok) throw new Error(`wrong answer: ${verification.reason}`);
-    const expected = verification.body;
-    await runWrk(gateway.url, 16, settings.warmupSec, expected);
-    const wall = await wallBreakdown(gateway.url, expected, settings.secondaryDurationSec).catch(() => undefined);
-
-    const started = gateway.waitForLine(/^profile started$/, 10_000);
-    gateway.send('start');
-    await started;
+    await runWrk(gateway.url, 16, settings.warmupSec, verification.body);
     const cpu0 = gateway.cpuSeconds();
-    const load = await runWrk(gateway.url, 16, settings.durationSec, expected);
-    const cpuSeconds = gateway.cpuSeconds() - cpu0;
-    const written = gateway.waitForLine(/^profile written$/, 30_000);
-    gateway.send('stop');
-    await written;
-    const profile = JSON.parse(readFileSync(outFile, 'utf8')) as CpuProfile;
-    return {
-      rowId: row.id,
-      connections: 16,
-      queries: load.responses,
-      rps: load.rps,
-      cpuSeconds,
-      cpuMicrosPerQuery: load.responses > 0 ? (cpuSeconds * 1e6) / load.responses : Number.NaN,
-      summary: summarizeProfile(profile),
-      wall,
-    };
+    const load = await runWrk(gateway.url, 16, settings.durationSec, verification.body);
+    cpuSeconds = gateway.cpuSeconds() - cpu0;
+    queries = load.responses;
+    rps = load.rps;
   } finally {
-    await gateway.stop();
+    await gateway.stop(20_000);
   }
+  const file = readdirSync(PROFILE_DIR).find((f) => f.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error(`no .cpuprofile in ${PROFILE_DIR}: the gateway did not exit cleanly on SIGTERM`);
+  const profile = JSON.parse(readFileSync(join(PROFILE_DIR, file), 'utf8')) as CpuProfile;
+  return {
+    rowId: row.id,
+    connections: 16,
+    queries,
+    rps,
+    cpuSeconds,
+    cpuMicrosPerQuery: queries > 0 ? (cpuSeconds * 1e6) / queries : Number.NaN,
+    summary: summarizeProfile(profile),
+    profileFile: join(PROFILE_DIR, file),
+  };
 }
