@@ -266,7 +266,7 @@ function profileSection(v: View, profile: ProfileResult): string {
   lines.push(
     `CPU: \`node --cpu-prof\` (1 ms sampling) on the gqlgw process (${v.label(profile.rowId)}) during a ${profile.connections}-connection cell of ${profile.queries} queries (${num(profile.rps)} req/s with the profiler on, ${num(profile.cpuMicrosPerQuery)} µs CPU per query). ` +
       `Without the profiler the same row used **${num(perQueryBase)} µs of CPU per query** (closed loop, 16 connections, median); the profile's busy samples (start-up set apart) split that by part. ` +
-      `Each sample is charged to the nearest frame that belongs to a known part of the code (bench/profile/categorize.ts). The profile is saved as bench/out/profile/*.cpuprofile (open it in Chrome DevTools).`,
+      `Each sample is charged to the nearest frame that belongs to a known part of the code (bench/profile/categorize.ts). The profile is saved as bench/out/profile/${profile.rowId}/*.cpuprofile (open it in Chrome DevTools).`,
   );
   lines.push('', '**By stage:**', '');
   lines.push(
@@ -316,6 +316,9 @@ function reading(v: View, outcomes: readonly TargetOutcome[]): string {
           : `The gateway's core is ${num(noBatch.serverCpuPct)} % busy and the backend's ${num(noBatch.backendCpuPct)} %.`),
     );
   }
+  if (cache && batch && cache.cpuMicrosPerQuery > batch.cpuMicrosPerQuery) {
+    out.push(`- Batch + cache spends more CPU per query than batch (${num(cache.cpuMicrosPerQuery)} vs ${num(batch.cpuMicrosPerQuery)} µs) although it makes one subrequest fewer: serving 100 authors from the cache costs more than the /users?ids= call it saves. The hand-written per-item cache spends ${itemCache ? num(itemCache.cpuMicrosPerQuery) : '–'} µs per query.`);
+  }
   const floor = c16('floor');
   if (floor) out.push(`- The empty handler (floor) serves ${num(floor.rps)} req/s at ${num(floor.cpuMicrosPerQuery)} µs CPU per request: the price of Node's HTTP and writing the same ${num(EXPECTED_BODY.length / 1024, 1)} KB answer, which every row pays.`);
   const disturbed = d.rows.flatMap((r) =>
@@ -334,11 +337,28 @@ function reading(v: View, outcomes: readonly TargetOutcome[]): string {
       })
       .map((k) => `${r.label} ${k.slice(4)} %`),
   );
+  const loadBound = d.rows.flatMap((r) =>
+    (['open50', 'open80', 'open100'] as const)
+      .filter((k) => {
+        const a = aggregate(r.cells[k]);
+        return a !== undefined && a.rps < 0.9 * a.offered && a.serverCpuPct < 70;
+      })
+      .map((k) => `${r.label} ${k.slice(4)} %`),
+  );
+  if (loadBound.length > 0) out.push(`- Open loop limited by the load side, not the server (achieved < 90 % of offered while the server's core was under 70 % busy): ${loadBound.join(', ')}. One Node driver on the shared load core cannot offer those rates; read those rows as a driver limit.`);
   if (laggy.length > 0) out.push(`- Open loop: the driver itself sent late (p99 send lag over 5 ms and over half the p50) in ${laggy.join(', ')}; there the latencies include the driver's own lateness (one Node process sharing the load core with the backend).`);
-  if (d.profile !== undefined && !('error' in d.profile)) {
-    const s = d.profile.summary;
+  for (const profile of d.profiles) {
+    if ('error' in profile) continue;
+    const s = profile.summary;
     const top = [...s.stages].filter((x) => x.micros > 0 && x.stage !== 'start-up (not per query)').sort((a, b) => b.micros - a.micros).slice(0, 3);
-    out.push(`- Where gqlgw's CPU goes (batch, 16 connections, ${num(v.cell(d.profile.rowId, 'c16')?.cpuMicrosPerQuery ?? d.profile.cpuMicrosPerQuery)} µs per query): ${top.map((x) => `${x.stage} ${num((x.micros / s.perQueryMicros) * 100, 0)} %`).join(', ')}. The next optimisation should aim at the first of these.`);
+    out.push(`- Where gqlgw's CPU goes (${v.label(profile.rowId)}, 16 connections, ${num(v.cell(profile.rowId, 'c16')?.cpuMicrosPerQuery ?? profile.cpuMicrosPerQuery)} µs per query): ${top.map((x) => `${x.stage} ${num((x.micros / s.perQueryMicros) * 100, 0)} %`).join(', ')}.`);
+  }
+  for (const id of ['gqlgw-batch', 'gqlgw-batch-cache'] as const) {
+    const open80 = v.cell(id, 'open80');
+    const closed16 = c16(id);
+    if (open80 && closed16 && open80.p99Ms > 3 * open80.p50Ms) {
+      out.push(`- ${v.label(id)} at 80 % offered: ${num(open80.offered)} req/s is ${num((open80.offered / closed16.rps) * 100)} % of its 16-connection throughput (the maximum is the better of 16 and 64 connections), so on a core that is already ${num(open80.serverCpuPct)} % busy short stalls (GC, bursts) queue up: p99 ${ms(open80.p99Ms)} ms against p50 ${ms(open80.p50Ms)} ms.`);
+    }
   }
   const missed = outcomes.filter((o) => o.met === false);
   const unmeasured = outcomes.filter((o) => o.met === undefined);
@@ -397,12 +417,13 @@ ${ratiosTable(v)}
 ${table(['target', 'measured', 'verdict'], outcomes.map((o) => [o.text, o.measured, o.verdict]))}
 
 ## Where the time goes: one gqlgw query
-
 `);
   parts.push(wallSection(v), '');
-  if (data.profile === undefined) parts.push('Not profiled in this run (the gqlgw batch row was not selected).');
-  else if ('error' in data.profile) parts.push(`The profile failed: \`${data.profile.error.split('\n')[0]}\``);
-  else parts.push(profileSection(v, data.profile));
+  if (data.profiles.length === 0) parts.push('Not profiled in this run (the gqlgw batch rows were not selected).');
+  for (const profile of data.profiles) {
+    parts.push('', `### CPU of ${v.label(profile.rowId)}`, '');
+    parts.push('error' in profile ? `The profile failed: \`${profile.error.split('\n')[0]}\`` : profileSection(v, profile));
+  }
   parts.push(`
 
 ## Reading

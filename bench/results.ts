@@ -81,7 +81,8 @@ export interface BenchResults {
   readonly settings: Settings;
   readonly environment: Environment;
   readonly rows: RowResult[];
-  profile?: ProfileResult | { readonly error: string };
+  /** CPU profiles of the gqlgw batch and batch + cache variants (when those rows ran). */
+  readonly profiles: ReadonlyArray<ProfileResult | { readonly rowId: RowId; readonly error: string }>;
   /** Busy % of the two cores over a few seconds before the run started (other processes). */
   readonly idleCheck?: { readonly seconds: number; readonly core0Pct: number; readonly core1Pct: number };
   readonly elapsedSec: number;

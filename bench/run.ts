@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the whole benchmark in one run. See bench/README.md for what each row and
  * column is. Phases: closed loop (wrk at 16, 1 and 64 connections) for every row, run after run;
- * open loop at 50/80/100 % of each row's closed-loop maximum; a CPU profile of gqlgw (batch);
+ * open loop at 50/80/100 % of each row's closed-loop maximum; CPU profiles of gqlgw (batch, batch + cache);
  * then bench/RESULTS.md. Settings: BENCH_DURATION, BENCH_RUNS, BENCH_SECONDARY, BENCH_WARMUP,
  * BENCH_QUICK=1, BENCH_ROWS=id,id, BENCH_RESULTS=path.
  */
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
   const closedPerRow = startUpSec + settings.warmupSec + settings.durationSec + 2 * settings.secondaryDurationSec;
   const openPerRow = OPEN_PERCENTS.length * (OPEN_LOOP_WARMUP_SEC + settings.secondaryDurationSec + 0.7);
   const perRowRun = closedPerRow + openPerRow;
-  const estimate = (perRowRun * rows.length * settings.runs + settings.durationSec + 15) / 60;
+  const estimate = (perRowRun * rows.length * settings.runs + 2 * (settings.durationSec + settings.warmupSec + 5)) / 60;
   log(`gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min.`);
   log(settings.pinned ? `Pinning: server under test on core 0; backend, wrk, open-loop driver and this runner on core ${LOAD_CORE}.` : 'Pinning: taskset or a second core is missing, processes run unpinned (ratios are less fair).');
   if (!existsSync(resolve(ROOT_DIR, 'dist/gateway/cli.js'))) log('dist/gateway/cli.js is missing: the gqlgw rows will fail to start.');
@@ -210,16 +210,16 @@ async function main(): Promise<void> {
   });
 
   const results = new Map<string, RowResult>(rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {} }]));
-  let profile: BenchResults['profile'];
+  const profiles: Array<BenchResults['profiles'][number]> = [];
   try {
     log('\nClosed loop (wrk) and open loop (Node/undici driver, latency from scheduled send time), row by row, run by run');
     for (let run = 1; run <= settings.runs; run++) {
       for (const row of rows) await runRow(row, results.get(row.id) as RowResult, backend, settings, run);
     }
-    const profiledRow = rows.find((r) => r.id === 'gqlgw-batch');
-    if (profiledRow !== undefined) {
-      log('\nProfile of gqlgw (batch)');
-      profile = await profileGateway(profiledRow, backend, settings).catch((error: unknown) => ({ error: String(error) }));
+    for (const profiledRow of rows.filter((r) => r.id === 'gqlgw-batch' || r.id === 'gqlgw-batch-cache')) {
+      log(`\nProfile of ${profiledRow.label}`);
+      const profile = await profileGateway(profiledRow, backend, settings).catch((error: unknown) => ({ rowId: profiledRow.id, error: String(error) }));
+      profiles.push(profile);
       log('error' in profile ? `  profile failed: ${profile.error.split('\n')[0]}` : `  profiled ${profile.queries} queries, ${fmt(profile.cpuMicrosPerQuery, 0)} µs CPU per query`);
     }
   } finally {
@@ -227,7 +227,7 @@ async function main(): Promise<void> {
   }
 
   const environment = collectEnvironment(wrkVersion);
-  const data: BenchResults = { settings, environment, rows: [...results.values()], profile, idleCheck, elapsedSec: (performance.now() - startedAt) / 1000 };
+  const data: BenchResults = { settings, environment, rows: [...results.values()], profiles, idleCheck, elapsedSec: (performance.now() - startedAt) / 1000 };
   writeFileSync(join(BENCH_OUT_DIR, 'results.json'), JSON.stringify(data, null, 2));
   const defaultOut = settings.quick || process.env.BENCH_ROWS ? join(BENCH_OUT_DIR, 'RESULTS.md') : join(BENCH_SRC_DIR, 'RESULTS.md');
   const outFile = process.env.BENCH_RESULTS ? resolve(process.env.BENCH_RESULTS) : defaultOut;

@@ -80,6 +80,7 @@ function categoryOfFrame(frame: Frame): { category: string; stage: Stage } | und
       if (rest.startsWith('graphql/execution/')) return { category: 'graphql-js execute', stage: 'shaping' };
       return { category: 'graphql-js other', stage: 'shaping' };
     }
+    if (pkg === 'graphql-jit') return { category: 'graphql-jit (compiled shaping)', stage: 'shaping' };
     if (pkg === 'undici') return { category: 'undici (upstream HTTP client)', stage: 'upstream client (CPU)' };
     if (pkg === 'prom-client' || pkg === 'tdigest' || pkg === 'bintrees') return { category: 'prom-client', stage: 'metrics' };
     if (pkg === 'lru-cache' || pkg === 'memjs') return { category: `cache library (${pkg})`, stage: 'execute (rounds, dedupe, batching, cache)' };

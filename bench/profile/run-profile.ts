@@ -19,9 +19,10 @@ export const PROFILE_DIR = join(BENCH_OUT_DIR, 'profile');
 
 export async function profileGateway(row: RowSpec, backend: StartedProcess, settings: Settings): Promise<ProfileResult> {
   if (row.variant === undefined) throw new Error(`${row.id} is not a gqlgw row`);
-  rmSync(PROFILE_DIR, { recursive: true, force: true });
-  mkdirSync(PROFILE_DIR, { recursive: true });
-  const gateway = await startRow(row, backend.url, ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--cpu-prof-interval=1000']);
+  const dir = join(PROFILE_DIR, row.id);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const gateway = await startRow(row, backend.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=1000']);
   let queries: number;
   let rps: number;
   let cpuSeconds: number;
@@ -37,8 +38,8 @@ export async function profileGateway(row: RowSpec, backend: StartedProcess, sett
   } finally {
     await gateway.stop(20_000);
   }
-  const file = readdirSync(PROFILE_DIR).find((f) => f.endsWith('.cpuprofile'));
-  if (file === undefined) throw new Error(`no .cpuprofile in ${PROFILE_DIR}: the gateway did not exit cleanly on SIGTERM`);
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error(`no .cpuprofile in ${dir}: the gateway did not exit cleanly on SIGTERM`);
   const profile = JSON.parse(readFileSync(join(PROFILE_DIR, file), 'utf8')) as CpuProfile;
   return {
     rowId: row.id,
@@ -48,6 +49,6 @@ export async function profileGateway(row: RowSpec, backend: StartedProcess, sett
     cpuSeconds,
     cpuMicrosPerQuery: queries > 0 ? (cpuSeconds * 1e6) / queries : Number.NaN,
     summary: summarizeProfile(profile),
-    profileFile: join(PROFILE_DIR, file),
+    profileFile: join(dir, file),
   };
 }
