@@ -169,6 +169,24 @@ async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, 
   }
 }
 
+type IdleCheck = NonNullable<BenchResults['idleCheck']>;
+
+const isBusy = (c: IdleCheck): boolean => c.core0Pct > 10 || c.core1Pct > 10;
+
+/** Core load over 2 s; while other processes keep a core over 10 % busy, waits (up to `maxWaitSec`). */
+async function waitForQuietMachine(maxWaitSec: number): Promise<IdleCheck> {
+  const deadline = performance.now() + maxWaitSec * 1000;
+  for (;;) {
+    const before = readCoreTimes();
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = readCoreTimes();
+    const check = { seconds: 2, core0Pct: coreBusyPct(before, after, 0), core1Pct: coreBusyPct(before, after, 1) };
+    if (!isBusy(check) || performance.now() > deadline) return check;
+    log(`The machine is busy (core 0 ${fmt(check.core0Pct, 0)} %, core 1 ${fmt(check.core1Pct, 0)} %): waiting for it to quiet down (BENCH_WAIT_IDLE=${maxWaitSec} s at most).`);
+    await new Promise((r) => setTimeout(r, 3000));
+  }
+}
+
 async function main(): Promise<void> {
   const startedAt = performance.now();
   let wrkVersion: string;
@@ -192,11 +210,8 @@ async function main(): Promise<void> {
   log(settings.pinned ? `Pinning: server under test on core 0; backend, wrk, open-loop driver and this runner on core ${LOAD_CORE}.` : 'Pinning: taskset or a second core is missing, processes run unpinned (ratios are less fair).');
   if (!existsSync(resolve(ROOT_DIR, 'dist/gateway/cli.js'))) log('dist/gateway/cli.js is missing: the gqlgw rows will fail to start.');
 
-  const idleBefore = readCoreTimes();
-  await new Promise((r) => setTimeout(r, 2000));
-  const idleAfter = readCoreTimes();
-  const idleCheck = { seconds: 2, core0Pct: coreBusyPct(idleBefore, idleAfter, 0), core1Pct: coreBusyPct(idleBefore, idleAfter, 1) };
-  log(`Machine load before the run: core 0 ${fmt(idleCheck.core0Pct, 0)} %, core 1 ${fmt(idleCheck.core1Pct, 0)} % busy${idleCheck.core0Pct > 10 || idleCheck.core1Pct > 10 ? ' (not idle: other processes will disturb the numbers)' : ''}.`);
+  const idleCheck = await waitForQuietMachine(envNumber('BENCH_WAIT_IDLE', 60));
+  log(`Machine load before the run: core 0 ${fmt(idleCheck.core0Pct, 0)} %, core 1 ${fmt(idleCheck.core1Pct, 0)} % busy${isBusy(idleCheck) ? ' (not idle: other processes will disturb the numbers)' : ''}.`);
 
   const backend = await startProcess({
     name: 'backend',
