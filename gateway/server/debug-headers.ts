@@ -11,14 +11,24 @@ export function useDebugHeaders(statsOf: WeakMap<Request, OperationStats>): Plug
     onExecutionResult({ request, result }) {
       const stats = statsOf.get(request);
       if (!stats || Array.isArray(result) || !result || typeof result !== 'object' || !('data' in result || 'errors' in result)) return;
-      const r = result as { extensions?: Record<string, unknown> };
-      r.extensions = { ...r.extensions, gqlgw: { rounds: stats.rounds, subrequests: stats.subrequests, batches: stats.batches } };
+      addDebugExtensions(result as { extensions?: Record<string, unknown> }, stats);
     },
     onResponse({ request, response }) {
-      const stats = statsOf.get(request);
-      response.headers.set('X-GQL-Rounds', String(stats?.rounds ?? 0));
-      response.headers.set('X-GQL-Subrequests', String(stats?.subrequests ?? 0));
-      response.headers.set('X-GQL-Batches', String(stats?.batches ?? 0));
+      for (const [name, value] of debugHeaders(statsOf.get(request))) response.headers.set(name, value);
     },
   };
+}
+
+/** The X-GQL-* headers of SPEC.md for an operation's counts (zeros when nothing ran). */
+export function debugHeaders(stats: OperationStats | undefined): Array<[string, string]> {
+  return [
+    ['X-GQL-Rounds', String(stats?.rounds ?? 0)],
+    ['X-GQL-Subrequests', String(stats?.subrequests ?? 0)],
+    ['X-GQL-Batches', String(stats?.batches ?? 0)],
+  ];
+}
+
+/** Puts the same counts into the result's `extensions.gqlgw`. */
+export function addDebugExtensions(result: { extensions?: Record<string, unknown> }, stats: OperationStats): void {
+  result.extensions = { ...result.extensions, gqlgw: { rounds: stats.rounds, subrequests: stats.subrequests, batches: stats.batches } };
 }

@@ -32,24 +32,35 @@ export function useHttpAnswers(options: { readonly debug: boolean }): Plugin {
     },
     onResultProcess({ request, result, setResult }) {
       if (Array.isArray(result) || !isExecutionResult(result)) return;
-      const errors = result.errors;
-      if (!errors || errors.length === 0) return;
-      const operationName = operationNameOf.get(request);
-      let shown = errors.map((e) => {
-        const explained = explainOperationResolution(e, operationName);
-        return options.debug ? explained : withoutSuggestion(explained);
-      });
-      const status = 'data' in result ? undefined : requestErrorStatus(shown);
-      if (status !== undefined) shown = shown.map(withCode);
-      if (status === undefined && shown.every((e, i) => e === errors[i])) return;
-      const next: ExecutionResult = { ...result, errors: shown };
-      if (status !== undefined) next.extensions = { ...result.extensions, http: { status } };
-      setResult(next);
+      const next = presentResult(result, { debug: options.debug, operationName: operationNameOf.get(request) });
+      if (next !== result) setResult(next);
     },
     onResponse({ response }) {
       if (response.status === 413) response.headers.set('connection', 'close');
     },
   };
+}
+
+/**
+ * The result as a client may see it: operation-resolution errors explained, suggestions cut unless
+ * debug, and a result without `data` (a request error) marked with its HTTP status in
+ * `extensions.http` (400 unless an error asks for more; none for an unexpected error) and its errors
+ * given a code. Returns `result` itself when nothing changes. Shared by yoga's pipeline and the
+ * fast path, so both answer alike.
+ */
+export function presentResult(result: ExecutionResult, options: { readonly debug: boolean; readonly operationName: unknown }): ExecutionResult {
+  const errors = result.errors;
+  if (!errors || errors.length === 0) return result;
+  let shown = errors.map((e) => {
+    const explained = explainOperationResolution(e, options.operationName);
+    return options.debug ? explained : withoutSuggestion(explained);
+  });
+  const status = 'data' in result ? undefined : requestErrorStatus(shown);
+  if (status !== undefined) shown = shown.map(withCode);
+  if (status === undefined && shown.every((e, i) => e === errors[i])) return result;
+  const next: ExecutionResult = { ...result, errors: shown };
+  if (status !== undefined) next.extensions = { ...result.extensions, http: { status } };
+  return next;
 }
 
 function isExecutionResult(value: unknown): value is ExecutionResult {

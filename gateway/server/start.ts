@@ -10,7 +10,8 @@ import { createExecutor, type Executor } from '../execute/executor.js';
 import { createMemcachedTier } from '../cache/memcached.js';
 import { createMetrics, type GatewayMetrics } from '../observability/metrics.js';
 import { SourceClient } from '../upstream/client.js';
-import { createGatewayYoga } from './yoga.js';
+import { answerWithYoga, createGatewayYoga } from './yoga.js';
+import { createFastPath } from './fast-path.js';
 import { createLifecycle } from './lifecycle.js';
 
 /**
@@ -65,6 +66,13 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     exposeDetail: config.debugHeaders,
   });
   const yoga = createGatewayYoga({ schema: blueprint.schema, executor, debugHeaders: config.debugHeaders, limits: config.limits });
+  const fastPath = createFastPath({
+    schema: blueprint.schema,
+    executor,
+    debug: config.debugHeaders,
+    limits: config.limits,
+    fallback: (req, res, body) => answerWithYoga(yoga, req, res, body),
+  });
   const metricsPath = config.metrics.path;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (lifecycle.admit(req, res)) return;
@@ -72,6 +80,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       void serveMetrics(metrics, res);
       return;
     }
+    if (fastPath(req, res)) return;
     void yoga.requestListener(req, res);
   });
   // A client must send its whole request (headers and body) within these, or its socket is closed.

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { GraphQLSchema } from 'graphql';
 import type { LimitsConfig } from '../config/types.js';
@@ -45,4 +46,46 @@ export function createGatewayYoga(options: YogaOptions) {
     maskedErrors: options.debugHeaders ? false : { isDev: false },
     plugins,
   });
+}
+
+/**
+ * Hands a request to yoga. When its body was already read (the fast path declined it after
+ * reading), yoga gets it through its Fetch API with the same method, URL, headers and body, and
+ * its answer is written back; the client's disconnect still aborts the execution.
+ */
+export function answerWithYoga(
+  yoga: ReturnType<typeof createGatewayYoga>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer | undefined,
+): void {
+  if (body === undefined) {
+    void yoga.requestListener(req, res);
+    return;
+  }
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/graphql'}`;
+  void (async () => {
+    try {
+      const response = await yoga.fetch(url, { method: req.method, headers, body, signal: controller.signal }, { req, res });
+      const payload = Buffer.from(await response.arrayBuffer());
+      const out: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        out[name] = value;
+      });
+      out['content-length'] = String(payload.length);
+      res.writeHead(response.status, out).end(payload);
+    } catch {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end('{"errors":[{"message":"Unexpected error."}]}');
+      else res.destroy();
+    }
+  })();
 }

@@ -1,0 +1,116 @@
+/**
+ * The fast path (plain `POST /graphql` with `application/json`) and yoga's full pipeline answer
+ * alike: the same status, body and debug headers for successes, field errors, request errors and
+ * limits. `application/graphql+json` bodies always take yoga's path, so each request is sent both
+ * ways and the answers are compared; the upstream counts show both executed the same lookups.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { CountingUpstream } from '../support/upstream.js';
+import { makePosts, makeUsers, startPosts, startUsers, USER_TYPE, QUERY_TYPE } from '../core/fixtures.js';
+
+const SCHEMA = `${USER_TYPE}${QUERY_TYPE}
+type Post {
+  id: ID!
+  title: String
+  authorId: ID @from(key: "author_id")
+  author: User
+    @fetch(source: "users", path: "/users/{parent.authorId}")
+    @batch(path: "/users?ids={keys}", match: "id", max: 10)
+  strictAuthor: User!
+    @fetch(source: "users", path: "/users/{parent.authorId}")
+    @batch(path: "/users?ids={keys}", match: "id")
+}
+`;
+
+interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly counts: string;
+  readonly contentType: string | null;
+}
+
+for (const debug of [true, false]) {
+  describe(`fast path and yoga answer alike (debug_headers = ${debug})`, () => {
+    let users: CountingUpstream;
+    let posts: CountingUpstream;
+    let gw: TestGateway;
+
+    before(async () => {
+      users = await startUsers(makeUsers(30));
+      posts = await startPosts(makePosts(40, (i) => (i % 7 === 0 ? 999 : (i % 30) + 1)));
+      gw = await startTestGateway({
+        schemas: { 'schema.graphqls': SCHEMA },
+        sources: { users: { url: users.url }, posts: { url: posts.url } },
+        debugHeaders: debug,
+        extraToml: '[limits]\nmax_aliases = 5\nmax_depth = 4\n',
+      });
+    });
+    after(async () => {
+      await gw.close();
+      await users.close();
+      await posts.close();
+    });
+
+    async function send(body: unknown, contentType: string): Promise<Answer & { upstream: number }> {
+      users.reset();
+      posts.reset();
+      const res = await fetch(gw.url, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // compared as text
+      }
+      return {
+        status: res.status,
+        body: parsed,
+        counts: ['x-gql-rounds', 'x-gql-subrequests', 'x-gql-batches'].map((h) => res.headers.get(h)).join('/'),
+        contentType: res.headers.get('content-type'),
+        upstream: users.count() + posts.count(),
+      };
+    }
+
+    const cases: Array<[string, unknown]> = [
+      ['a batched query', { query: '{ posts(limit: 20) { id title author { name } } }' }],
+      ['variables and an operation name', { query: 'query A($id: ID!) { post(id: $id) { title author { name } } } query B { user(id: 1) { name } }', variables: { id: '3' }, operationName: 'A' }],
+      ['a missing key on a nullable and a non-null field', { query: '{ posts(limit: 8) { id author { name } } post(id: 7) { strictAuthor { name } } }' }],
+      ['a single-fetch 404 on a nullable field', { query: '{ user(id: 404) { name } }' }],
+      ['invalid variables', { query: 'query ($id: ID!) { post(id: $id) { title } }', variables: {} }],
+      ['an unknown operation name', { query: 'query A { user(id: 1) { name } }', operationName: 'Nope' }],
+      ['a validation error with a suggestion', { query: '{ user(id: 1) { nme } }' }],
+      ['a syntax error', { query: '{ user(id: 1) { name }' }],
+      ['too many aliases', { query: '{ a: user(id: 1) { name } b: user(id: 1) { name } c: user(id: 1) { name } d: user(id: 1) { name } e: user(id: 1) { name } f: user(id: 1) { name } }' }],
+      ['too deep', { query: '{ post(id: 1) { author { name } strictAuthor { id } } posts { author { id } } }', variables: null }],
+      ['a query that is not a string', { query: 42 }],
+      ['malformed JSON', '{"query": '],
+    ];
+
+    for (const [name, body] of cases) {
+      test(name, async () => {
+        const fast = await send(body, 'application/json');
+        const viaYoga = await send(body, 'application/graphql+json');
+        assert.equal(fast.status, viaYoga.status, 'status');
+        assert.deepEqual(fast.body, viaYoga.body, 'body');
+        assert.equal(fast.counts, viaYoga.counts, 'debug headers');
+        assert.equal(fast.upstream, viaYoga.upstream, 'upstream requests');
+        assert.match(fast.contentType ?? '', /^application\/json/);
+      });
+    }
+
+    test('the batched query is answered correctly on the fast path', async () => {
+      const fast = await send({ query: '{ posts(limit: 20) { id author { name } } }' }, 'application/json');
+      assert.equal(fast.status, 200);
+      const list = (fast.body as { data: { posts: Array<{ id: string; author: { name: string } | null }> } }).data.posts;
+      assert.equal(list.length, 20);
+      for (const p of list) {
+        const i = Number(p.id);
+        assert.deepEqual(p.author, i % 7 === 0 ? null : { name: `User ${(i % 30) + 1}` });
+      }
+      assert.equal(fast.upstream, 3, 'posts + two chunks of max 10 keys');
+      if (debug) assert.equal(fast.counts, '2/3/2');
+    });
+  });
+}
