@@ -1,6 +1,7 @@
 /** The machine, versions and date a run is reported with. */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, release, totalmem, type } from 'node:os';
 import { resolve } from 'node:path';
 import type { Environment } from './results.js';
@@ -31,4 +32,30 @@ export function collectEnvironment(wrkVersion: string): Environment {
     packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)])),
     gitCommit: dirty.status === 0 && dirty.stdout.trim() !== '' ? `${commit} (gateway sources modified)` : commit,
   };
+}
+
+/**
+ * A fingerprint of the compiled gateway (dist/gateway, dist/directives: paths, sizes, mtimes).
+ * The working tree is shared: if someone recompiles during a run, the start and end differ and
+ * RESULTS.md says so.
+ */
+export function gatewayBuildFingerprint(): string {
+  const hash = createHash('sha1');
+  const walk = (dir: string): void => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const name of entries) {
+      const path = resolve(dir, name);
+      const stat = statSync(path);
+      if (stat.isDirectory()) walk(path);
+      else hash.update(`${path}:${stat.size}:${stat.mtimeMs}\n`);
+    }
+  };
+  walk(resolve(ROOT_DIR, 'dist/gateway'));
+  walk(resolve(ROOT_DIR, 'dist/directives'));
+  return hash.digest('hex').slice(0, 12);
 }

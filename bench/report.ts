@@ -383,7 +383,7 @@ Written by \`npm run bench\` (bench/run.ts) on ${e.date}; the run took ${num(dat
 
 ## Set-up
 
-- Machine: ${e.cpu}, ${e.cores} cores, ${e.memoryGiB} GiB, ${e.os}. Node ${e.node}, ${e.wrk}. Commit ${e.gitCommit}.
+- Machine: ${e.cpu}, ${e.cores} cores, ${e.memoryGiB} GiB, ${e.os}. Node ${e.node}, ${e.wrk}. Commit ${e.gitCommit}.${data.buildChangedDuringRun ? ' **The compiled gateway (dist/gateway) changed during the run: the gqlgw rows may mix two builds.**' : ''}
 - Packages: ${Object.entries(e.packages).map(([k, ver]) => `${k} ${ver}`).join(', ')}.
 - Query \`${QUERY}\`, POSTed as JSON; backend: ${s.backendDelayMs} ms per request, 100 posts by 100 distinct authors, \`/posts?limit=\`, \`/users/{id}\`, \`/users?ids=\`.
 - ${s.pinned ? 'Pinning (taskset): the server under test on core 0 alone; the backend, wrk, the open-loop driver and the runner on core 1.' : '**Not pinned** (taskset or a second core missing): all processes share the cores, ratios are less fair.'}

@@ -86,4 +86,6 @@ export interface BenchResults {
   /** Busy % of the two cores over a few seconds before the run started (other processes). */
   readonly idleCheck?: { readonly seconds: number; readonly core0Pct: number; readonly core1Pct: number };
   readonly elapsedSec: number;
+  /** True when dist/gateway was rebuilt while the run was going (shared working tree). */
+  readonly buildChangedDuringRun: boolean;
 }

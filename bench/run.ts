@@ -17,7 +17,7 @@ import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, startProcess, 
 import { verifyServer } from './driver/verify.js';
 import { checkWrk, runWrk } from './driver/wrk.js';
 import { gatewayTimings, scrapeMetrics } from './driver/metrics.js';
-import { collectEnvironment } from './environment.js';
+import { collectEnvironment, gatewayBuildFingerprint } from './environment.js';
 import { profileGateway } from './profile/run-profile.js';
 import { renderResults } from './report.js';
 import { CLOSED_CONNECTIONS, OPEN_PERCENTS, type BenchResults, type CellKey, type CellRun, type RowResult, type Settings } from './results.js';
@@ -197,6 +197,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const settings = readSettings();
+  const buildAtStart = gatewayBuildFingerprint();
   const rows = selectedRows();
   pinSelf(LOAD_CORE);
   mkdirSync(BENCH_OUT_DIR, { recursive: true });
@@ -242,7 +243,8 @@ async function main(): Promise<void> {
   }
 
   const environment = collectEnvironment(wrkVersion);
-  const data: BenchResults = { settings, environment, rows: [...results.values()], profiles, idleCheck, elapsedSec: (performance.now() - startedAt) / 1000 };
+  const data: BenchResults = { settings, environment, rows: [...results.values()], profiles, idleCheck, elapsedSec: (performance.now() - startedAt) / 1000, buildChangedDuringRun: gatewayBuildFingerprint() !== buildAtStart };
+  if (data.buildChangedDuringRun) log('Warning: dist/gateway was rebuilt during the run (someone compiled the shared tree); the gqlgw rows may mix two builds.');
   writeFileSync(join(BENCH_OUT_DIR, 'results.json'), JSON.stringify(data, null, 2));
   const defaultOut = settings.quick || process.env.BENCH_ROWS ? join(BENCH_OUT_DIR, 'RESULTS.md') : join(BENCH_SRC_DIR, 'RESULTS.md');
   const outFile = process.env.BENCH_RESULTS ? resolve(process.env.BENCH_RESULTS) : defaultOut;

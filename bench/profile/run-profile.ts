@@ -40,7 +40,7 @@ export async function profileGateway(row: RowSpec, backend: StartedProcess, sett
   }
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error(`no .cpuprofile in ${dir}: the gateway did not exit cleanly on SIGTERM`);
-  const profile = JSON.parse(readFileSync(join(PROFILE_DIR, file), 'utf8')) as CpuProfile;
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
   return {
     rowId: row.id,
     connections: 16,
