@@ -27,6 +27,8 @@ export interface CacheEvent {
   readonly source: string;
   readonly tier: CacheTierName;
   readonly hit: boolean;
+  /** How many lookups this event stands for (a round reports its counts once); 1 when absent. */
+  readonly count?: number;
 }
 
 export interface OperationEvent {
@@ -41,6 +43,6 @@ export interface ExecutionListener {
   onSubrequest?(event: SubrequestEvent): void;
   onCache?(event: CacheEvent): void;
   /** A lookup answered by an identical subrequest already made in this request. */
-  onDedupe?(event: { readonly coordinate: string; readonly source: string }): void;
+  onDedupe?(event: { readonly coordinate: string; readonly source: string; readonly count?: number }): void;
   onOperation?(event: OperationEvent): void;
 }

@@ -8,6 +8,7 @@ import type { UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
 import { batchChunk, checkBatchAnswer, chunkBatchGroup, settleBatchChunk, type BatchChunk, type BatchGroup } from './batch.js';
 import type { ExecutionListener } from './listener.js';
+import { RoundTally } from './tally.js';
 import type { HeaderForwarder, MemoEntry, OperationStats, ResultStore } from './state.js';
 import type { Lookup } from './walk.js';
 
@@ -48,7 +49,7 @@ const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
  * Fills the caches with what came back and records every lookup's outcome in the store.
  */
 export async function runRound(lookups: readonly Lookup[], state: RequestState, deps: RoundDeps): Promise<void> {
-  const { listener } = deps;
+  const tally = new RoundTally();
   const fresh: MemoEntry[] = [];
   const attached: Array<[Lookup, MemoEntry]> = [];
   for (const lookup of lookups) {
@@ -66,33 +67,34 @@ export async function runRound(lookups: readonly Lookup[], state: RequestState, 
     const key = `${fetch.source.name}:${path}${state.forwarder.for(fetch.source).keySuffix}`;
     let memo = state.memo.get(key);
     if (memo) {
-      listener.onDedupe?.({ coordinate, source: fetch.source.name });
-      if (fetch.cache) listener.onCache?.({ coordinate, source: fetch.source.name, tier: 'l1', hit: true });
+      tally.dedupeEvent(coordinate, fetch.source.name);
+      if (fetch.cache) tally.cacheEvent(coordinate, fetch.source.name, 'l1', true);
     } else {
       memo = { key, coordinate, fetch, path, batchKey: fetch.batch ? templateValueString(rawKey) : undefined, args, outcome: undefined };
       state.memo.set(key, memo);
       fresh.push(memo);
-      if (fetch.cache) listener.onCache?.({ coordinate, source: fetch.source.name, tier: 'l1', hit: false });
+      if (fetch.cache) tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);
     }
     attached.push([lookup, memo]);
   }
 
-  const fromNetwork = await readCaches(fresh, deps);
+  const fromNetwork = await readCaches(fresh, deps, tally);
+  tally.flush(deps.listener);
   await send(fromNetwork, state, deps);
   fillCaches(fromNetwork, deps);
   for (const [lookup, memo] of attached) state.store.set(lookup.parent, lookup.entry.fieldNode, memo.outcome!);
 }
 
 /** Answers fresh @cache lookups from L2, then asks the shared tier for all L2 misses at once. Returns what is left. */
-async function readCaches(fresh: MemoEntry[], deps: RoundDeps): Promise<MemoEntry[]> {
-  const { l2, l3, listener } = deps;
+async function readCaches(fresh: MemoEntry[], deps: RoundDeps, tally: RoundTally): Promise<MemoEntry[]> {
+  const { l2, l3 } = deps;
   const l3Wanted: MemoEntry[] = [];
   for (const m of fresh) {
     if (!m.fetch.cache || m.fetch.cache.ttlSeconds <= 0) continue;
     const source = m.fetch.source.name;
     if (l2.enabled) {
       const v = l2.get(m.key);
-      listener.onCache?.({ coordinate: m.coordinate, source, tier: 'l2', hit: v !== undefined });
+      tally.cacheEvent(m.coordinate, source, 'l2', v !== undefined);
       if (v !== undefined) {
         m.outcome = { kind: 'ok', body: v };
         continue;
@@ -104,7 +106,7 @@ async function readCaches(fresh: MemoEntry[], deps: RoundDeps): Promise<MemoEntr
     const found = await l3.getMany(l3Wanted.map((m) => m.key));
     for (const m of l3Wanted) {
       const v = found.get(m.key);
-      listener.onCache?.({ coordinate: m.coordinate, source: m.fetch.source.name, tier: 'l3', hit: v !== undefined });
+      tally.cacheEvent(m.coordinate, m.fetch.source.name, 'l3', v !== undefined);
       if (v !== undefined) {
         m.outcome = { kind: 'ok', body: v };
         l2.set(m.key, v, m.fetch.cache!.ttlSeconds);

@@ -104,14 +104,17 @@ export function createMetrics(): GatewayMetrics {
   const listener: Required<ExecutionListener> = {
     onSubrequest: guarded((event: SubrequestEvent) => recordSubrequest(set, where(event), event)),
     onCache: guarded((event: CacheEvent) => {
-      set.cacheRequests.inc({
-        ...where(event),
-        tier: oneOf(event.tier, ['l1', 'l2', 'l3']),
-        result: event.hit ? 'hit' : 'miss',
-      });
+      set.cacheRequests.inc(
+        {
+          ...where(event),
+          tier: oneOf(event.tier, ['l1', 'l2', 'l3']),
+          result: event.hit ? 'hit' : 'miss',
+        },
+        count(event.count ?? 1) ?? 1,
+      );
     }),
-    onDedupe: guarded((event: { readonly coordinate: string; readonly source: string }) => {
-      set.dedupeSaved.inc(where(event));
+    onDedupe: guarded((event: { readonly coordinate: string; readonly source: string; readonly count?: number }) => {
+      set.dedupeSaved.inc(where(event), count(event.count ?? 1) ?? 1);
     }),
     onOperation: guarded((event: OperationEvent) => {
       const name = event.operationName ? String(event.operationName) : ANONYMOUS_OPERATION;
