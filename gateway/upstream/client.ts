@@ -78,17 +78,9 @@ export class SourceClient {
         res.body.destroy();
         return tooLarge(`content-length ${declared}`);
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > maxResponseBytes) {
-          res.body.destroy();
-          return tooLarge('body over the cap');
-        }
-        chunks.push(chunk as Buffer);
-      }
-      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      // A declared length within the cap is read in one go; otherwise the cap is enforced as the body streams.
+      const text = declared >= 0 ? await res.body.text() : await readCapped(res.body, maxResponseBytes);
+      if (text === undefined) return tooLarge('body over the cap');
       try {
         return { kind: 'ok', body: JSON.parse(text) as unknown };
       } catch {
@@ -133,4 +125,19 @@ function transportFailure(name: string, path: string, err: unknown): UpstreamOut
   const cause: FailureCause = RESET_CODES.has(code) ? 'reset' : code === 'ECONNREFUSED' ? 'refused' : 'other';
   const message = cause === 'reset' ? `source "${name}" closed the connection before answering` : `source "${name}" could not be reached`;
   return failure('UPSTREAM_UNREACHABLE', name, message, detail, undefined, cause);
+}
+
+/** Reads a body of undeclared length as text, or undefined (and the body destroyed) past `cap` bytes. */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, cap: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > cap) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
 }
