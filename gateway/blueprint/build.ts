@@ -123,6 +123,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
             match: compiled.batch.match,
             max: compiled.batch.max,
             keyJsonKey: parentFields.get(compiled.batch.keyField)!.jsonKey,
+            hasArgs: compiled.batch.template.placeholders.some((p) => p.kind === 'args'),
           },
           cache: compiled.cache,
           isList: isListType(unwrapped),

@@ -30,6 +30,8 @@ export interface BatchBlueprint {
   readonly max: number;
   /** The parent JSON key whose value is this field's batch key. */
   readonly keyJsonKey: string;
+  /** The batch path has `{args.*}`: fields with other argument values are batched apart. */
+  readonly hasArgs: boolean;
 }
 
 /** The compiled schema: what the request path reads, never the SDL or the TOML again. */

@@ -13,7 +13,7 @@ export const DEFAULTS = {
   timeoutMs: 5000,
   maxResponseBytes: 10 * 1024 * 1024,
   connections: 64,
-  maxQueued: 1024,
+  maxQueued: 8192,
   shutdownGraceMs: 10_000,
   l2MaxEntries: 100_000,
   memcachedTimeoutMs: 150,

@@ -119,7 +119,9 @@ async function readCaches(fresh: MemoEntry[], deps: RoundDeps, tally: RoundTally
 async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps): Promise<void> {
   state.signal?.throwIfAborted();
   const singles: MemoEntry[] = [];
-  const groups = new Map<string, BatchGroup>();
+  // Groups per field (its fetch blueprint), then per resolved batch path and forwarded headers;
+  // the inner key is '' in the common case of a path without {args.*} and no forwarded headers.
+  const groupsByField = new Map<object, Map<string, BatchGroup>>();
   for (const m of entries) {
     const batch = m.fetch.batch;
     if (!batch || m.batchKey === undefined) {
@@ -127,10 +129,13 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps):
       continue;
     }
     const headers = state.forwarder.for(m.fetch.source);
-    const base = batch.template.placeholders.some((p) => p.kind === 'args')
-      ? resolvePathTemplate(batch.template, (p) => (p.kind === 'args' ? m.args[p.name] : undefined), '')
-      : batch.template.text;
-    const groupKey = `${m.coordinate}|${base}${headers.keySuffix}`;
+    const variant = batch.hasArgs ? String(resolvePathTemplate(batch.template, (p) => (p.kind === 'args' ? m.args[p.name] : undefined), '')) : '';
+    const groupKey = headers.keySuffix === '' ? variant : `${variant}${headers.keySuffix}`;
+    let groups = groupsByField.get(m.fetch);
+    if (!groups) {
+      groups = new Map();
+      groupsByField.set(m.fetch, groups);
+    }
     let group = groups.get(groupKey);
     if (!group) {
       group = { coordinate: m.coordinate, fetch: m.fetch, batch, headers, args: m.args, keys: new Map() };
@@ -141,7 +146,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps):
     else group.keys.set(m.batchKey, [m]);
   }
   const chunks: BatchChunk[] = [];
-  for (const g of groups.values()) chunks.push(...chunkBatchGroup(g));
+  for (const groups of groupsByField.values()) for (const g of groups.values()) chunks.push(...chunkBatchGroup(g));
   const planned = singles.length + chunks.length;
   if (state.stats.subrequests + planned > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
   const work: Array<Promise<void>> = [];
