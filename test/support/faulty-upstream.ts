@@ -15,6 +15,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { compileRoute, matchSegments, splitIds, type CompiledRoute } from './routes.js';
 
 export type Fault =
   /** A normal answer: JSON with a content-length, after `delayMs` (headers and body together). */
@@ -62,40 +63,15 @@ export interface FaultyUpstream {
   close(): Promise<void>;
 }
 
-interface Route {
-  readonly key: string;
-  readonly method: string;
-  readonly segments: readonly string[];
-  handler: FaultHandler;
-}
-
-function compile(key: string, handler: FaultHandler): Route {
-  const m = /^([A-Z]+) (\/\S*)$/.exec(key);
-  if (!m) throw new Error(`route key must look like "GET /path/:param", got "${key}"`);
-  return { key, method: m[1]!, segments: m[2]!.split('/'), handler };
-}
-
-function match(route: Route, path: string): Record<string, string> | undefined {
-  const got = path.split('/');
-  if (got.length !== route.segments.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < got.length; i++) {
-    const want = route.segments[i]!;
-    if (want.startsWith(':')) {
-      if (got[i] === '') return undefined;
-      params[want.slice(1)] = decodeURIComponent(got[i]!);
-    } else if (want !== got[i]) return undefined;
-  }
-  return params;
-}
+type Route = CompiledRoute<FaultHandler>;
 
 /** `?ids=1,2,3` → ['1', '2', '3']. */
 export function idsOf(query: URLSearchParams, name = 'ids'): string[] {
-  return (query.get(name) ?? '').split(',').filter((s) => s !== '');
+  return splitIds(query.get(name));
 }
 
 export async function startFaultyUpstream(table: Readonly<Record<string, FaultHandler>> = {}): Promise<FaultyUpstream> {
-  const routes = Object.entries(table).map(([k, h]) => compile(k, h));
+  const routes = Object.entries(table).map(([k, h]) => compileRoute(k, h));
   let requests: FaultyRequest[] = [];
   const perRoute = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
@@ -179,7 +155,7 @@ export async function startFaultyUpstream(table: Readonly<Record<string, FaultHa
     let found: { route: Route; params: Record<string, string> } | undefined;
     for (const route of routes) {
       if (route.method !== method) continue;
-      const params = match(route, path);
+      const params = matchSegments(route.segments, path);
       if (params) {
         found = { route, params };
         break;
@@ -246,7 +222,7 @@ export async function startFaultyUpstream(table: Readonly<Record<string, FaultHa
     setRoute(key, handler) {
       const existing = routes.find((r) => r.key === key);
       if (existing) existing.handler = handler;
-      else routes.push(compile(key, handler));
+      else routes.push(compileRoute(key, handler));
     },
     reset() {
       requests = [];

@@ -19,6 +19,7 @@
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { compileRoute, matchSegments, type CompiledRoute } from './routes.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -74,37 +75,10 @@ export interface CountingUpstream {
   close(): Promise<void>;
 }
 
-interface CompiledRoute {
-  readonly key: string;
-  readonly method: string;
-  readonly segments: readonly string[];
-  handler: RouteHandler;
-}
-
-function compileRoute(key: string, handler: RouteHandler): CompiledRoute {
-  const match = /^([A-Z]+) (\/\S*)$/.exec(key);
-  if (match === null) throw new Error(`route key must look like "GET /path/:param", got "${key}"`);
-  return { key, method: match[1], segments: match[2].split('/'), handler };
-}
-
-function matchSegments(segments: readonly string[], path: string): Record<string, string> | undefined {
-  const got = path.split('/');
-  if (got.length !== segments.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < segments.length; i++) {
-    const want = segments[i];
-    if (want.startsWith(':')) {
-      if (got[i] === '') return undefined;
-      params[want.slice(1)] = decodeURIComponent(got[i]);
-    } else if (want !== got[i]) {
-      return undefined;
-    }
-  }
-  return params;
-}
+type CompiledRouteOf = CompiledRoute<RouteHandler>;
 
 export async function startUpstream(table: RouteTable = {}): Promise<CountingUpstream> {
-  const routes: CompiledRoute[] = Object.entries(table).map(([key, handler]) => compileRoute(key, handler));
+  const routes: CompiledRouteOf[] = Object.entries(table).map(([key, handler]) => compileRoute(key, handler));
   let requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
@@ -128,7 +102,7 @@ export async function startUpstream(table: RouteTable = {}): Promise<CountingUps
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const search = q === -1 ? '' : rawUrl.slice(q);
     const method = req.method ?? 'GET';
-    let matched: { route: CompiledRoute; params: Record<string, string> } | undefined;
+    let matched: { route: CompiledRouteOf; params: Record<string, string> } | undefined;
     for (const route of routes) {
       if (route.method !== method) continue;
       const params = matchSegments(route.segments, path);
@@ -212,8 +186,4 @@ export async function startUpstream(table: RouteTable = {}): Promise<CountingUps
   };
 }
 
-/** Splits a comma-separated id list from a query parameter (`1,2,3`), dropping empty parts. */
-export function splitIds(value: string | null): string[] {
-  if (value === null) return [];
-  return value.split(',').filter((s) => s !== '');
-}
+export { splitIds } from './routes.js';
