@@ -20,7 +20,7 @@ import {
   type StoredItem,
 } from '../support/memcached.js';
 import { makePosts, makeUsers, startPosts, startUsers } from '../core/fixtures.js';
-import { parsePromText } from '../observability/prom-text.js';
+import { parsePromText, sumOf } from '../support/prom-text.js';
 
 const TEST_TIMEOUT_MS = 30_000;
 const HEADLINE_QUERY = '{ posts(limit: 100) { id title author { name } } }';
@@ -89,9 +89,7 @@ async function itemsUntil(
 async function metric(gw: TestGateway, name: string, labels: Record<string, string> = {}): Promise<number> {
   const res = await gw.get('/metrics');
   assert.equal(res.status, 200);
-  return parsePromText(res.text)
-    .samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-    .reduce((sum, s) => sum + s.value, 0);
+  return sumOf(parsePromText(res.text), name, labels);
 }
 
 function assertHeadline(posts: unknown): void {

@@ -1,6 +1,7 @@
 /** Small helpers shared by the hardening tests. */
 import assert from 'node:assert/strict';
 import type { GraphQLResult } from '../support/gateway.js';
+import { parsePromText, sumOf } from '../support/prom-text.js';
 
 export type ResultError = NonNullable<GraphQLResult['errors']>[number];
 
@@ -26,16 +27,7 @@ export function requestError(body: unknown): ResultError {
  * the sum over all series of `name` whose labels include the given ones (0 when none).
  */
 export function metricValue(text: string, name: string, labels: Readonly<Record<string, string>> = {}): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = new Map<string, string>();
-    for (const pair of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) have.set(pair[1]!, pair[2]!);
-    if (Object.entries(labels).every(([k, v]) => have.get(k) === v)) sum += Number(m[3]);
-  }
-  return sum;
+  return sumOf(parsePromText(text), name, { ...labels });
 }
 
 /** Waits until `check()` is true, polling every 10 ms, for at most `ms`; returns whether it became true. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { createMetrics } from '../../gateway/observability/metrics.js';
-import { familyOf, parsePromText, type PromText } from './prom-text.js';
+import { familyOf, parsePromText, type PromText } from '../support/prom-text.js';
 import { readPromQL } from './promql-names.js';
 
 const DASHBOARD = new URL('../../../examples/grafana/gqlgw-dashboard.json', import.meta.url);

@@ -10,7 +10,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startMemcached, type RunningMemcached } from '../support/memcached.js';
 import { type CountingUpstream } from '../support/upstream.js';
 import { makePosts, makeUsers, startPosts, startUsers } from '../core/fixtures.js';
-import { parsePromText, samplesOf, valueOf, type PromText } from './prom-text.js';
+import { parsePromText, samplesOf, valueOf, type PromText } from '../support/prom-text.js';
 
 /** Post i is written by author ((i * 37) mod 100) + 1: 100 posts by 100 distinct authors. */
 const authorOf = (postId: number): number => ((postId * 37) % 100) + 1;

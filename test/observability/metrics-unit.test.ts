@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SubrequestEvent } from '../../gateway/execute/listener.js';
 import { createMetrics, MAX_OPERATION_LABELS } from '../../gateway/observability/metrics.js';
-import { parsePromText, samplesOf, valueOf, type PromText } from './prom-text.js';
+import { parsePromText, samplesOf, valueOf, type PromText } from '../support/prom-text.js';
 
 const author = { coordinate: 'Post.author', source: 'users' } as const;
 

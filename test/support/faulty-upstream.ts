@@ -14,8 +14,9 @@
  * request is answered 404 JSON. Every timer is dropped when the client goes away or on close().
  */
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { compileRoute, matchSegments, splitIds, type CompiledRoute } from './routes.js';
+import { listenLocal } from './listen.js';
 
 export type Fault =
   /** A normal answer: JSON with a content-length, after `delayMs` (headers and body together). */
@@ -188,14 +189,7 @@ export async function startFaultyUpstream(table: Readonly<Record<string, FaultHa
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenLocal(server);
   let closed = false;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -18,8 +18,8 @@
  */
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { compileRoute, matchSegments, type CompiledRoute } from './routes.js';
+import { listenLocal } from './listen.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -148,14 +148,7 @@ export async function startUpstream(table: RouteTable = {}): Promise<CountingUps
       );
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenLocal(server);
 
   return {
     url: `http://127.0.0.1:${port}`,

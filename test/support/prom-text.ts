@@ -87,3 +87,8 @@ export function familyOf(text: PromText, sampleName: string): string {
   }
   return sampleName;
 }
+
+/** The sum over every sample named `name` whose labels include `labels` (0 when none). */
+export function sumOf(text: PromText, name: string, labels: Record<string, string> = {}): number {
+  return samplesOf(text, name, labels).reduce((sum, s) => sum + s.value, 0);
+}
