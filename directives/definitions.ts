@@ -1,11 +1,27 @@
 /**
  * The SDL of the directives every schema file may use without declaring them (SPEC.md, "Directives").
  */
-export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache'] as const;
+export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate'] as const;
 
 export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
-directive @from(key: String!) on FIELD_DEFINITION
-directive @fetch(source: String!, path: String!) on FIELD_DEFINITION
-directive @batch(path: String!, match: String!, max: Int = 100) on FIELD_DEFINITION
-directive @cache(ttl: Int!) on FIELD_DEFINITION
+directive @from(key: String, path: String) on FIELD_DEFINITION | UNION | INTERFACE
+directive @fetch(
+  source: String!
+  path: String!
+  method: String = "GET"
+  body: String
+  select: String
+  repeat: Boolean = false
+) on FIELD_DEFINITION
+directive @batch(
+  path: String!
+  match: String!
+  max: Int = 100
+  method: String = "GET"
+  body: String
+  select: String
+  repeat: Boolean = false
+) on FIELD_DEFINITION
+directive @cache(ttl: Int!, stale: Int = 0, missing: Int = 0) on FIELD_DEFINITION
+directive @invalidate(source: String!, path: String!) repeatable on FIELD_DEFINITION
 `;
