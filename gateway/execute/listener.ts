@@ -1,3 +1,5 @@
+import type { UpstreamErrorCode } from '../upstream/outcome.js';
+
 /**
  * What the executor reports while it runs. Debug headers and Prometheus metrics both listen here;
  * the executor itself never imports either. Every method is optional and must not throw.
@@ -5,12 +7,6 @@
  * `source` is the gateway.toml source name. Neither ever carries an id or a URL.
  */
 export type CacheTierName = 'l1' | 'l2' | 'l3';
-export type UpstreamErrorCode =
-  | 'UPSTREAM_HTTP_ERROR'
-  | 'UPSTREAM_TIMEOUT'
-  | 'UPSTREAM_BAD_RESPONSE'
-  | 'UPSTREAM_UNREACHABLE'
-  | 'NOT_FOUND';
 
 export interface SubrequestEvent {
   readonly coordinate: string;

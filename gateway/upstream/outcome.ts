@@ -1,4 +1,5 @@
-import type { UpstreamErrorCode } from '../execute/listener.js';
+/** The `extensions.code` of a GraphQL error caused by a failed lookup (SPEC.md "Errors and limits"). */
+export type UpstreamErrorCode = 'UPSTREAM_HTTP_ERROR' | 'UPSTREAM_TIMEOUT' | 'UPSTREAM_BAD_RESPONSE' | 'UPSTREAM_UNREACHABLE' | 'NOT_FOUND';
 
 /**
  * What one HTTP subrequest came to. A 404 is its own outcome: the field decides whether it is a
@@ -33,6 +34,8 @@ export interface UpstreamFailure {
   readonly cause: FailureCause;
 }
 
-export function failure(code: UpstreamErrorCode, source: string, message: string, detail: string, status?: number, cause?: FailureCause): UpstreamOutcome {
-  return { kind: 'error', error: { code, source, status, message, detail, cause: cause ?? (status !== undefined ? 'status' : 'other') } };
+/** A failed outcome; `cause` defaults to 'status' when there is a status, else 'other'. */
+export function failure(f: Omit<UpstreamFailure, 'status' | 'cause'> & { readonly status?: number; readonly cause?: FailureCause }): UpstreamOutcome {
+  const { code, source, message, detail, status } = f;
+  return { kind: 'error', error: { code, source, status, message, detail, cause: f.cause ?? (status !== undefined ? 'status' : 'other') } };
 }
