@@ -89,7 +89,15 @@ async function measure(server: StartedProcess, backend: StartedProcess, load: ()
 /** Seconds each open-loop cell sends at its rate before measuring (driver and server warm-up). */
 const OPEN_LOOP_WARMUP_SEC = 1;
 
-function runOpenLoopProcess(url: string, rate: number, durationSec: number, warmupSec: number, expectedFile: string): Promise<LoadResult> {
+/** One open-loop cell: requests per second, for how long, after how long a warm-up. */
+interface OpenLoopCell {
+  readonly rate: number;
+  readonly durationSec: number;
+  readonly warmupSec: number;
+}
+
+function runOpenLoopProcess(url: string, cell: OpenLoopCell, expectedFile: string): Promise<LoadResult> {
+  const { rate, durationSec, warmupSec } = cell;
   const [command, args] = pinnedCommand(LOAD_CORE, process.execPath, [distEntry('driver/open-loop-cli.js'), url, String(rate), String(durationSec), String(warmupSec), expectedFile]);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -135,7 +143,8 @@ function pushCell(result: RowResult, key: CellKey, cell: CellRun): void {
  * connections, then open loop at 50/80/100 % of this run's closed-loop maximum (the higher of
  * the 16- and 64-connection req/s), then stop.
  */
-async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, settings: Settings, run: number): Promise<void> {
+async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, pass: { readonly settings: Settings; readonly run: number }): Promise<void> {
+  const { settings, run } = pass;
   const started = await startVerified(row, result, backend);
   if (started === undefined) return;
   const { server, expectedBody } = started;
@@ -157,7 +166,7 @@ async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, 
     writeFileSync(expectedFile, expectedBody);
     for (const percent of OPEN_PERCENTS) {
       const rate = Math.max(1, Math.round((maximum * percent) / 100));
-      const cell = await measure(server, backend, () => runOpenLoopProcess(server.url, rate, settings.secondaryDurationSec, OPEN_LOOP_WARMUP_SEC, expectedFile));
+      const cell = await measure(server, backend, () => runOpenLoopProcess(server.url, { rate, durationSec: settings.secondaryDurationSec, warmupSec: OPEN_LOOP_WARMUP_SEC }, expectedFile));
       pushCell(result, `open${percent}`, cell);
       log(`  [open   ${tag} ${String(percent).padStart(3)}% = ${fmt(rate, 0).padStart(6)}/s: got ${fmt(cell.rps, 0).padStart(6)}  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  wrong ${cell.wrong}  send lag p99 ${fmt(cell.sendLagP99Ms ?? Number.NaN, 2)} ms  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`);
     }
@@ -230,7 +239,7 @@ async function main(): Promise<void> {
   try {
     log('\nClosed loop (wrk) and open loop (Node/undici driver, latency from scheduled send time), row by row, run by run');
     for (let run = 1; run <= settings.runs; run++) {
-      for (const row of rows) await runRow(row, results.get(row.id) as RowResult, backend, settings, run);
+      for (const row of rows) await runRow(row, results.get(row.id) as RowResult, backend, { settings, run });
     }
     for (const profiledRow of rows.filter((r) => r.id === 'gqlgw-batch' || r.id === 'gqlgw-batch-cache')) {
       log(`\nProfile of ${profiledRow.label}`);

@@ -13,17 +13,18 @@ export interface CompiledBatch {
   readonly keyField: string;
 }
 
+/** The @fetch beside a @batch: whether the field has one, and what it compiled to (undefined when it is malformed). */
+export interface FetchBeside {
+  readonly hasFetch: boolean;
+  readonly fetch: CompiledFetch | undefined;
+}
+
 /**
  * `@batch(path, match, max)`: beside a @fetch whose path holds exactly one `{parent.*}`; its own
  * path holds exactly one `{keys}`.
  */
-export function compileBatch(
-  use: DirectiveUse,
-  fetch: CompiledFetch | undefined,
-  hasFetch: boolean,
-  ctx: FieldContext,
-  problems: Problem[],
-): CompiledBatch | undefined {
+export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldContext, problems: Problem[]): CompiledBatch | undefined {
+  const { fetch, hasFetch } = beside;
   const at = `@batch on ${ctx.coordinate}`;
   const path = String(use.args.path);
   const match = String(use.args.match);

@@ -33,7 +33,7 @@ export function compileFieldDirectives(
     jsonKey = compileFrom(fromUse, ctx, problems) ?? fieldName;
   }
   const fetch = fetchUse ? compileFetch(fetchUse, ctx, problems) : undefined;
-  const batch = batchUse ? compileBatch(batchUse, fetch, fetchUse !== undefined, ctx, problems) : undefined;
+  const batch = batchUse ? compileBatch(batchUse, { fetch, hasFetch: fetchUse !== undefined }, ctx, problems) : undefined;
   const cache = cacheUse ? compileCache(cacheUse, fetchUse !== undefined, ctx, problems) : undefined;
   return { jsonKey, fetch, batch, cache };
 }

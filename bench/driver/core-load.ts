@@ -17,7 +17,7 @@ export function readCoreTimes(): CoreTimes[] {
     for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
       const m = /^cpu(\d+)\s+(.*)$/.exec(line);
       if (!m) continue;
-      const v = m[2].trim().split(/\s+/).map(Number);
+      const v = (m[2] ?? '').trim().split(/\s+/).map(Number);
       // user nice system idle iowait irq softirq steal (guest times are inside user/nice)
       const total = v.slice(0, 8).reduce((s, x) => s + x, 0);
       const idle = (v[3] ?? 0) + (v[4] ?? 0);

@@ -18,8 +18,9 @@ export async function scrapeMetrics(metricsUrl: string): Promise<MetricTotals> {
     if (line === '' || line.startsWith('#')) continue;
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{.*\})?\s+(\S+)/.exec(line);
     if (!m) continue;
-    const value = Number(m[2]);
-    if (Number.isFinite(value)) totals.set(m[1], (totals.get(m[1]) ?? 0) + value);
+    const [, name = '', raw] = m;
+    const value = Number(raw);
+    if (Number.isFinite(value)) totals.set(name, (totals.get(name) ?? 0) + value);
   }
   return totals;
 }

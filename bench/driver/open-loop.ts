@@ -112,7 +112,9 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<LoadResult>
   abandoned = true;
   // Unanswered requests enter the percentiles with their wait so far: a lower bound, not nothing.
   const giveUp = performance.now();
-  for (let k = 0; k < measured; k++) if (answeredFlag[k] === 0) latencies[recorded++] = giveUp - scheduledAt[k];
+  scheduledAt.forEach((scheduled, k) => {
+    if (answeredFlag[k] === 0) latencies[recorded++] = giveUp - scheduled;
+  });
   await pool.destroy();
 
   const sorted = latencies.slice(0, recorded).sort();

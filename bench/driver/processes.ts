@@ -93,9 +93,10 @@ export async function startProcess(options: StartOptions): Promise<StartedProces
       const line = stdoutBuffer.slice(0, newline);
       stdoutBuffer = stdoutBuffer.slice(newline + 1);
       for (let i = waiters.length - 1; i >= 0; i--) {
-        const match = waiters[i].pattern.exec(line);
-        if (match) {
-          waiters[i].resolve(match);
+        const waiter = waiters[i];
+        const match = waiter?.pattern.exec(line);
+        if (waiter && match) {
+          waiter.resolve(match);
           waiters.splice(i, 1);
         }
       }

@@ -5,14 +5,15 @@ export function percentile(sortedAscending: ArrayLike<number>, p: number): numbe
   const n = sortedAscending.length;
   if (n === 0) return 0;
   const rank = Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1));
-  return sortedAscending[rank];
+  return sortedAscending[rank] ?? 0;
 }
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const upper = sorted[mid] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? Number.NaN) + upper) / 2;
 }
 
 /** (max - min) / median, as a fraction; 0 for fewer than two values. */

@@ -37,13 +37,14 @@ export async function verifyServer(url: string, backendUrl: string, queries = 4)
     if (!check.ok) return { ok: false, reason: `query ${i + 1}: ${check.reason}` };
     bodies.push(answer.body);
   }
-  const later = subrequests.slice(1);
+  const [first, ...later] = subrequests;
+  const last = bodies[bodies.length - 1];
+  if (first === undefined || last === undefined) return { ok: false, reason: 'no query was verified (queries must be at least 1)' };
   if (later.some((n) => n !== later[0])) {
     return { ok: false, reason: `queries after the first made different numbers of subrequests: ${subrequests.join(', ')}` };
   }
-  const last = bodies[bodies.length - 1];
   if (bodies.slice(1).some((b) => b !== last)) {
     return { ok: false, reason: 'right answers, but not byte-identical from one query to the next; the byte comparison under load would count them wrong' };
   }
-  return { ok: true, body: last, subrequestsFirst: subrequests[0], subrequestsLater: later[0] ?? subrequests[0] };
+  return { ok: true, body: last, subrequestsFirst: first, subrequestsLater: later[0] ?? first };
 }

@@ -73,7 +73,7 @@ function categoryOfFrame(frame: Frame): { category: string; stage: Stage } | und
   const nm = url.lastIndexOf('/node_modules/');
   if (nm >= 0) {
     const rest = url.slice(nm + '/node_modules/'.length);
-    const pkg = rest.startsWith('@') ? rest.split('/').slice(0, 2).join('/') : rest.split('/')[0];
+    const pkg = rest.startsWith('@') ? rest.split('/').slice(0, 2).join('/') : (rest.split('/')[0] ?? '');
     if (pkg === 'graphql') {
       if (rest.startsWith('graphql/language/')) return { category: 'graphql-js parse', stage: 'parse + validate' };
       if (rest.startsWith('graphql/validation/')) return { category: 'graphql-js validate', stage: 'parse + validate' };
@@ -94,7 +94,7 @@ function categoryOfFrame(frame: Frame): { category: string; stage: Stage } | und
   }
   const gw = /\/dist\/(gateway|directives)\/(?:([^/]+)\/)?([^/]+)\.js$/.exec(url);
   if (gw) {
-    const [, top, folder, file] = gw;
+    const [, top, folder, file = ''] = gw;
     if (top === 'directives') return { category: 'directives (path templates)', stage: 'execute (rounds, dedupe, batching, cache)' };
     const where = `gateway/${folder === undefined ? '' : `${folder}/`}${file}`;
     if (/serializ|stringify|json/i.test(file)) return { category: where, stage: 'serialization' };
@@ -163,8 +163,7 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
   const selfByFunction = new Map<string, number>();
   let busy = 0;
   const n = profile.samples.length;
-  for (let i = 0; i < n; i++) {
-    const id = profile.samples[i];
+  for (const [i, id] of profile.samples.entries()) {
     const micros = profile.timeDeltas[i + 1] ?? (profile.endTime - profile.startTime) / Math.max(n, 1);
     const c = classify(id);
     if (c === 'idle') continue;

@@ -24,7 +24,10 @@ export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      const only = chunks.length === 1 ? chunks[0] : undefined;
+      resolve((only ?? Buffer.concat(chunks)).toString('utf8'));
+    });
     req.on('error', reject);
   });
 }

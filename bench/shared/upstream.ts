@@ -23,7 +23,9 @@ export interface Upstream {
 }
 
 export function createUpstream(backendUrl: string, connections: number = UPSTREAM_CONNECTIONS): Upstream {
-  const pools = [new Pool(backendUrl, { connections }), new Pool(backendUrl, { connections })];
+  const posts = new Pool(backendUrl, { connections });
+  const users = new Pool(backendUrl, { connections });
+  const pools = [posts, users];
   const source = (pool: Pool): UpstreamSource => ({
     async getJson(path: string): Promise<unknown> {
       const { statusCode, body } = await pool.request({ method: 'GET', path });
@@ -35,8 +37,8 @@ export function createUpstream(backendUrl: string, connections: number = UPSTREA
     },
   });
   return {
-    posts: source(pools[0]),
-    users: source(pools[1]),
+    posts: source(posts),
+    users: source(users),
     async close() {
       await Promise.all(pools.map((p) => p.close()));
     },

@@ -29,11 +29,12 @@ function matchPattern(pattern: string, path: string): Record<string, string> | u
   const got = path.split('/');
   if (want.length !== got.length) return undefined;
   const params: Record<string, string> = {};
-  for (let i = 0; i < want.length; i++) {
-    if (want[i].startsWith(':')) {
-      if (got[i] === '') return undefined;
-      params[want[i].slice(1)] = decodeURIComponent(got[i]);
-    } else if (want[i] !== got[i]) {
+  for (const [i, segment] of want.entries()) {
+    const value = got[i] ?? '';
+    if (segment.startsWith(':')) {
+      if (value === '') return undefined;
+      params[segment.slice(1)] = decodeURIComponent(value);
+    } else if (segment !== value) {
       return undefined;
     }
   }
@@ -104,6 +105,6 @@ export function parseLimit(value: string | null, fallback: number, max: number):
   return Math.min(n, max);
 }
 
-export function notFound(what: string, id: string): { status: number; json: unknown } {
-  return { status: 404, json: { error: `${what} ${id} not found` } };
+export function notFound(what: string, id: string | undefined): { status: number; json: unknown } {
+  return { status: 404, json: { error: `${what} ${id ?? '(none)'} not found` } };
 }

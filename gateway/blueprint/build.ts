@@ -42,8 +42,8 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   const seen = new Set<string>();
   for (const { entry, files } of expandSchemaGlobs(config.schema, dirname(config.file))) {
     if (files.length === 0) {
-      const at = locateKey(configText, ['gateway'], 'schema');
-      diagnostics.push({ ...at, file: configName, message: `gateway.schema entry "${entry}" matches no file` });
+      const place = locateKey(configText, ['gateway'], 'schema');
+      diagnostics.push({ ...place, file: configName, message: `gateway.schema entry "${entry}" matches no file` });
     }
     for (const file of files) {
       if (seen.has(file)) continue;

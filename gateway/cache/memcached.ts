@@ -101,11 +101,12 @@ type CallOutcome<T> =
  * Starts `count` callback-style memjs calls at once and resolves when all have answered or when
  * `deadlineMs` has passed, whichever is first; unanswered calls are `late`. Never rejects.
  */
-function callAllWithDeadline<T>(
-  count: number,
+function callAllWithDeadline<I, T>(
+  items: readonly I[],
   deadlineMs: number,
-  start: (index: number, done: (error: unknown, value: T) => void) => void,
+  start: (item: I, done: (error: unknown, value: T) => void) => void,
 ): Promise<CallOutcome<T>[]> {
+  const count = items.length;
   return new Promise((resolve) => {
     const outcomes: CallOutcome<T>[] = new Array<CallOutcome<T>>(count).fill({ status: 'late' });
     let pending = count;
@@ -117,7 +118,7 @@ function callAllWithDeadline<T>(
       resolve(outcomes);
     };
     const timer = setTimeout(finish, deadlineMs);
-    for (let index = 0; index < count; index++) {
+    for (const [index, item] of items.entries()) {
       let answered = false;
       const done = (error: unknown, value: T): void => {
         if (answered || settled) return;
@@ -126,7 +127,7 @@ function callAllWithDeadline<T>(
         if (--pending === 0) finish();
       };
       try {
-        start(index, done);
+        start(item, done);
       } catch (error) {
         done(error, undefined as T);
       }
@@ -215,18 +216,19 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
     }
     const storedKeys = [...byStoredKey.keys()];
     const used = currentClient();
-    const outcomes = await callAllWithDeadline<Buffer | null>(storedKeys.length, config.timeoutMs, (i, done) =>
-      used.get(storedKeys[i], (error, value) => done(error, value)),
+    const outcomes = await callAllWithDeadline<string, Buffer | null>(storedKeys, config.timeoutMs, (stored, done) =>
+      used.get(stored, (error, value) => done(error, value)),
     );
     let garbage = false;
     outcomes.forEach((outcome, i) => {
-      if (outcome.status !== 'ok' || outcome.value === null) return;
+      const stored = storedKeys[i];
+      if (outcome.status !== 'ok' || outcome.value === null || stored === undefined) return;
       const decoded = decodeCacheValue(outcome.value);
       if (!decoded.ok) {
         garbage = true;
         return;
       }
-      for (const key of byStoredKey.get(storedKeys[i]) ?? []) hits.set(key, decoded.value);
+      for (const key of byStoredKey.get(stored) ?? []) hits.set(key, decoded.value);
     });
     settle(used, classify(outcomes, garbage), 'get');
     return hits;
@@ -234,8 +236,8 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
 
   async function storeMany(writes: ReadonlyArray<{ key: string; bytes: Buffer; ttlSeconds: number }>): Promise<void> {
     const used = currentClient();
-    const outcomes = await callAllWithDeadline<boolean | null>(writes.length, config.timeoutMs, (i, done) =>
-      used.set(writes[i].key, writes[i].bytes, { expires: writes[i].ttlSeconds }, (error, ok) => done(error, ok)),
+    const outcomes = await callAllWithDeadline<(typeof writes)[number], boolean | null>(writes, config.timeoutMs, (write, done) =>
+      used.set(write.key, write.bytes, { expires: write.ttlSeconds }, (error, ok) => done(error, ok)),
     );
     settle(used, classify(outcomes, false), 'set');
   }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
 import { GatewayConfigError, type Diagnostic } from './diagnostics.js';
-import { TableReader, isTable } from './table-reader.js';
+import { TableReader, isTable, type ConfigDocument } from './table-reader.js';
 
 /** Defaults of every optional key; README.md's gateway.toml reference lists the same values. */
 export const DEFAULTS = {
@@ -56,9 +56,10 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
     throw err;
   }
   const diagnostics: Diagnostic[] = [];
-  const root = new TableReader(doc, [], shownName, text, diagnostics);
+  const configDoc: ConfigDocument = { file: shownName, text, diagnostics };
+  const root = new TableReader(doc, [], configDoc);
 
-  const gw = root.table_('gateway') ?? new TableReader({}, ['gateway'], shownName, text, diagnostics);
+  const gw = root.table_('gateway') ?? new TableReader({}, ['gateway'], configDoc);
   const host = gw.string('host', DEFAULTS.host, (v) => (v === '' ? 'must not be empty' : undefined));
   const port = gw.int('port', DEFAULTS.port, 0, 65535);
   const schema = gw.strings('schema', DEFAULTS.schema, true);
@@ -74,7 +75,7 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
       sourcesTable!.problem(name, `sources.${name} must be a table ([sources.${name}])`);
       continue;
     }
-    const s = new TableReader(value, ['sources', name], shownName, text, diagnostics);
+    const s = new TableReader(value, ['sources', name], configDoc);
     if (!s.has('url')) s.problem(undefined, `sources.${name}.url is required`);
     const url = s.string('url', 'http://127.0.0.1', checkUrl).replace(/\/+$/, '');
     sources.set(name, {
@@ -89,7 +90,7 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
     s.finish();
   }
 
-  const cacheTable = root.table_('cache') ?? new TableReader({}, ['cache'], shownName, text, diagnostics);
+  const cacheTable = root.table_('cache') ?? new TableReader({}, ['cache'], configDoc);
   const l2MaxEntries = cacheTable.int('l2_max_entries', DEFAULTS.l2MaxEntries, 0);
   const mc = cacheTable.table_('memcached');
   let memcached: MemcachedConfig | undefined;
@@ -109,14 +110,14 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
   }
   cacheTable.finish();
 
-  const metricsTable = root.table_('metrics') ?? new TableReader({}, ['metrics'], shownName, text, diagnostics);
+  const metricsTable = root.table_('metrics') ?? new TableReader({}, ['metrics'], configDoc);
   const metrics = {
     enabled: metricsTable.bool('enabled', true),
     path: metricsTable.string('path', DEFAULTS.metricsPath, (v) => (v.startsWith('/') ? undefined : 'must start with "/"')),
   };
   metricsTable.finish();
 
-  const lim = root.table_('limits') ?? new TableReader({}, ['limits'], shownName, text, diagnostics);
+  const lim = root.table_('limits') ?? new TableReader({}, ['limits'], configDoc);
   const limits: LimitsConfig = {
     // At most 256: the bracket-nesting guard (2 × max_depth + 10) must stay far below what the recursive parser survives.
     maxDepth: lim.int('max_depth', DEFAULTS.limits.maxDepth, 1, 256),

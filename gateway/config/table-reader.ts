@@ -3,6 +3,13 @@ import { locateKey } from './locate.js';
 
 type TomlTable = Record<string, unknown>;
 
+/** The config file being read: its name as shown, its text (to locate keys), and where problems go. */
+export interface ConfigDocument {
+  readonly file: string;
+  readonly text: string;
+  readonly diagnostics: Diagnostic[];
+}
+
 /**
  * Reads one TOML table against the keys the gateway knows, applying defaults. Every wrong type,
  * out-of-range value and unknown key becomes a diagnostic naming the key's full path and its place.
@@ -13,9 +20,7 @@ export class TableReader {
   constructor(
     private readonly table: TomlTable,
     private readonly path: readonly string[],
-    private readonly file: string,
-    private readonly text: string,
-    private readonly diagnostics: Diagnostic[],
+    private readonly doc: ConfigDocument,
   ) {}
 
   has(key: string): boolean {
@@ -23,8 +28,8 @@ export class TableReader {
   }
 
   problem(key: string | undefined, message: string): void {
-    const at = locateKey(this.text, this.path, key);
-    this.diagnostics.push({ file: this.file, line: at.line, column: at.column, message });
+    const at = locateKey(this.doc.text, this.path, key);
+    this.doc.diagnostics.push({ file: this.doc.file, line: at.line, column: at.column, message });
   }
 
   keyPath(key: string): string {
@@ -95,7 +100,7 @@ export class TableReader {
       this.problem(key, `${this.keyPath(key)} must be a table ([${this.keyPath(key)}]), found ${describe(v)}`);
       return undefined;
     }
-    return new TableReader(v, [...this.path, key], this.file, this.text, this.diagnostics);
+    return new TableReader(v, [...this.path, key], this.doc);
   }
 
   /** The keys of this table, for maps such as [sources.*]; marks them all as known. */

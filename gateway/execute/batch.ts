@@ -45,10 +45,10 @@ export function batchChunk(group: BatchGroup, keys: readonly string[]): BatchChu
 export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): UpstreamOutcome {
   const source = chunk.group.fetch.source.name;
   if (outcome.kind === 'not-found') {
-    return failure('UPSTREAM_HTTP_ERROR', source, `source "${source}" answered HTTP 404 to a batch request`, `GET ${chunk.path} → 404`, 404);
+    return failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404 to a batch request`, detail: `GET ${chunk.path} → 404`, status: 404 });
   }
   if (outcome.kind === 'ok' && !Array.isArray(outcome.body)) {
-    return failure('UPSTREAM_BAD_RESPONSE', source, `source "${source}" answered a batch request with something other than a JSON array`, `GET ${chunk.path}`, undefined, 'shape');
+    return failure({ code: 'UPSTREAM_BAD_RESPONSE', source, message: `source "${source}" answered a batch request with something other than a JSON array`, detail: `GET ${chunk.path}`, cause: 'shape' });
   }
   return outcome;
 }

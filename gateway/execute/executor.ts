@@ -6,7 +6,7 @@ import type { ExecutionListener } from './listener.js';
 import { runRound, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
 import { installResolvers, ResponseShaper } from './shape.js';
 import { HeaderForwarder, ResultStore, type OperationStats } from './state.js';
-import { collectLookups, descend, type Lookup } from './walk.js';
+import { collectLookups, descend, type Lookup, type Walk } from './walk.js';
 
 export interface ExecuteRequest {
   readonly document: DocumentNode;
@@ -69,7 +69,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     let result: ExecutionResult;
     if (!p) {
       // Unknown operation: graphql-js reports it precisely, and nothing is fetched.
-      result = await shaper.shape(request.document, request.operationName, request.variables, root, { store, exposeDetail: options.exposeDetail });
+      result = await shaper.shape(request, root, { store, exposeDetail: options.exposeDetail });
       return { result, stats };
     }
     const coerced = getVariableValues(blueprint.schema, p.operation.variableDefinitions ?? [], (request.variables ?? {}) as Record<string, unknown>);
@@ -86,19 +86,19 @@ export function createExecutor(options: ExecutorOptions): Executor {
     };
     try {
       let lookups: Lookup[] = [];
-      collectLookups(p.root, root, p.rootType, variables, store, lookups);
+      collectLookups(p.root, root, p.rootType, { variables, store, out: lookups });
       while (lookups.length > 0) {
         stats.rounds++;
         await runRound(lookups, state, deps);
-        const next: Lookup[] = [];
+        const walk: Walk = { variables, store, out: [] };
         for (const l of lookups) {
           if (!l.entry.fetchBelow) continue;
           const o = store.get(l.parent, l.entry.fieldNode);
-          if (o?.kind === 'ok') descend(l.entry, o.body, variables, store, next);
+          if (o?.kind === 'ok') descend(l.entry, o.body, walk);
         }
-        lookups = next;
+        lookups = walk.out;
       }
-      result = await shaper.shape(request.document, request.operationName, request.variables, root, { store, exposeDetail: options.exposeDetail });
+      result = await shaper.shape(request, root, { store, exposeDetail: options.exposeDetail });
     } catch (err) {
       if (!(err instanceof SubrequestLimitError)) throw err;
       result = { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };

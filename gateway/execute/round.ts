@@ -151,7 +151,8 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps):
   if (state.stats.subrequests + planned > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
   const work: Array<Promise<void>> = [];
   for (const m of singles) {
-    work.push(request(m.fetch.source.name, m.coordinate, m.path, state.forwarder.for(m.fetch.source).headers, undefined, state, deps, true).then((o) => {
+    const sub: Subrequest = { source: m.fetch.source.name, coordinate: m.coordinate, path: m.path, headers: state.forwarder.for(m.fetch.source).headers, mayResend: true };
+    work.push(request(sub, state, deps).then((o) => {
       m.outcome = o;
     }));
   }
@@ -162,15 +163,32 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps):
 /** Sends one @batch chunk; a failed chunk may be sent again once as two halves (upstream/retry-policy.ts). */
 async function sendChunk(chunk: BatchChunk, state: RequestState, deps: RoundDeps): Promise<void> {
   const { group } = chunk;
-  const send = (c: BatchChunk, mayResend: boolean) =>
-    request(group.fetch.source.name, group.coordinate, c.path, group.headers.headers, c.keys.length, state, deps, mayResend, (o) => checkBatchAnswer(c, o));
-  const answer = await send(chunk, true);
+  const sendOne = (c: BatchChunk, mayResend: boolean) =>
+    request(
+      { source: group.fetch.source.name, coordinate: group.coordinate, path: c.path, headers: group.headers.headers, batchSize: c.keys.length, mayResend, judge: (o) => checkBatchAnswer(c, o) },
+      state,
+      deps,
+    );
+  const answer = await sendOne(chunk, true);
   if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && state.stats.subrequests + 2 <= deps.maxSubrequests) {
     const halves = splitInHalves(chunk.keys).map((keys) => batchChunk(group, keys));
-    await Promise.all(halves.map(async (half) => settleBatchChunk(half, await send(half, false))));
+    await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false))));
     return;
   }
   settleBatchChunk(chunk, answer);
+}
+
+/** One GET to send: to which source, for which field, and how its answer is judged. */
+interface Subrequest {
+  readonly source: string;
+  readonly coordinate: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Keys in the request for a @batch chunk; undefined for a single fetch. */
+  readonly batchSize?: number;
+  readonly mayResend: boolean;
+  /** Turns a well-formed HTTP answer into what the lookup makes of it; identity when absent. */
+  readonly judge?: (outcome: UpstreamOutcome) => UpstreamOutcome;
 }
 
 /**
@@ -179,23 +197,15 @@ async function sendChunk(chunk: BatchChunk, state: RequestState, deps: RoundDeps
  * array is an error), so metrics count what the keys see. With `mayResend`, a reset connection
  * is sent once more (upstream/retry-policy.ts) if max_subrequests allows.
  */
-async function request(
-  source: string,
-  coordinate: string,
-  path: string,
-  headers: Readonly<Record<string, string>>,
-  batchSize: number | undefined,
-  state: RequestState,
-  deps: RoundDeps,
-  mayResend: boolean,
-  judge: (outcome: UpstreamOutcome) => UpstreamOutcome = (o) => o,
-): Promise<UpstreamOutcome> {
+async function request(sub: Subrequest, state: RequestState, deps: RoundDeps): Promise<UpstreamOutcome> {
+  const { source, coordinate, path, headers, batchSize, mayResend, judge } = sub;
   const client = deps.clients.get(source)!;
   const attempt = async (): Promise<UpstreamOutcome> => {
     state.stats.subrequests++;
     if (batchSize !== undefined) state.stats.batches++;
     const t0 = performance.now();
-    const outcome = judge(await client.get(path, headers, state.signal));
+    const answer = await client.get(path, headers, state.signal);
+    const outcome = judge ? judge(answer) : answer;
     deps.listener.onSubrequest?.({
       coordinate,
       source,

@@ -61,6 +61,13 @@ function fetchedResolver(nonNull: boolean, sourceName: string): GraphQLFieldReso
   };
 }
 
+/** The operation to shape: what a GraphQL request names. */
+export interface ShapeRequest {
+  readonly document: DocumentNode;
+  readonly operationName?: string | null;
+  readonly variables?: Readonly<Record<string, unknown>> | null;
+}
+
 /**
  * Shapes responses over the fetched data with graphql-jit: each (document, operation) is compiled
  * once into a function and cached beside the document; graphql-js's own executor serves any
@@ -71,13 +78,8 @@ export class ResponseShaper {
 
   constructor(private readonly blueprint: Blueprint) {}
 
-  shape(
-    document: DocumentNode,
-    operationName: string | null | undefined,
-    variables: Readonly<Record<string, unknown>> | null | undefined,
-    rootValue: object,
-    context: ShapeContext,
-  ): ExecutionResult | Promise<ExecutionResult> {
+  shape(request: ShapeRequest, rootValue: object, context: ShapeContext): ExecutionResult | Promise<ExecutionResult> {
+    const { document, operationName, variables } = request;
     const query = this.compiledQuery(document, operationName);
     if (query) return query.query(rootValue, context, variables as Record<string, unknown> | undefined) as ExecutionResult | Promise<ExecutionResult>;
     return execute({

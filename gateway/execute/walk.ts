@@ -7,45 +7,40 @@ export interface Lookup {
   readonly parent: object;
 }
 
+/** What one walk reads and where it puts the lookups it finds. */
+export interface Walk {
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly store: ResultStore;
+  readonly out: Lookup[];
+}
+
 /**
  * Walks data already fetched along the plan and collects the @fetch fields it reaches: the lookups
  * of the next round. Plain fields cost nothing; the walk goes into them only where a @fetch lies
  * below. Each (parent, field) is collected once.
  */
-export function collectLookups(
-  selection: PlanSelection,
-  parent: object,
-  typeName: string,
-  variables: Readonly<Record<string, unknown>>,
-  store: ResultStore,
-  out: Lookup[],
-): void {
+export function collectLookups(selection: PlanSelection, parent: object, typeName: string, walk: Walk): void {
+  const { variables, store, out } = walk;
   for (const entry of selection.entries) {
     if (entry.possibleTypes && !entry.possibleTypes.has(typeName)) continue;
     if (entry.conditions.length && !conditionsHold(entry.conditions, variables)) continue;
     if (entry.blueprint.fetch) {
       if (store.claim(parent, entry.fieldNode)) out.push({ entry, parent });
     } else if (entry.fetchBelow) {
-      descend(entry, (parent as Record<string, unknown>)[entry.blueprint.jsonKey], variables, store, out);
+      descend(entry, (parent as Record<string, unknown>)[entry.blueprint.jsonKey], walk);
     }
   }
 }
 
 /** Collects the lookups below a field's value (an object, a list of them, or null). */
-export function descend(
-  entry: PlanEntry,
-  value: unknown,
-  variables: Readonly<Record<string, unknown>>,
-  store: ResultStore,
-  out: Lookup[],
-): void {
+export function descend(entry: PlanEntry, value: unknown, walk: Walk): void {
   if (value === null || typeof value !== 'object' || !entry.children) return;
   if (Array.isArray(value)) {
-    for (const item of value) descend(entry, item, variables, store, out);
+    for (const item of value) descend(entry, item, walk);
     return;
   }
   const typeName = entry.childIsAbstract ? String((value as Record<string, unknown>).__typename) : entry.childType;
-  collectLookups(entry.children, value, typeName, variables, store, out);
+  collectLookups(entry.children, value, typeName, walk);
 }
 
 function conditionsHold(conditions: readonly Condition[], variables: Readonly<Record<string, unknown>>): boolean {

@@ -46,6 +46,19 @@ function findOperation(document: DocumentNode, name?: string | null): OperationD
   return ops.length === 1 ? ops[0] : undefined;
 }
 
+/** Where a selection is collected: the object types it applies to (null: all of the parent type's), the @skip/@include conditions on the way, its round. */
+interface Scope {
+  readonly possible: ReadonlySet<string> | null;
+  readonly conditions: readonly Condition[];
+  readonly round: number;
+}
+
+/** What one selection set collects into: its entries, and the fragments being expanded (a guard against cycles). */
+interface Sink {
+  readonly entries: PlanEntry[];
+  readonly visiting: Set<string>;
+}
+
 class PlanBuilder {
   maxRound = 0;
 
@@ -57,25 +70,19 @@ class PlanBuilder {
 
   selection(set: SelectionSetNode, parentType: GraphQLCompositeType, round: number): PlanSelection {
     const entries: PlanEntry[] = [];
-    this.collect(set, parentType, null, [], round, entries, new Set());
+    this.collect(set, parentType, { possible: null, conditions: [], round }, { entries, visiting: new Set() });
     return { entries };
   }
 
-  private collect(
-    set: SelectionSetNode,
-    parentType: GraphQLCompositeType,
-    possible: ReadonlySet<string> | null,
-    conditions: readonly Condition[],
-    round: number,
-    out: PlanEntry[],
-    visiting: Set<string>,
-  ): void {
+  private collect(set: SelectionSetNode, parentType: GraphQLCompositeType, scope: Scope, sink: Sink): void {
+    const { possible, conditions, round } = scope;
+    const { visiting } = sink;
     for (const sel of set.selections) {
       const conds = [...conditions, ...conditionsOf(sel.directives)];
       if (conds.some((c) => c.value === !c.include)) continue;
       if (sel.kind === Kind.FIELD) {
         if (sel.name.value.startsWith('__')) continue;
-        this.field(sel, parentType, possible, conds, round, out);
+        this.field(sel, parentType, { possible, conditions: conds, round }, sink.entries);
       } else {
         let condType: GraphQLCompositeType | undefined;
         let inner: SelectionSetNode;
@@ -93,7 +100,7 @@ class PlanBuilder {
         const narrowed = condType ? this.narrow(parentType, possible, condType) : possible;
         if (narrowed && narrowed.size === 0) continue;
         if (name) visiting.add(name);
-        this.collect(inner, parentType, narrowed, conds, round, out, visiting);
+        this.collect(inner, parentType, { possible: narrowed, conditions: conds, round }, sink);
         if (name) visiting.delete(name);
       }
     }
@@ -112,14 +119,8 @@ class PlanBuilder {
     return this.schema.getPossibleTypes(type).map((t) => t.name);
   }
 
-  private field(
-    node: import('graphql').FieldNode,
-    parentType: GraphQLCompositeType,
-    possible: ReadonlySet<string> | null,
-    conditions: readonly Condition[],
-    round: number,
-    out: PlanEntry[],
-  ): void {
+  private field(node: import('graphql').FieldNode, parentType: GraphQLCompositeType, scope: Scope, out: PlanEntry[]): void {
+    const { possible, conditions, round } = scope;
     // On an abstract parent each concrete type may fetch the field differently: one entry per type.
     const concrete = isObjectType(parentType) ? [parentType.name] : [...(possible ?? this.objectTypesOf(parentType))];
     for (const typeName of concrete) {

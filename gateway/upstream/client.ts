@@ -44,7 +44,7 @@ export class SourceClient {
     const { name, timeoutMs, maxResponseBytes, connections, maxQueued } = this.config;
     signal?.throwIfAborted();
     if (this.active >= connections + maxQueued) {
-      return failure('UPSTREAM_UNREACHABLE', name, `source "${name}" is overloaded`, `GET ${path}: ${this.active} requests in flight or queued`, undefined, 'overloaded');
+      return failure({ code: 'UPSTREAM_UNREACHABLE', source: name, message: `source "${name}" is overloaded`, detail: `GET ${path}: ${this.active} requests in flight or queued`, cause: 'overloaded' });
     }
     this.active++;
     const controller = new AbortController();
@@ -69,10 +69,10 @@ export class SourceClient {
       }
       if (status < 200 || status >= 300) {
         await res.body.dump();
-        return failure('UPSTREAM_HTTP_ERROR', name, `source "${name}" answered HTTP ${status}`, `GET ${path} → ${status}`, status);
+        return failure({ code: 'UPSTREAM_HTTP_ERROR', source: name, message: `source "${name}" answered HTTP ${status}`, detail: `GET ${path} → ${status}`, status });
       }
       const tooLarge = (why: string) =>
-        failure('UPSTREAM_BAD_RESPONSE', name, `source "${name}" answered a body over ${maxResponseBytes} bytes`, `GET ${path}: ${why}`, undefined, 'too-large');
+        failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered a body over ${maxResponseBytes} bytes`, detail: `GET ${path}: ${why}`, cause: 'too-large' });
       const declared = Number(res.headers['content-length']);
       if (declared > maxResponseBytes) {
         res.body.destroy();
@@ -84,12 +84,12 @@ export class SourceClient {
       try {
         return { kind: 'ok', body: JSON.parse(text) as unknown };
       } catch {
-        return failure('UPSTREAM_BAD_RESPONSE', name, `source "${name}" answered a body that is not JSON`, `GET ${path}: ${text.slice(0, 80)}`, undefined, 'not-json');
+        return failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered a body that is not JSON`, detail: `GET ${path}: ${text.slice(0, 80)}`, cause: 'not-json' });
       }
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       if (timedOut) {
-        return failure('UPSTREAM_TIMEOUT', name, `source "${name}" did not answer within ${timeoutMs} ms`, `GET ${path}`, undefined, 'timeout');
+        return failure({ code: 'UPSTREAM_TIMEOUT', source: name, message: `source "${name}" did not answer within ${timeoutMs} ms`, detail: `GET ${path}`, cause: 'timeout' });
       }
       return transportFailure(name, path, err);
     } finally {
@@ -120,11 +120,11 @@ function transportFailure(name: string, path: string, err: unknown): UpstreamOut
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code ?? 'ERROR';
   const detail = `GET ${path}: ${code} ${(err as Error).message}`;
   if (code.startsWith('HPE_') || (err as Error).name === 'HTTPParserError') {
-    return failure('UPSTREAM_BAD_RESPONSE', name, `source "${name}" answered something that is not valid HTTP`, detail, undefined, 'other');
+    return failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered something that is not valid HTTP`, detail, cause: 'other' });
   }
   const cause: FailureCause = RESET_CODES.has(code) ? 'reset' : code === 'ECONNREFUSED' ? 'refused' : 'other';
   const message = cause === 'reset' ? `source "${name}" closed the connection before answering` : `source "${name}" could not be reached`;
-  return failure('UPSTREAM_UNREACHABLE', name, message, detail, undefined, cause);
+  return failure({ code: 'UPSTREAM_UNREACHABLE', source: name, message, detail, cause });
 }
 
 /** Reads a body of undeclared length as text, or undefined (and the body destroyed) past `cap` bytes. */

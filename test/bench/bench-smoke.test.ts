@@ -16,6 +16,7 @@ import { EXPECTED_ANSWER, EXPECTED_BODY } from '../../bench/shared/data.js';
 import type { Listening } from '../../bench/shared/http-server.js';
 import { BENCH_SRC_DIR } from '../../bench/shared/paths.js';
 import { renderVariantSchemas, variantSchemaPath } from '../../bench/variants.js';
+import { item } from '../support/assert.js';
 
 /** The expected answer with one change applied to a deep copy. */
 function mutated(change: (posts: Array<{ id: string; title: string; author: { name: string } | null }>) => void): string {
@@ -66,12 +67,12 @@ describe('bench smoke', () => {
       assert.equal(result.ok, false, body.slice(0, 80));
       if (!result.ok) assert.match(result.reason, reason);
     };
-    reject(200, mutated((p) => ((p[41].author as { name: string }).name = 'User 0')), /data\.posts\[41\]\.author\.name: expected "User \d+", got "User 0"/);
-    reject(200, mutated((p) => (p[7].author = null)), /data\.posts\[7\]\.author: expected an object/);
+    reject(200, mutated((p) => ((item(p, 41).author as { name: string }).name = 'User 0')), /data\.posts\[41\]\.author\.name: expected "User \d+", got "User 0"/);
+    reject(200, mutated((p) => (item(p, 7).author = null)), /data\.posts\[7\]\.author: expected an object/);
     reject(200, mutated((p) => p.pop()), /expected 100 items, got 99/);
     reject(200, mutated((p) => p.reverse()), /data\.posts\[0\]\.id: expected "1", got "100"/);
-    reject(200, mutated((p) => (p[0].id = 1 as unknown as string)), /data\.posts\[0\]\.id: expected "1", got 1/);
-    reject(200, mutated((p) => Object.assign(p[3], { extra: true })), /unexpected field\(s\) extra/);
+    reject(200, mutated((p) => (item(p, 0).id = 1 as unknown as string)), /data\.posts\[0\]\.id: expected "1", got 1/);
+    reject(200, mutated((p) => Object.assign(item(p, 3), { extra: true })), /unexpected field\(s\) extra/);
     reject(200, JSON.stringify({ ...JSON.parse(EXPECTED_BODY), errors: [{ message: 'x' }] }), /response has errors/);
     reject(500, EXPECTED_BODY, /HTTP status 500/);
     reject(200, EXPECTED_BODY.slice(0, -1), /not JSON/);

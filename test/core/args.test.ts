@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
+import { item } from '../support/assert.js';
 
 const SCHEMA = `
 type Query {
@@ -45,7 +46,7 @@ describe('@fetch path placeholders', () => {
     assert.equal(res.body.errors, undefined);
     assert.deepEqual(res.body.data, { posts: [{ id: '1' }, { id: '2' }] });
     assert.equal(blog.count('GET /posts'), 1);
-    const [request] = blog.requests;
+    const request = item(blog.requests, 0);
     assert.deepEqual([...request.query.entries()], [['limit', '10']]);
     assert.equal(request.url.includes('author_id'), false);
     assert.equal(request.url.includes('tag'), false);
@@ -55,7 +56,7 @@ describe('@fetch path placeholders', () => {
     blog.reset();
     const res = await gateway.query('{ posts(limit: 3, authorId: "a b&c=d/é", tag: "x?y#z") { id } }');
     assert.equal(res.body.errors, undefined);
-    const [request] = blog.requests;
+    const request = item(blog.requests, 0);
     assert.equal(request.query.get('limit'), '3');
     assert.equal(request.query.get('author_id'), 'a b&c=d/é', 'the value survives as one parameter');
     assert.equal(request.query.get('tag'), 'x?y#z');
@@ -76,14 +77,14 @@ describe('@fetch path placeholders', () => {
       author: null,
     });
     assert.equal(res.body.errors, undefined);
-    assert.deepEqual([...blog.requests[0].query.entries()], [['limit', '10']]);
+    assert.deepEqual([...item(blog.requests, 0).query.entries()], [['limit', '10']]);
   });
 
   test('an explicit null argument leaves its query parameter out', async () => {
     blog.reset();
     const res = await gateway.query('{ posts(limit: null, authorId: 7) { id } }');
     assert.equal(res.body.errors, undefined);
-    assert.deepEqual([...blog.requests[0].query.entries()], [['author_id', '7']]);
+    assert.deepEqual([...item(blog.requests, 0).query.entries()], [['author_id', '7']]);
   });
 
   test('a null argument in the path part gives null without a request', async () => {
@@ -107,7 +108,7 @@ describe('@fetch path placeholders', () => {
       post: { id: '3', author: null },
     });
     assert.equal(blog.count('GET /users/:id'), 1, 'only author 5 is fetched');
-    assert.equal(blog.requestsFor('GET /users/:id')[0].path, '/users/5');
+    assert.equal(item(blog.requestsFor('GET /users/:id'), 0).path, '/users/5');
     assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 3, batches: 0 });
   });
 });

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { keysSent, makePosts, makeUsers, QUERY_TYPE, startPosts, startUsers, USER_TYPE } from './fixtures.js';
+import { item } from '../support/assert.js';
 
 const HEADLINE_QUERY = '{ posts(limit: 100) { id title author { name } } }';
 /** Post i is written by author ((i * 37) mod 100) + 1: 100 posts, 100 distinct authors, not in post order. */
@@ -69,7 +70,7 @@ describe('the reference workload: 100 posts by 100 distinct authors', () => {
     assertHeadlineData(res.body.data?.posts, 100);
     assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 101, batches: 0 });
     assert.equal(posts.count(), 1);
-    assert.equal(posts.requests[0].query.get('limit'), '100');
+    assert.equal(item(posts.requests, 0).query.get('limit'), '100');
     assert.equal(users.count('GET /users/:id'), 100);
     assert.equal(users.count(), 100);
     const asked = users.requests.map((r) => Number(r.path.split('/')[2])).sort((a, b) => a - b);
@@ -281,7 +282,7 @@ ${USER_TYPE}`,
     assert.deepEqual(list[0], { id: '1', requiredAuthor: { name: 'User 7' } });
     assert.deepEqual(list[3], { id: '4', requiredAuthor: { name: 'User 9' } });
     assert.equal(res.body.errors?.length, 1);
-    const [error] = res.body.errors!;
+    const error = item(res.body.errors, 0);
     assert.deepEqual(error.path, ['posts', 2, 'requiredAuthor']);
     assert.equal(error.extensions?.code, 'NOT_FOUND');
     assert.equal(error.extensions?.source, 'users');

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import type { CountingUpstream } from '../support/upstream.js';
 import { keysSent, makePosts, makeUsers, QUERY_TYPE, startPosts, startUsers, USER_TYPE } from './fixtures.js';
+import { item } from '../support/assert.js';
 
 /** Ten posts by three authors: 1, 2, 3, 1, 2, 3, … */
 const authorOf = (postId: number): number => ((postId - 1) % 3) + 1;
@@ -53,7 +54,7 @@ describe('dedupe without @batch', () => {
       c: { name: 'User 1', id: '1' },
     });
     assert.equal(users.count(), 1);
-    assert.equal(users.requests[0].path, '/users/1');
+    assert.equal(item(users.requests, 0).path, '/users/1');
     assert.deepEqual(debugCounts(res), { rounds: 1, subrequests: 1, batches: 0 });
   });
 

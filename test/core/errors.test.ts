@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestGateway, type GraphQLResult, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { errorAt } from '../hardening/helpers.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 
 const TIMEOUT_MS = 300;
@@ -23,14 +24,6 @@ type Post {
 }
 type User { id: ID! name: String }
 `;
-
-type GraphQLError = NonNullable<GraphQLResult['errors']>[number];
-
-function errorAt(body: GraphQLResult, path: ReadonlyArray<string | number>): GraphQLError {
-  const found = (body.errors ?? []).filter((e) => JSON.stringify(e.path) === JSON.stringify(path));
-  assert.equal(found.length, 1, `one error at ${JSON.stringify(path)}; errors: ${JSON.stringify(body.errors)}`);
-  return found[0];
-}
 
 describe('upstream failures', () => {
   let users: CountingUpstream;

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { COMMENTS, POSTS, USERS, startBlog, type RunningBlog } from '../../examples/blog/index.js';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { item } from '../support/assert.js';
 
 // dist/test/core/example-blog.test.js → repository root
 const BLOG_SCHEMA = fileURLToPath(new URL('../../../schema/blog.graphqls', import.meta.url));
@@ -77,7 +78,7 @@ describe('the example blog behind schema/blog.graphqls', () => {
       posts: [{ id: '4' }, { id: '24' }],
       user: { name: nameOf(4), posts: [{ id: '4' }, { id: '24' }, { id: '44' }] },
       nobody: null,
-      post: { title: POSTS[6].title },
+      post: { title: item(POSTS, 6).title },
     });
   });
 });

@@ -3,7 +3,7 @@
  * comments in the shapes the example blog uses (snake_case keys, `GET /things/:id`,
  * `GET /things?ids=1,2`), and SDL building blocks. Each test file starts its own servers.
  */
-import { splitIds, startUpstream, type CountingUpstream, type RouteTable } from '../support/upstream.js';
+import { routeTable, splitIds, startUpstream, type CountingUpstream, type RouteTable } from '../support/upstream.js';
 
 export interface UserRow {
   readonly id: number | string;
@@ -26,11 +26,13 @@ export function usersRoutes(users: readonly UserRow[], extra: RouteTable = {}): 
   const byId = new Map(users.map((u) => [String(u.id), u]));
   return {
     ...extra,
-    'GET /users/:id': ({ params }) => {
-      const user = byId.get(params.id);
-      return user === undefined ? { status: 404, json: { error: 'not found' } } : { json: user };
-    },
-    'GET /users': ({ query }) => ({ json: splitIds(query.get('ids')).flatMap((id) => byId.get(id) ?? []) }),
+    ...routeTable({
+      'GET /users/:id': ({ params }) => {
+        const user = byId.get(params.id);
+        return user === undefined ? { status: 404, json: { error: 'not found' } } : { json: user };
+      },
+      'GET /users': ({ query }) => ({ json: splitIds(query.get('ids')).flatMap((id) => byId.get(id) ?? []) }),
+    }),
   };
 }
 
@@ -40,7 +42,7 @@ export function usersRoutes(users: readonly UserRow[], extra: RouteTable = {}): 
  */
 export function postsRoutes(posts: readonly PostRow[]): RouteTable {
   const byId = new Map(posts.map((p) => [String(p.id), p]));
-  return {
+  return routeTable({
     'GET /posts': ({ query }) => {
       const limit = query.get('limit');
       return { json: limit === null ? posts : posts.slice(0, Number(limit)) };
@@ -50,7 +52,7 @@ export function postsRoutes(posts: readonly PostRow[]): RouteTable {
       return post === undefined ? { status: 404, json: { error: 'not found' } } : { json: post };
     },
     'GET /users/:id/posts': ({ params }) => ({ json: posts.filter((p) => String(p.author_id) === params.id) }),
-  };
+  });
 }
 
 export function startUsers(users: readonly UserRow[], extra: RouteTable = {}): Promise<CountingUpstream> {

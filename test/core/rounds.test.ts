@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
+import { item } from '../support/assert.js';
 
 const POSTS = [
   { id: 1, title: 'One', author_id: 1 },
@@ -85,7 +86,7 @@ describe('X-GQL-Rounds without caching', () => {
     assert.equal(three.body.errors, undefined);
     const list = three.body.data?.posts as Array<{ id: string; author: { posts: Array<{ id: string; comments: unknown[] }> } }>;
     assert.deepEqual(
-      list[0].author.posts.map((p) => [p.id, p.comments]),
+      item(list, 0).author.posts.map((p) => [p.id, p.comments]),
       [
         ['1', [{ body: 'first' }]],
         ['3', [{ body: 'third' }]],

@@ -226,8 +226,8 @@ describe('client disconnects and per-source concurrency', () => {
     assert.ok(await eventually(() => users.abandoned === 2, 1000), `the in-flight subrequests were cancelled (abandoned ${users.abandoned})`);
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(users.count(), 2, 'the queued third author fetch was never sent');
-    const after = await gw.query('{ fast(id: 1) { name } }');
-    assert.deepEqual(after.body.data, { fast: { name: 'fast' } });
+    const later = await gw.query('{ fast(id: 1) { name } }');
+    assert.deepEqual(later.body.data, { fast: { name: 'fast' } });
   });
 
   test('a slow source holds at most `connections` sockets, queues at most max_queued, and other sources stay fast', async () => {

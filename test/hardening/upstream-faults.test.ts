@@ -76,12 +76,12 @@ describe('upstream faults', () => {
     users.setRoute('GET /users', batch ?? allFound);
     users.setRoute('GET /users/:id', single ?? (({ params }) => ({ kind: 'json', body: user(params.id!) })));
     users.reset();
-    const before = (await gw.get('/metrics')).text;
+    const beforeText = (await gw.get('/metrics')).text;
     const t0 = performance.now();
     const res = await gw.query(query);
     const ms = performance.now() - t0;
     const afterText = (await gw.get('/metrics')).text;
-    const delta = (name: string, labels: Record<string, string>) => metricValue(afterText, name, labels) - metricValue(before, name, labels);
+    const delta = (name: string, labels: Record<string, string>) => metricValue(afterText, name, labels) - metricValue(beforeText, name, labels);
     const sent = users.count();
     assert.equal(debugCounts(res).subrequests - (query.includes('posts') ? 1 : 0), sent, 'X-GQL-Subrequests counts every request sent, retries included');
     return { res, ms, sent, errors: (code) => delta('gqlgw_upstream_errors_total', { source: 'users', code }), counted: delta('gqlgw_subrequests_total', { source: 'users' }) };

@@ -88,7 +88,7 @@ function problemsOf(query: Query, text: PromText): string[] {
   for (const label of groupingLabels) {
     if (!readable.has(label)) problems.push(`${query.where}: groups by "${label}", which none of its series has`);
   }
-  for (const [, label] of (query.legend ?? '').matchAll(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)) {
+  for (const [, label = ''] of (query.legend ?? '').matchAll(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)) {
     if (!readable.has(label)) problems.push(`${query.where}: legend uses "${label}", which none of its series has`);
   }
   return problems;

@@ -168,10 +168,12 @@ describe('gqlgw metrics: label safety and robustness', () => {
 
   it('listener methods never throw, whatever they get, and count what they could not record', async () => {
     const metrics = createMetrics();
-    const l = metrics.listener as unknown as Record<string, (event: unknown) => void>;
+    const l = metrics.listener as unknown as Record<string, ((event: unknown) => void) | undefined>;
     const junk: unknown[] = [undefined, null, 42, 'x', {}, { coordinate: Symbol('s') }];
     for (const name of ['onSubrequest', 'onCache', 'onDedupe', 'onOperation']) {
-      for (const event of junk) assert.doesNotThrow(() => l[name](event));
+      const method = l[name];
+      assert.equal(typeof method, 'function', `the listener has ${name}`);
+      for (const event of junk) assert.doesNotThrow(() => method?.(event));
     }
     assert.doesNotThrow(() => metrics.onCacheTierFailure('nonsense' as 'error'));
     metrics.listener.onSubrequest(batch(7, { durationMs: Number.NaN }));

@@ -29,9 +29,9 @@ export function readPromQL(expr: string): PromQLReads {
   const selectors: PromQLSelector[] = [];
   const token = /(?<![0-9.A-Za-z_:$])([A-Za-z_:][A-Za-z0-9_:]*)\s*(\{[^}]*\})?(\s*\()?/g;
   for (let m = token.exec(rest); m; m = token.exec(rest)) {
-    const [, name, matchers, call] = m;
+    const [name, matchers, call] = [m[1]!, m[2], m[3]];
     if (call !== undefined || KEYWORDS.has(name.toLowerCase())) continue;
-    const labels = [...(matchers ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)/g)].map((l) => l[1]);
+    const labels = [...(matchers ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)/g)].map((l) => l[1]!);
     selectors.push({ metric: name, labels });
   }
   return { selectors, groupingLabels };

@@ -21,7 +21,7 @@ export function parsePromText(text: string): PromText {
     if (line.trim() === '') continue;
     const type = /^# TYPE (\S+) (\S+)$/.exec(line);
     if (type) {
-      types.set(type[1], type[2]);
+      types.set(type[1]!, type[2]!);
       continue;
     }
     if (line.startsWith('#')) continue;
@@ -33,20 +33,20 @@ export function parsePromText(text: string): PromText {
 function parseSample(line: string): Sample {
   const head = /^([a-zA-Z_:][a-zA-Z0-9_:]*)/.exec(line);
   if (!head) throw new Error(`not a sample line: ${line}`);
-  const name = head[1];
+  const name = head[0];
   let rest = line.slice(name.length);
   const labels: Record<string, string> = {};
   if (rest.startsWith('{')) {
     rest = rest.slice(1);
     const pair = /^\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?/;
     for (let m = pair.exec(rest); m; m = pair.exec(rest)) {
-      labels[m[1]] = m[2].replace(/\\(.)/g, (_all, c: string) => (c === 'n' ? '\n' : c));
+      labels[m[1]!] = m[2]!.replace(/\\(.)/g, (_all, c: string) => (c === 'n' ? '\n' : c));
       rest = rest.slice(m[0].length);
     }
     if (!rest.startsWith('}')) throw new Error(`bad labels in: ${line}`);
     rest = rest.slice(1);
   }
-  return { name, labels, value: parseValue(rest.trim().split(/\s+/)[0], line) };
+  return { name, labels, value: parseValue(rest.trim().split(/\s+/)[0] ?? '', line) };
 }
 
 /** Go's ParseFloat, as Prometheus uses it: NaN and Inf in any letter case (prom-client writes "Nan"). */

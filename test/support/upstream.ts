@@ -37,9 +37,18 @@ export interface RecordedRequest {
   readonly route: string | undefined;
 }
 
-export interface RouteRequest extends RecordedRequest {
-  /** Decoded `:name` segments of the matched route. */
-  readonly params: Readonly<Record<string, string>>;
+/** The `:name` segments of a route key: `GET /users/:id/posts/:n` → 'id' | 'n' (any name for a key not known statically). */
+export type ParamNames<Key extends string> = string extends Key
+  ? string
+  : Key extends `${string}:${infer Name}/${infer Rest}`
+    ? Name | ParamNames<Rest>
+    : Key extends `${string}:${infer Name}`
+      ? Name
+      : never;
+
+export interface RouteRequest<Name extends string = string> extends RecordedRequest {
+  /** Decoded `:name` segments of the matched route (typed from the route key in a table). */
+  readonly params: Readonly<Record<Name, string>>;
 }
 
 export interface RouteReply {
@@ -54,8 +63,14 @@ export interface RouteReply {
   readonly delayMs?: number;
 }
 
-export type RouteHandler = (request: RouteRequest) => RouteReply | Promise<RouteReply>;
-export type RouteTable = Readonly<Record<string, RouteHandler>>;
+export type RouteHandler<Name extends string = string> = (request: RouteRequest<Name>) => RouteReply | Promise<RouteReply>;
+/** Route key → handler; each handler's `params` has exactly the key's `:name` segments. */
+export type RouteTable<Keys extends string = string> = { readonly [Key in Keys]: RouteHandler<ParamNames<Key>> };
+
+/** A route table whose handlers' `params` are typed from their keys, usable where any table is. */
+export function routeTable<Keys extends string>(table: RouteTable<Keys>): RouteTable {
+  return table as RouteTable;
+}
 
 export interface CountingUpstream {
   /** Base URL without a trailing slash, e.g. http://127.0.0.1:53127: use it as a source `url`. */
@@ -68,7 +83,7 @@ export interface CountingUpstream {
   /** Requests for one route key, in arrival order. */
   requestsFor(route: string): RecordedRequest[];
   /** Adds a route, or replaces the handler of an existing key (keeps its position). */
-  setRoute(route: string, handler: RouteHandler): void;
+  setRoute<Key extends string>(route: Key, handler: RouteHandler<ParamNames<Key>>): void;
   /** Forgets the recorded requests (routes stay). */
   reset(): void;
   /** Stops listening, drops pending delayed answers and destroys open (keep-alive) sockets. */
@@ -77,8 +92,10 @@ export interface CountingUpstream {
 
 type CompiledRouteOf = CompiledRoute<RouteHandler>;
 
-export async function startUpstream(table: RouteTable = {}): Promise<CountingUpstream> {
-  const routes: CompiledRouteOf[] = Object.entries(table).map(([key, handler]) => compileRoute(key, handler));
+export async function startUpstream<Keys extends string>(table?: RouteTable<Keys>): Promise<CountingUpstream> {
+  // A route's handler only ever sees params matched against its own key, so widening its type is safe.
+  const entries = Object.entries((table ?? {}) as Readonly<Record<string, RouteHandler<never>>>);
+  const routes: CompiledRouteOf[] = entries.map(([key, handler]) => compileRoute(key, handler as RouteHandler));
   let requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
@@ -160,8 +177,8 @@ export async function startUpstream(table: RouteTable = {}): Promise<CountingUps
     requestsFor: (route) => requests.filter((r) => r.route === route),
     setRoute: (key, handler) => {
       const existing = routes.find((r) => r.key === key);
-      if (existing !== undefined) existing.handler = handler;
-      else routes.push(compileRoute(key, handler));
+      if (existing !== undefined) existing.handler = handler as RouteHandler;
+      else routes.push(compileRoute(key, handler as RouteHandler));
     },
     reset: () => {
       requests = [];

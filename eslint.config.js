@@ -1,0 +1,70 @@
+// ESLint flat config. Beyond typescript-eslint's recommended rules it enforces two house rules of
+// DESIGN.md: no shadowed names, at most four parameters (more want an options object), and
+// "imports go one way" between the folders of gateway/ (see docs/lint.md for the layer order).
+import tseslint from 'typescript-eslint';
+
+/** One restricted-import pattern: any import whose specifier matches `regex`. */
+function banned(regex, message) {
+  return { regex, message };
+}
+
+// Import specifiers are relative (`../server/limits.js`) or packages (`prom-client`); a folder is
+// recognised by a path segment, so these match from any depth.
+const gatewayDir = banned('(^|/)gateway/', 'directives/ is pure: it knows nothing of gateway/.');
+const http = [
+  banned('^(node:)?(http|https|net)$', 'no HTTP here: that is gateway/server/ and gateway/upstream/.'),
+  banned('^(undici|graphql-yoga|@graphql-yoga/.*)$', 'no HTTP here: that is gateway/server/ and gateway/upstream/.'),
+];
+const metrics = banned('^prom-client$', 'metrics live in gateway/observability/; report through the execute listener.');
+const yoga = banned('^(graphql-yoga|@graphql-yoga/.*)$', 'graphql-yoga is wired only in gateway/server/.');
+const io = banned('^(node:)?(fs|fs/promises|net|http|https|child_process)$', 'directives/ does no I/O.');
+const folder = (name, who) => banned(`(^|/)${name}/`, `${who} must not import ${name}/: imports go one way (docs/lint.md).`);
+const cli = banned('(^|/)cli\\.js$', 'nothing imports the CLI.');
+const outsideProduct = banned('(^|/)(test|bench|examples)/', 'the product does not import tests, the benchmark or the examples.');
+
+/** Folder of gateway/ → what it must not import. Layers, lowest first:
+ *  directives → config → blueprint → plan → cache, upstream → execute → observability → server → cli.ts */
+const boundaries = {
+  'directives/**/*.ts': [gatewayDir, io, ...http, metrics],
+  'gateway/config/**/*.ts': [
+    ...['blueprint', 'plan', 'cache', 'upstream', 'execute', 'observability', 'server'].map((f) => folder(f, 'config/')),
+    ...http,
+    metrics,
+  ],
+  'gateway/blueprint/**/*.ts': [
+    ...['plan', 'cache', 'upstream', 'execute', 'observability', 'server'].map((f) => folder(f, 'blueprint/')),
+    ...http,
+    metrics,
+  ],
+  'gateway/plan/**/*.ts': [
+    ...['cache', 'upstream', 'execute', 'observability', 'server'].map((f) => folder(f, 'plan/')),
+    ...http,
+    metrics,
+  ],
+  'gateway/cache/**/*.ts': [...['plan', 'execute', 'observability', 'server'].map((f) => folder(f, 'cache/')), yoga, metrics],
+  'gateway/upstream/**/*.ts': [...['plan', 'cache', 'execute', 'observability', 'server'].map((f) => folder(f, 'upstream/')), yoga, metrics],
+  'gateway/execute/**/*.ts': [...['observability', 'server'].map((f) => folder(f, 'execute/')), yoga, metrics],
+  'gateway/observability/**/*.ts': [folder('server', 'observability/'), yoga],
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'bench/out/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      'no-shadow': 'off',
+      '@typescript-eslint/no-shadow': 'error',
+      'max-params': ['error', 4],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: ['gateway/**/*.ts', 'directives/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outsideProduct, cli] }] },
+  },
+  ...Object.entries(boundaries).map(([files, patterns]) => ({
+    files: [files],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outsideProduct, cli, ...patterns] }] },
+  })),
+);
