@@ -2,6 +2,7 @@ import type { DirectiveUse, FieldContext } from './context.js';
 import type { Problem } from './problem.js';
 import { compilePathTemplate, type PathTemplate } from './template.js';
 import { checkPlaceholders } from './placeholders.js';
+import { didYouMean } from './suggest.js';
 
 export interface CompiledFetch {
   readonly source: string;
@@ -15,7 +16,7 @@ export function compileFetch(use: DirectiveUse, ctx: FieldContext, problems: Pro
   let ok = true;
   if (!ctx.sourceNames.includes(source)) {
     const known = ctx.sourceNames.length ? ctx.sourceNames.join(', ') : 'none are configured';
-    problems.push({ message: `@fetch on ${ctx.coordinate} names unknown source "${source}" (sources: ${known})`, node: use.node });
+    problems.push({ message: `@fetch on ${ctx.coordinate} names unknown source "${source}"${didYouMean(source, ctx.sourceNames)} (sources: ${known})`, node: use.node });
     ok = false;
   }
   const compiled = compilePathTemplate(path);

@@ -27,6 +27,7 @@ import type { GatewayConfig } from '../config/types.js';
 import { GatewayConfigError, type Diagnostic } from '../config/diagnostics.js';
 import { locateKey } from '../config/locate.js';
 import { expandSchemaGlobs } from './glob.js';
+import { withSdlSuggestion } from './sdl-suggestions.js';
 import type { Blueprint, FieldBlueprint } from './types.js';
 
 /**
@@ -66,7 +67,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
 
   const document: DocumentNode = { kind: Kind.DOCUMENT, definitions };
-  for (const err of validateSDL(document)) diagnostics.push(fromGraphQLError(err, configName));
+  for (const err of validateSDL(document)) diagnostics.push(fromGraphQLError(withSdlSuggestion(err, document), configName));
   if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
   const schema = buildASTSchema(document, { assumeValidSDL: true });
   for (const err of validateSchema(schema)) diagnostics.push(fromGraphQLError(err, configName));

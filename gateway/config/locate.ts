@@ -24,11 +24,12 @@ export function locateKey(text: string, tablePath: readonly string[], key: strin
     }
   }
   if (key !== undefined) {
-    // A key that is itself a table: point at its `[path.key]` header.
+    // A key that is itself a table: point at its `[path.key]` header, or the first `[path.key.sub]`.
     const sub = [...tablePath, key].join('.');
     for (let i = 0; i < lines.length; i++) {
       const h = /^\s*\[\s*([^\]]+?)\s*\]/.exec(lines[i]!);
-      if (h && h[1]!.replace(/\s*\.\s*/g, '.').replace(/"/g, '') === sub) return { line: i + 1, column: lines[i]!.indexOf('[') + 1 };
+      const name = h?.[1]!.replace(/\s*\.\s*/g, '.').replace(/"/g, '');
+      if (name === sub || name?.startsWith(`${sub}.`)) return { line: i + 1, column: lines[i]!.indexOf('[') + 1 };
     }
   }
   return tableLine ?? { line: 1, column: 1 };

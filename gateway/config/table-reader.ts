@@ -1,5 +1,6 @@
 import type { Diagnostic } from './diagnostics.js';
 import { locateKey } from './locate.js';
+import { didYouMean } from '../../directives/suggest.js';
 
 type TomlTable = Record<string, unknown>;
 
@@ -109,10 +110,10 @@ export class TableReader {
     return Object.entries(this.table);
   }
 
-  /** Reports every key that was never read. Call after reading all known keys. */
+  /** Reports every key that was never read, with the closest known key. Call after reading all known keys. */
   finish(): void {
     for (const key of Object.keys(this.table)) {
-      if (!this.seen.has(key)) this.problem(key, `unknown key ${this.keyPath(key)}`);
+      if (!this.seen.has(key)) this.problem(key, `unknown key ${this.keyPath(key)}${didYouMean(key, this.seen)}`);
     }
   }
 }

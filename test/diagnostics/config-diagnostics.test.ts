@@ -72,12 +72,12 @@ path = "/m"
 `),
     [
       'gateway.toml:2:1: gateway.port must be an integer, found string "4000"',
-      'gateway.toml:3:1: unknown key gateway.debug',
+      'gateway.toml:3:1: unknown key gateway.debug; did you mean "debug_headers"?',
       'gateway.toml:7:1: sources.users.timeout_ms must be an integer, found number 1.5',
       'gateway.toml:8:1: sources.users.forward_headers must be a list of strings, found string "authorization"',
       'gateway.toml:11:1: cache.l2_max_entries must be between 0 and 9007199254740991, found -1',
       'gateway.toml:14:1: cache.memcached.servers entry "localhost" must be "host:port"',
-      'gateway.toml:16:1: unknown key metric',
+      'gateway.toml:16:1: unknown key metric; did you mean "metrics"?',
     ],
   );
 });
