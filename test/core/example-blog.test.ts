@@ -81,4 +81,15 @@ describe('the example blog behind schema/blog.graphqls', () => {
       post: { title: item(POSTS, 6).title },
     });
   });
+
+  test("every user's posts in one batch (User.posts, so the example passes gqlgw check --strict)", async () => {
+    const res = await gateway.query('{ users { id posts { id } } }');
+    assert.equal(res.body.errors, undefined);
+    const users = res.body.data?.users as Array<{ id: string; posts: Array<{ id: string }> }>;
+    assert.equal(users.length, USERS.length);
+    for (const user of users) {
+      assert.deepEqual(user.posts.map((p) => p.id), POSTS.filter((p) => String(p.author_id) === user.id).map((p) => String(p.id)));
+    }
+    assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 2, batches: 1 });
+  });
 });

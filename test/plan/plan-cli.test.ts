@@ -15,7 +15,7 @@ const ROOT_CONFIG = fileURLToPath(new URL('../../../gateway.toml', import.meta.u
 test('the blog query plans into three rounds, batched and cached fields named', () => {
   const run = spawnSync(
     process.execPath,
-    [CLI, 'plan', '--config', ROOT_CONFIG, 'query Feed { posts(limit: 3) { id author { name posts { id } } comments @include(if: $c) { body author { name } } } }'],
+    [CLI, 'plan', '--config', ROOT_CONFIG, 'query Feed($c: Boolean = true) { posts(limit: 3) { id author { name posts { id } } comments @include(if: $c) { body author { name } } } }'],
     { encoding: 'utf8', timeout: 20_000 },
   );
   assert.equal(run.status, 0, run.stderr);
@@ -29,7 +29,7 @@ test('the blog query plans into three rounds, batched and cached fields named', 
       '  posts.author  Post.author  batch users /users?ids={keys} (match id, max 100; single /users/{parent.authorId}), cache 300s',
       '  posts.comments  Post.comments  batch comments /comments?post_ids={keys} (match post_id, max 50; single /posts/{parent.id}/comments), cache 30s, when @include(if: $c)',
       'round 3:',
-      '  posts.author.posts  User.posts  fetch posts /users/{parent.id}/posts, cache 30s',
+      '  posts.author.posts  User.posts  batch posts /posts?author_ids={keys} (match author_id, max 50; single /users/{parent.id}/posts), cache 30s',
       '  posts.comments.author  Comment.author  batch users /users?ids={keys} (match id, max 100; single /users/{parent.authorId}), cache 300s',
       '',
     ].join('\n'),

@@ -1,0 +1,123 @@
+import {
+  getLocation,
+  getNamedType,
+  isAbstractType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  type ASTNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type GraphQLType,
+} from 'graphql';
+import type { Diagnostic } from '../config/diagnostics.js';
+import type { Blueprint } from './types.js';
+
+/**
+ * `gqlgw check` warnings (SPEC.md "Set-up and commands"): schemas that compile but do what the
+ * writer surely did not mean. Each carries file:line:col like an error; `--strict` makes them fail.
+ *
+ * - N+1: a field whose @fetch reads `{parent.*}`, without @batch, whose parent type is reachable
+ *   through a list field: it sends one request per item of that list. The message names the list
+ *   nearest to the field on the first path found from a root type (breadth-first, fields in
+ *   schema order).
+ * - A root field (Query, Mutation) with no @fetch that is not a namespace (SPEC.md @from: an
+ *   object-typed field whose type declares a @fetch field): it is always null.
+ * - @cache on a field whose source forwards headers: entries are kept per distinct forwarded value
+ *   (README "Per-caller data"), so the hit rate is per caller.
+ *
+ * Sorted by file, line and column.
+ */
+export function collectWarnings(blueprint: Blueprint): Diagnostic[] {
+  const { schema } = blueprint;
+  const warnings: Diagnostic[] = [];
+  const multipliers = listMultipliers(schema);
+  for (const field of blueprint.fields.values()) {
+    const fetch = field.fetch;
+    const def = fieldDefinition(schema, field.typeName, field.fieldName);
+    if (!def) continue;
+    const list = multipliers.get(field.typeName);
+    if (fetch && !fetch.batch && list && fetch.template.placeholders.some((p) => p.kind === 'parent')) {
+      warnings.push(
+        located(
+          directiveNode(def, 'fetch') ?? def.astNode,
+          `@fetch on ${field.coordinate} reads {parent.*} under the list ${list} without @batch: one request per item of ${list} (an N+1); add @batch to send them together`,
+        ),
+      );
+    }
+    if (fetch?.cache && fetch.source.forwardHeaders.length > 0) {
+      warnings.push(
+        located(
+          directiveNode(def, 'cache') ?? def.astNode,
+          `@cache on ${field.coordinate}: source "${fetch.source.name}" forwards headers (${fetch.source.forwardHeaders.join(', ')}), so its entries are kept per caller and shared by no one else (README "Per-caller data")`,
+        ),
+      );
+    }
+  }
+  for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+    if (!root) continue;
+    for (const def of Object.values(root.getFields())) {
+      if (blueprint.fields.get(`${root.name}.${def.name}`)?.fetch || isNamespace(blueprint, def.type)) continue;
+      warnings.push(
+        located(
+          def.astNode,
+          `${root.name}.${def.name} has no @fetch, so it is always null; add @fetch(source: ..., path: ...), or give it an object type with @fetch fields to make it a namespace`,
+        ),
+      );
+    }
+  }
+  return warnings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+}
+
+/** Per object type under a list: the coordinate of the list field nearest to it on the first path found. */
+function listMultipliers(schema: GraphQLSchema): Map<string, string> {
+  const under = new Map<string, string>();
+  const plain = new Set<string>();
+  const queue: Array<[GraphQLObjectType, string | undefined]> = [];
+  const visit = (type: GraphQLNamedType, list: string | undefined) => {
+    for (const object of isAbstractType(type) ? schema.getPossibleTypes(type) : isObjectType(type) ? [type] : []) {
+      if (list ? under.has(object.name) : plain.has(object.name)) continue;
+      if (list) under.set(object.name, list);
+      else plain.add(object.name);
+      queue.push([object, list]);
+    }
+  };
+  for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) if (root) visit(root, undefined);
+  while (queue.length > 0) {
+    const [type, list] = queue.shift()!;
+    for (const field of Object.values(type.getFields())) {
+      visit(getNamedType(field.type), hasList(field.type) ? `${type.name}.${field.name}` : list);
+    }
+  }
+  return under;
+}
+
+function hasList(type: GraphQLType): boolean {
+  const t = isNonNullType(type) ? type.ofType : type;
+  return isListType(t);
+}
+
+/** SPEC.md @from: an object-typed field whose type declares a @fetch field. */
+function isNamespace(blueprint: Blueprint, type: GraphQLType): boolean {
+  const t = isNonNullType(type) ? type.ofType : type;
+  if (!isObjectType(t)) return false;
+  return Object.keys(t.getFields()).some((name) => blueprint.fields.get(`${t.name}.${name}`)?.fetch !== undefined);
+}
+
+function fieldDefinition(schema: GraphQLSchema, typeName: string, fieldName: string): GraphQLField<unknown, unknown> | undefined {
+  const type = schema.getType(typeName);
+  return isObjectType(type) ? type.getFields()[fieldName] : undefined;
+}
+
+function directiveNode(def: GraphQLField<unknown, unknown>, name: string): ASTNode | undefined {
+  return def.astNode?.directives?.find((d) => d.name.value === name);
+}
+
+function located(node: ASTNode | undefined | null, message: string): Diagnostic {
+  const loc = node?.loc;
+  if (!loc) return { file: '<schema>', line: 1, column: 1, message };
+  const { line, column } = getLocation(loc.source, loc.start);
+  return { file: loc.source.name, line, column, message };
+}
