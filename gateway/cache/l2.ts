@@ -23,4 +23,14 @@ export class L2Cache {
   set(key: string, value: unknown, ttlSeconds: number): void {
     this.lru?.set(key, { v: value }, { ttl: ttlSeconds * 1000 });
   }
+
+  /** Drops every entry whose key starts with `prefix` (a reload whose fetch changed); returns how many. */
+  deletePrefix(prefix: string): number {
+    if (!this.lru) return 0;
+    let dropped = 0;
+    for (const key of [...this.lru.keys()]) {
+      if (key.startsWith(prefix) && this.lru.delete(key)) dropped++;
+    }
+    return dropped;
+  }
 }

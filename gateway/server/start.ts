@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -13,6 +13,7 @@ import { SourceClient } from '../upstream/client.js';
 import { answerWithYoga, createGatewayYoga } from './yoga.js';
 import { createFastPath } from './fast-path.js';
 import { createLifecycle } from './lifecycle.js';
+import { createReloader, type InstalledVersion, type ReloadOptions, type ReloadReport } from './reload.js';
 
 /**
  * Programmatic entry point: load a gateway.toml, compile its schema, and serve it over HTTP.
@@ -29,11 +30,18 @@ export interface RunningGateway {
   /** e.g. http://127.0.0.1:4000/graphql */
   readonly url: string;
   readonly port: number;
+  /** The config, blueprint and executor now serving (a reload replaces them). */
   readonly config: GatewayConfig;
   readonly blueprint: Blueprint;
   readonly executor: Executor;
   /** False once shutdown began (then `/readyz` answers 503). */
   readonly ready: boolean;
+  /**
+   * Reads config and schema again and, when they compile, serves them from the next request on
+   * (SIGHUP, `serve --watch`; gateway/server/reload.ts). Never throws for a user's mistake: a
+   * broken edit comes back as `{ ok: false, diagnostics }` and the last good version keeps serving.
+   */
+  reload(options?: ReloadOptions): ReloadReport;
   /**
    * Graceful stop (what SIGTERM does): stops accepting connections, lets in-flight requests finish
    * within `graceMs` (default [gateway] shutdown_grace_ms), then closes every connection, the
@@ -51,15 +59,135 @@ export interface RunningGateway {
 export async function startGateway(options: StartOptions): Promise<RunningGateway> {
   const config = loadConfig(options.configPath);
   const blueprint = buildBlueprint(config);
-  const clients = new Map([...config.sources.values()].map((s) => [s.name, new SourceClient(s)]));
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
-  const l3: SharedCacheTier | undefined = config.cache.memcached
-    ? createMemcachedTier(config.cache.memcached, metrics && { onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip })
-    : undefined;
+  let version = createVersion({ config, blueprint, metrics, l2: new L2Cache(config.cache.l2MaxEntries), previous: undefined });
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (lifecycle.admit(req, res)) return;
+    // The version current when the request arrives answers it to the end, whatever reloads meanwhile.
+    version.handle(req, res);
+  });
+  // A client must send its whole request (headers and body) within these, or its socket is closed.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  const lifecycle = createLifecycle(server);
+  const host = options.host ?? config.host;
+  await listen(server, options.port ?? config.port, host);
+  let stopped: Promise<boolean> | undefined;
+  const shutdown = (graceMs: number = version.config.shutdownGraceMs): Promise<boolean> => {
+    stopped ??= (async () => {
+      const inTime = await lifecycle.drain(graceMs);
+      await version.close();
+      return inTime;
+    })();
+    return stopped;
+  };
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shownHost}:${port}/graphql`;
+  const reloader = createReloader({
+    configPath: options.configPath,
+    url,
+    overridden: { host: options.host !== undefined, port: options.port !== undefined },
+    current: () => version,
+    install(next) {
+      const old = version;
+      version = createVersion({ ...next, metrics, previous: old });
+      void old.retire(version);
+    },
+  });
+  return {
+    url,
+    port,
+    get config() {
+      return version.config;
+    },
+    get blueprint() {
+      return version.blueprint;
+    },
+    get executor() {
+      return version.executor;
+    },
+    get ready() {
+      return lifecycle.ready;
+    },
+    reload: (reloadOptions) => (stopped ? { status: 'unchanged' } : reloader.reload(reloadOptions)),
+    shutdown,
+    async close() {
+      await shutdown(0);
+    },
+  };
+}
+
+/** A listen failure: names the address and what to do; the CLI prints it without a stack. */
+export class ListenError extends Error {
+  constructor(
+    readonly address: string,
+    readonly code: string,
+    cause: Error,
+  ) {
+    const why =
+      code === 'EADDRINUSE'
+        ? 'the address is already in use; stop what uses it, or pick another --port'
+        : code === 'EACCES'
+          ? 'permission denied (ports below 1024 need privileges); pick another --port'
+          : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+            ? 'this machine has no such address; fix --host or [gateway] host (127.0.0.1 serves only this machine), or pick another --port'
+            : `${cause.message}; pick another --port`;
+    super(`cannot listen on ${address}: ${why} (--port 0 picks a free one)`);
+    this.name = 'ListenError';
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const failed = (err: NodeJS.ErrnoException) => {
+      const shown = host.includes(':') ? `[${host}]` : host;
+      reject(new ListenError(`${shown}:${port}`, err.code ?? 'ERROR', err));
+    };
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+/** One compiled config + schema and everything built from it; requests keep the version they started on. */
+interface ServingVersion extends InstalledVersion {
+  readonly executor: Executor;
+  readonly clients: ReadonlyMap<string, SourceClient>;
+  readonly l3: SharedCacheTier | undefined;
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** After a reload: closes the source pools and memcached tier `next` does not reuse, once their requests finished. */
+  retire(next: ServingVersion): Promise<void>;
+  /** At shutdown: closes every pool and the memcached tier. */
+  close(): Promise<void>;
+}
+
+interface VersionParts extends InstalledVersion {
+  readonly metrics: GatewayMetrics | undefined;
+  /** The version being replaced: its source pools and memcached tier are reused where their config is unchanged. */
+  readonly previous: ServingVersion | undefined;
+}
+
+function createVersion(parts: VersionParts): ServingVersion {
+  const { config, blueprint, metrics, l2, previous } = parts;
+  const clients = new Map(
+    [...config.sources.values()].map((s) => {
+      const old = previous?.clients.get(s.name);
+      return [s.name, old && sameJson(previous!.config.sources.get(s.name), s) ? old : new SourceClient(s)] as const;
+    }),
+  );
+  const l3: SharedCacheTier | undefined =
+    previous && sameJson(previous.config.cache.memcached, config.cache.memcached)
+      ? previous.l3
+      : config.cache.memcached
+        ? createMemcachedTier(config.cache.memcached, metrics && { onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip })
+        : undefined;
   const executor = createExecutor({
     blueprint,
     clients,
-    l2: new L2Cache(config.cache.l2MaxEntries),
+    l2,
     l3,
     listener: metrics?.listener,
     maxSubrequests: config.limits.maxSubrequests,
@@ -74,53 +202,33 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     fallback: (req, res, body) => answerWithYoga(yoga, req, res, body),
   });
   const metricsPath = config.metrics.path;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (lifecycle.admit(req, res)) return;
-    if (metrics && req.method === 'GET' && req.url?.split('?')[0] === metricsPath) {
-      void serveMetrics(metrics, res);
-      return;
-    }
-    if (fastPath(req, res)) return;
-    void yoga.requestListener(req, res);
-  });
-  // A client must send its whole request (headers and body) within these, or its socket is closed.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  const lifecycle = createLifecycle(server);
-  const host = options.host ?? config.host;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? config.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  let stopped: Promise<boolean> | undefined;
-  const shutdown = (graceMs: number = config.shutdownGraceMs): Promise<boolean> => {
-    stopped ??= (async () => {
-      const inTime = await lifecycle.drain(graceMs);
-      await Promise.all([...clients.values()].map((c) => c.close()));
-      await l3?.close();
-      return inTime;
-    })();
-    return stopped;
+  const closeUnused = async (keep: ServingVersion | undefined) => {
+    const graceMs = config.shutdownGraceMs;
+    await Promise.all([...clients.values()].filter((c) => keep?.clients.get(c.name) !== c).map((c) => c.close(graceMs)));
+    if (l3 && keep?.l3 !== l3) await l3.close();
   };
-  const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shownHost}:${port}/graphql`,
-    port,
     config,
     blueprint,
+    l2,
     executor,
-    get ready() {
-      return lifecycle.ready;
+    clients,
+    l3,
+    handle(req, res) {
+      if (metrics && req.method === 'GET' && req.url?.split('?')[0] === metricsPath) {
+        void serveMetrics(metrics, res);
+        return;
+      }
+      if (fastPath(req, res)) return;
+      void yoga.requestListener(req, res);
     },
-    shutdown,
-    async close() {
-      await shutdown(0);
-    },
+    retire: (next) => closeUnused(next),
+    close: () => closeUnused(undefined),
   };
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 async function serveMetrics(metrics: GatewayMetrics, res: ServerResponse): Promise<void> {
