@@ -2,25 +2,46 @@
 import './production-mode.js';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { parse } from 'graphql';
+import { parse, validate, Source, type GraphQLError } from 'graphql';
+import { DIRECTIVE_DEFINITIONS } from '../directives/definitions.js';
+import { didYouMean } from '../directives/suggest.js';
 import { loadConfig } from './config/load.js';
 import { buildBlueprint } from './blueprint/build.js';
-import { GatewayConfigError } from './config/diagnostics.js';
+import { collectWarnings } from './blueprint/warnings.js';
+import { GatewayConfigError, formatDiagnostic, type Diagnostic } from './config/diagnostics.js';
 import { buildPlan } from './plan/build.js';
 import { printPlan } from './plan/print.js';
-import { startGateway, type RunningGateway } from './server/start.js';
+import type { RunningGateway } from './server/start.js';
+import type { reloadedLine } from './server/reload.js';
+import type { watchGatewayFiles } from './server/watch.js';
 
 const USAGE = `usage:
-  gqlgw serve --config FILE [--port N] [--host H]   serve a gateway.toml
-  gqlgw check --config FILE                         validate config and schema; exit 1 with every problem
+  gqlgw serve --config FILE [--port N] [--host H] [--watch]
+                                                    serve a gateway.toml; --watch (or SIGHUP) reloads it
+  gqlgw check --config FILE [--strict]              validate config and schema; exit 1 with every problem
+                                                    (--strict: warnings fail too)
   gqlgw plan  --config FILE [--operation NAME] (QUERY | --file FILE.graphql)
                                                     print which fields run in which round
+  gqlgw sdl                                         print the directive definitions (for editors)
 `;
 
-/** `gqlgw serve | check | plan`. A user's mistake prints a message and exits 1, never a stack. */
+const COMMANDS = ['serve', 'check', 'plan', 'sdl'];
+
+interface CliValues {
+  config?: string;
+  port?: string;
+  host?: string;
+  operation?: string;
+  file?: string;
+  help?: boolean;
+  watch?: boolean;
+  strict?: boolean;
+}
+
+/** `gqlgw serve | check | plan | sdl`. A user's mistake prints a message and exits 1, never a stack. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  let values: { config?: string; port?: string; host?: string; operation?: string; file?: string; help?: boolean };
+  let values: CliValues;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -33,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
         operation: { type: 'string' },
         file: { type: 'string', short: 'f' },
         help: { type: 'boolean', short: 'h' },
+        watch: { type: 'boolean', short: 'w' },
+        strict: { type: 'boolean' },
       },
     }));
   } catch (err) {
@@ -43,42 +66,100 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command ? 0 : 2;
   }
-  if (!['serve', 'check', 'plan'].includes(command)) {
-    process.stderr.write(`gqlgw: unknown command "${command}"\n${USAGE}`);
+  if (!COMMANDS.includes(command)) {
+    process.stderr.write(`gqlgw: unknown command "${command}"${didYouMean(command, COMMANDS)}\n${USAGE}`);
     return 2;
+  }
+  if (command === 'sdl') {
+    process.stdout.write(`${DIRECTIVE_DEFINITIONS.trim()}\n`);
+    return 0;
   }
   const configPath = values.config ?? 'gateway.toml';
   try {
-    if (command === 'check') {
-      buildBlueprint(loadConfig(configPath));
-      process.stdout.write(`${configPath}: ok\n`);
-      return 0;
-    }
+    if (command === 'check') return checkCommand(configPath, values.strict === true);
     if (command === 'plan') return planCommand(configPath, values, positionals);
-    let port: number | undefined;
-    if (values.port !== undefined) {
-      port = Number(values.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        process.stderr.write(`gqlgw: --port must be an integer from 0 to 65535, found "${values.port}"\n`);
-        return 2;
-      }
-    }
-    const gateway = await startGateway({ configPath, port, host: values.host });
-    process.stdout.write(`gqlgw listening on ${gateway.url}\n`);
-    handleStopSignals(gateway);
-    return -1;
+    return await serveCommand(configPath, values);
   } catch (err) {
     if (err instanceof GatewayConfigError) {
-      process.stderr.write(`${err.message}\n${err.diagnostics.length} problem${err.diagnostics.length === 1 ? '' : 's'} in ${configPath}; nothing was started\n`);
-      return 1;
-    }
-    const code = (err as { code?: string }).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES') {
-      process.stderr.write(`gqlgw: cannot listen: ${(err as Error).message}\n`);
+      process.stderr.write(`${err.message}\n${problemSummary(err.diagnostics)}${command === 'serve' ? '; nothing was started' : ''}\n`);
       return 1;
     }
     throw err;
   }
+}
+
+/**
+ * The server's modules (yoga, undici, prom-client) are imported only here, so that `check`, `plan`
+ * and `sdl` start in a fraction of the time.
+ */
+async function serveCommand(configPath: string, values: CliValues): Promise<number> {
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) {
+      process.stderr.write(`gqlgw: --port must be an integer from 0 to 65535, found "${values.port}"\n`);
+      return 2;
+    }
+  }
+  const { startGateway, ListenError } = await import('./server/start.js');
+  let gateway: RunningGateway;
+  try {
+    gateway = await startGateway({ configPath, port, host: values.host });
+  } catch (err) {
+    if (!(err instanceof ListenError)) throw err;
+    process.stderr.write(`gqlgw: ${err.message}\n`);
+    return 1;
+  }
+  process.stdout.write(`gqlgw listening on ${gateway.url}\n`);
+  handleStopSignals(gateway);
+  const { reloadedLine } = await import('./server/reload.js');
+  const { watchGatewayFiles } = await import('./server/watch.js');
+  handleReloads(gateway, values.watch ? watchGatewayFiles : undefined, reloadedLine);
+  return -1;
+}
+
+/** `N problems in FILE[, FILE]`, naming the files the problems are in. */
+function problemSummary(diagnostics: readonly Diagnostic[], noun = 'problem'): string {
+  const files = [...new Set(diagnostics.map((d) => d.file))];
+  return `${diagnostics.length} ${noun}${diagnostics.length === 1 ? '' : 's'} in ${files.join(', ')}`;
+}
+
+function checkCommand(configPath: string, strict: boolean): number {
+  const warnings = collectWarnings(buildBlueprint(loadConfig(configPath)));
+  for (const w of warnings) process.stderr.write(`${formatDiagnostic({ ...w, message: `warning: ${w.message}` })}\n`);
+  if (warnings.length === 0) {
+    process.stdout.write(`${configPath}: ok\n`);
+    return 0;
+  }
+  const summary = problemSummary(warnings, 'warning');
+  if (strict) {
+    process.stderr.write(`${summary}; --strict makes warnings fail\n`);
+    return 1;
+  }
+  process.stdout.write(`${configPath}: ok, ${summary}\n`);
+  return 0;
+}
+
+/**
+ * SIGHUP, and with `--watch` every change to gateway.toml or a schema file, reloads
+ * (gateway/server/reload.ts). The reload line goes to stdout; diagnostics and restart notes to
+ * stderr; a broken edit leaves the last good version serving.
+ */
+function handleReloads(gateway: RunningGateway, watch: typeof watchGatewayFiles | undefined, line: typeof reloadedLine): void {
+  const watcher = watch?.(gateway.config, () => reload(true));
+  function reload(ifChanged: boolean): void {
+    const report = gateway.reload({ ifChanged });
+    if (report.status === 'unchanged') return;
+    if (report.status === 'failed') {
+      const lines = report.diagnostics.map(formatDiagnostic);
+      process.stderr.write(`${lines.join('\n')}\n${problemSummary(report.diagnostics)}; reload failed, still serving the last good version\n`);
+      return;
+    }
+    watcher?.retarget(gateway.config);
+    for (const note of report.restart) process.stderr.write(`gqlgw: ${note}\n`);
+    process.stdout.write(`${line(report)}\n`);
+  }
+  process.on('SIGHUP', () => reload(false));
 }
 
 /**
@@ -109,18 +190,35 @@ function handleStopSignals(gateway: RunningGateway): void {
   process.on('SIGTERM', stop);
 }
 
-function planCommand(configPath: string, values: { operation?: string; file?: string }, positionals: string[]): number {
+function planCommand(configPath: string, values: CliValues, positionals: string[]): number {
   const blueprint = buildBlueprint(loadConfig(configPath));
-  const text = values.file ? readFileSync(values.file, 'utf8') : positionals.join(' ');
+  let text: string;
+  if (values.file !== undefined) {
+    try {
+      text = readFileSync(values.file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (err as Error).message;
+      process.stderr.write(`gqlgw plan: cannot read --file ${values.file}: ${why}\n`);
+      return 1;
+    }
+  } else text = positionals.join(' ');
   if (!text.trim()) {
     process.stderr.write(`gqlgw plan: give a query as an argument or with --file\n`);
     return 2;
   }
+  const shownName = values.file ?? 'query';
   let document;
   try {
-    document = parse(text);
+    document = parse(new Source(text, shownName));
   } catch (err) {
-    process.stderr.write(`gqlgw plan: ${(err as Error).message}\n`);
+    process.stderr.write(`gqlgw plan: ${queryError(err as GraphQLError, shownName)}\n`);
+    return 1;
+  }
+  const errors = validate(blueprint.schema, document);
+  if (errors.length > 0) {
+    for (const e of errors) process.stderr.write(`gqlgw plan: ${queryError(e, shownName)}\n`);
+    process.stderr.write(`gqlgw plan: the query is not valid against the schema of ${configPath}; nothing was planned\n`);
     return 1;
   }
   const plan = buildPlan(blueprint, document, values.operation);
@@ -130,6 +228,12 @@ function planCommand(configPath: string, values: { operation?: string; file?: st
   }
   process.stdout.write(printPlan(plan));
   return 0;
+}
+
+/** `query:1:13: Cannot query field ...` — graphql-js's message at its line:column. */
+function queryError(err: GraphQLError, shownName: string): string {
+  const loc = err.locations?.[0];
+  return loc ? `${shownName}:${loc.line}:${loc.column}: ${err.message}` : `${shownName}: ${err.message}`;
 }
 
 main(process.argv.slice(2)).then(

@@ -35,7 +35,7 @@ const BASE = `type User { id: ID! name: String }\n`;
 
 test('unknown source', async () => {
   assert.deepEqual(await problemsOf(`${BASE}type Query {\n  user(id: ID!): User @fetch(source: "userz", path: "/users/{args.id}")\n}\n`), [
-    '3:23: @fetch on Query.user names unknown source "userz" (sources: users, posts)',
+    '3:23: @fetch on Query.user names unknown source "userz"; did you mean "users"? (sources: users, posts)',
   ]);
 });
 
@@ -89,8 +89,8 @@ type Post {
 }
 `;
   assert.deepEqual(await problemsOf(sdl), [
-    '3:34: @fetch on Query.posts: {args.limt} names no argument of Query.posts (arguments: limit)',
-    '7:16: @fetch on Post.author: {parent.authorID} names no field of Post (fields: authorId, author)',
+    '3:34: @fetch on Query.posts: {args.limt} names no argument of Query.posts; did you mean "{args.limit}"? (arguments: limit)',
+    '7:16: @fetch on Post.author: {parent.authorID} names no field of Post; did you mean "{parent.authorId}"? (fields: authorId, author)',
   ]);
 });
 
@@ -153,7 +153,8 @@ test('gqlgw check prints every problem with file:line:col and exits 1; serve ref
       assert.match(lines[0]!, /s\.graphqls:3:11: @fetch on Query\.a names unknown source "nope" \(sources: users\)$/);
       assert.match(lines[1]!, /s\.graphqls:4:11: @cache on Query\.b: ttl must be 0 or more seconds, found -1$/);
       assert.match(lines[2]!, /s\.graphqls:4:11: @cache on Query\.b needs a @fetch beside it/);
-      assert.match(lines[3]!, /^3 problems in .*gateway\.toml; nothing was started$/);
+      // The summary names the file the problems are in (the schema file, not gateway.toml); only serve "starts".
+      assert.match(lines[3]!, new RegExp(`^3 problems in \\S*schema[\\\\/]s\\.graphqls${command === 'serve' ? '; nothing was started' : ''}$`));
       assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
       assert.equal(run.stdout, '', `${command} prints no ready line`);
     }
