@@ -1,4 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
+import type { CompiledCache } from '../../directives/cache.js';
 import type { PathTemplate } from '../../directives/template.js';
 import type { SourceConfig } from '../config/types.js';
 
@@ -18,7 +19,7 @@ export interface FetchBlueprint {
   /** `{parent.F}` → the parent JSON key F reads (through F's @from). */
   readonly parentKeys: ReadonlyMap<string, string>;
   readonly batch: BatchBlueprint | undefined;
-  readonly cache: { readonly ttlSeconds: number } | undefined;
+  readonly cache: CompiledCache | undefined;
   /** The field's type is a list (one-to-many for @batch). */
   readonly isList: boolean;
   readonly isNonNull: boolean;

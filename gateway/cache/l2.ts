@@ -1,27 +1,32 @@
 import { LRUCache } from 'lru-cache';
+import { keepMs, type CacheEntry } from './entry.js';
 
 /**
- * L2: the process's own LRU of fetched values, by cache key, each with its field's @cache ttl.
- * `maxEntries` 0 turns it off. Values are shared between requests and must never be mutated.
+ * L2: the process's own LRU of cache entries (entry.ts), by cache key. An entry is kept until its
+ * own `staleUntil`, whichever tier it came from, so a value copied from memcached keeps its age.
+ * `maxEntries` 0 turns it off. Entries are shared between requests and must never be mutated.
  */
 export class L2Cache {
-  private readonly lru: LRUCache<string, { v: unknown }> | undefined;
+  private readonly lru: LRUCache<string, CacheEntry> | undefined;
 
   constructor(maxEntries: number) {
-    this.lru = maxEntries > 0 ? new LRUCache<string, { v: unknown }>({ max: maxEntries, ttlAutopurge: false }) : undefined;
+    this.lru = maxEntries > 0 ? new LRUCache<string, CacheEntry>({ max: maxEntries, ttlAutopurge: false }) : undefined;
   }
 
   get enabled(): boolean {
     return this.lru !== undefined;
   }
 
-  /** The value, or undefined on a miss (including an expired entry). */
-  get(key: string): unknown {
-    return this.lru?.get(key)?.v;
+  /** The entry, or undefined when there is none or it is past its `staleUntil`. */
+  get(key: string): CacheEntry | undefined {
+    return this.lru?.get(key);
   }
 
-  set(key: string, value: unknown, ttlSeconds: number): void {
-    this.lru?.set(key, { v: value }, { ttl: ttlSeconds * 1000 });
+  /** Stores the entry until its `staleUntil`; one already past it is not stored. */
+  set(key: string, entry: CacheEntry, now: number): void {
+    if (!this.lru) return;
+    const ms = keepMs(entry, now);
+    if (ms > 0) this.lru.set(key, entry, { ttl: ms });
   }
 
   /** Drops every entry whose key starts with `prefix` (a reload whose fetch changed); returns how many. */

@@ -1,23 +1,26 @@
 import memjs from 'memjs';
 import type { MemcachedConfig } from '../config/types.js';
 import { memcachedKey } from './cache-key.js';
-import { decodeCacheValue, encodeCacheValue } from './cache-value.js';
+import { decodeCacheEntry, encodeCacheEntry } from './cache-value.js';
+import { keepMs, type CacheEntry } from './entry.js';
 import { CircuitBreaker } from './circuit-breaker.js';
-import type { SharedCacheTier } from './tier.js';
+import type { MemcachedTier } from './tier.js';
 
 /**
- * The memcached shared tier (memjs, binary protocol).
+ * The memcached tier (memjs, binary protocol).
  *
- * Contract (on top of SharedCacheTier):
- * - Keys are `keyPrefix + key`, hashed when too long or unsafe (see cache-key.ts); values are
- *   marked JSON (see cache-value.ts), so two gateway processes with the same prefix share entries.
+ * Contract (on top of MemcachedTier):
+ * - Keys are `keyPrefix + key`, hashed when too long or unsafe (see cache-key.ts); entries are
+ *   stored with their times (see cache-value.ts), so two gateway processes with the same prefix
+ *   share entries and their age.
  * - getMany sends every distinct key of the call at once on the pooled connection (pipelined:
  *   memjs 1.3 has no multi-get, but concurrent gets on one socket are written back to back and
  *   answered in one round trip), all under one deadline of `timeoutMs`. A key that fails, is late,
  *   or holds bytes that do not decode is a miss; hits that did arrive before the deadline are
  *   returned. It never rejects.
- * - setMany returns at once and never throws: the values are encoded synchronously, values whose
- *   JSON exceeds `maxValueBytes` and ttls below 1 s are dropped, and the writes go out in the
+ * - setMany returns at once and never throws: the entries are encoded synchronously, values whose
+ *   JSON exceeds `maxValueBytes` and entries already past their `staleUntil` are dropped, each is
+ *   kept until its `staleUntil` (whole seconds, rounded up), and the writes go out in the
  *   background under the same deadline. Their failures are counted, never surfaced.
  * - Every getMany/setMany call that goes out is one outcome for the circuit breaker: after
  *   `failureThreshold` failed calls in a row, calls are skipped (instant misses, dropped writes)
@@ -164,7 +167,7 @@ function classify(
  * Creates the tier; no connection is opened until the first call. Throws only for a config with
  * no servers (memjs would silently fall back to an environment variable or localhost).
  */
-export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTierEvents = {}): SharedCacheTier {
+export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTierEvents = {}): MemcachedTier {
   if (config.servers.length === 0) throw new Error('[cache.memcached] servers must list at least one "host:port"');
   const breaker = new CircuitBreaker(config.failureThreshold, config.cooldownMs);
   const inFlight = new Set<Promise<unknown>>();
@@ -205,8 +208,8 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
     return promise;
   };
 
-  async function fetchMany(keys: readonly string[]): Promise<Map<string, unknown>> {
-    const hits = new Map<string, unknown>();
+  async function fetchMany(keys: readonly string[]): Promise<Map<string, CacheEntry>> {
+    const hits = new Map<string, CacheEntry>();
     const byStoredKey = new Map<string, string[]>();
     for (const key of keys) {
       const stored = memcachedKey(config.keyPrefix, key);
@@ -223,12 +226,12 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
     outcomes.forEach((outcome, i) => {
       const stored = storedKeys[i];
       if (outcome.status !== 'ok' || outcome.value === null || stored === undefined) return;
-      const decoded = decodeCacheValue(outcome.value);
-      if (!decoded.ok) {
-        garbage = true;
+      const decoded = decodeCacheEntry(outcome.value);
+      if (decoded.kind !== 'entry') {
+        if (decoded.kind === 'garbage') garbage = true;
         return;
       }
-      for (const key of byStoredKey.get(stored) ?? []) hits.set(key, decoded.value);
+      for (const key of byStoredKey.get(stored) ?? []) hits.set(key, decoded.entry);
     });
     settle(used, classify(outcomes, garbage), 'get');
     return hits;
@@ -260,12 +263,14 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
       try {
         if (closed || entries.length === 0) return;
         const writes: Array<{ key: string; bytes: Buffer; ttlSeconds: number }> = [];
-        for (const entry of entries) {
-          const ttlSeconds = Math.min(Math.floor(entry.ttlSeconds), MAX_RELATIVE_TTL_SECONDS);
-          if (!(ttlSeconds >= 1)) continue;
-          const encoded = encodeCacheValue(entry.value);
+        const now = Date.now();
+        for (const { key, entry } of entries) {
+          const ms = keepMs(entry, now);
+          if (!(ms > 0)) continue;
+          const ttlSeconds = Math.min(Math.ceil(ms / 1000), MAX_RELATIVE_TTL_SECONDS);
+          const encoded = encodeCacheEntry(entry);
           if (!encoded || encoded.jsonBytes > config.maxValueBytes) continue;
-          writes.push({ key: memcachedKey(config.keyPrefix, entry.key), bytes: encoded.bytes, ttlSeconds });
+          writes.push({ key: memcachedKey(config.keyPrefix, key), bytes: encoded.bytes, ttlSeconds });
         }
         if (writes.length === 0) return;
         if (!breaker.tryPass()) {

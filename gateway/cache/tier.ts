@@ -1,12 +1,25 @@
+import type { CacheEntry } from './entry.js';
+
 /**
- * The seam between the executor and a shared cache tier (memcached). L1 (the request memo) and L2
- * (the process LRU) are synchronous and live beside the executor; a shared tier is asynchronous and
- * must never fail or slow a query: failures are misses, writes are fire-and-forget.
+ * The cache tiers have one name each, everywhere (code, metric labels, docs, dashboard):
+ * - `l1`: the request's own memo (execute/state.ts), which also dedupes identical lookups;
+ * - `l2`: the process's LRU (l2.ts);
+ * - `memcached`: shared by every gateway process configured with the same servers and key prefix.
  */
-export interface SharedCacheTier {
+export type CacheTierName = 'l1' | 'l2' | 'memcached';
+
+/**
+ * The seam between the executor and memcached (memcached.ts implements it; the executor never
+ * imports memjs). L1 and L2 are synchronous and live beside the executor; memcached is
+ * asynchronous and must never fail or slow a query: failures are misses, writes fire-and-forget.
+ */
+export interface MemcachedTier {
   /** Looks all keys up in one go. Never rejects: a failed or late call resolves as all misses. */
-  getMany(keys: readonly string[]): Promise<Map<string, unknown>>;
-  /** Stores values (JSON-serialisable) for `ttlSeconds`. Never throws, never awaited by a response. */
-  setMany(entries: ReadonlyArray<{ key: string; value: unknown; ttlSeconds: number }>): void;
+  getMany(keys: readonly string[]): Promise<Map<string, CacheEntry>>;
+  /**
+   * Stores entries until their own `staleUntil` (memcached's expiry in whole seconds, rounded up;
+   * an entry already past it is dropped). Never throws, never awaited by a response.
+   */
+  setMany(entries: ReadonlyArray<{ readonly key: string; readonly entry: CacheEntry }>): void;
   close(): Promise<void>;
 }

@@ -86,6 +86,7 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
       maxResponseBytes: s.int('max_response_bytes', DEFAULTS.maxResponseBytes, 1),
       connections: s.int('connections', DEFAULTS.connections, 1, 10_000),
       maxQueued: s.int('max_queued', DEFAULTS.maxQueued, 0, 1_000_000),
+      coalesce: s.bool('coalesce', true),
     });
     s.finish();
   }

@@ -16,6 +16,8 @@ export interface SourceConfig {
   readonly connections: number;
   /** Requests that may wait for a free connection; past that a subrequest fails at once (overloaded). */
   readonly maxQueued: number;
+  /** Identical GET subrequests and @batch keys in flight for other requests are shared (SPEC.md "Coalescing across requests"). */
+  readonly coalesce: boolean;
 }
 
 export interface MemcachedConfig {

@@ -2,6 +2,7 @@ import { GraphQLError, getVariableValues, type DocumentNode, type ExecutionResul
 import type { Blueprint } from '../blueprint/types.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
+import { InFlight } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
 import { runRound, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
 import { installResolvers, ResponseShaper } from './shape.js';
@@ -23,7 +24,7 @@ export interface ExecuteOutcome {
   readonly stats: Readonly<OperationStats>;
 }
 
-export interface ExecutorOptions extends Omit<RoundDeps, 'listener'> {
+export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'> {
   readonly blueprint: Blueprint;
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
@@ -46,7 +47,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   installResolvers(blueprint);
   const shaper = new ResponseShaper(blueprint);
   const listener = options.listener ?? {};
-  const deps: RoundDeps = { ...options, listener };
+  const deps: RoundDeps = { ...options, listener, inFlight: new InFlight() };
   const plans = new WeakMap<DocumentNode, Map<string, Plan | undefined>>();
 
   function plan(document: DocumentNode, operationName?: string | null): Plan | undefined {

@@ -1,4 +1,5 @@
 import type { UpstreamErrorCode } from '../upstream/outcome.js';
+import type { CacheTierName } from '../cache/tier.js';
 
 /**
  * What the executor reports while it runs. Debug headers and Prometheus metrics both listen here;
@@ -6,7 +7,18 @@ import type { UpstreamErrorCode } from '../upstream/outcome.js';
  * `coordinate` is the schema coordinate `Type.field` of the field that needed the lookup;
  * `source` is the gateway.toml source name. Neither ever carries an id or a URL.
  */
-export type CacheTierName = 'l1' | 'l2' | 'l3';
+export type { CacheTierName } from '../cache/tier.js';
+
+/**
+ * What happened to lookups beyond a tier's hit or miss:
+ * - `coalesced`: answered by an identical call in flight for another GraphQL request (per key for
+ *   @batch); not a subrequest of this request;
+ * - `stale-served`: answered by an expired entry within its `stale` window;
+ * - `refreshed`: a key a background refresh of a stale entry renewed (its own subrequests are
+ *   reported by onSubrequest and counted in no request's stats);
+ * - `missing-served`: answered by a remembered miss (`@cache(missing)`).
+ */
+export type LookupEventKind = 'coalesced' | 'stale-served' | 'refreshed' | 'missing-served';
 
 export interface SubrequestEvent {
   readonly coordinate: string;
@@ -41,4 +53,5 @@ export interface ExecutionListener {
   /** A lookup answered by an identical subrequest already made in this request. */
   onDedupe?(event: { readonly coordinate: string; readonly source: string; readonly count?: number }): void;
   onOperation?(event: OperationEvent): void;
+  onLookups?(event: { readonly coordinate: string; readonly source: string; readonly kind: LookupEventKind; readonly count: number }): void;
 }

@@ -1,24 +1,24 @@
 import { getArgumentValues } from 'graphql';
 import { resolvePathTemplate, templateValueString, type Placeholder } from '../../directives/template.js';
-import type { L2Cache } from '../cache/l2.js';
-import type { SharedCacheTier } from '../cache/tier.js';
 import type { PlanEntry } from '../plan/types.js';
 import type { SourceClient } from '../upstream/client.js';
-import type { UpstreamOutcome } from '../upstream/outcome.js';
+import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
 import { batchChunk, checkBatchAnswer, chunkBatchGroup, settleBatchChunk, type BatchChunk, type BatchGroup } from './batch.js';
+import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
+import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
 import { RoundTally } from './tally.js';
-import type { HeaderForwarder, MemoEntry, OperationStats, ResultStore } from './state.js';
+import { ResultStore, type HeaderForwarder, type MemoEntry, type OperationStats } from './state.js';
 import type { Lookup } from './walk.js';
 
 /** What a round needs from the running gateway. */
-export interface RoundDeps {
+export interface RoundDeps extends CacheTiers {
   readonly clients: ReadonlyMap<string, SourceClient>;
-  readonly l2: L2Cache;
-  readonly l3: SharedCacheTier | undefined;
   readonly listener: ExecutionListener;
   readonly maxSubrequests: number;
+  /** Calls in flight in this process, for coalescing and background refreshes (one per executor). */
+  readonly inFlight: InFlight;
 }
 
 /** The per-request state a round reads and fills. */
@@ -41,12 +41,17 @@ export class SubrequestLimitError extends Error {
 }
 
 const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
+/** What a waiter gets if the call it waited for ended without an outcome (a bug; never seen in tests). */
+const LOST: UpstreamOutcome = failure({ code: 'UPSTREAM_UNREACHABLE', source: 'gateway', message: 'the shared subrequest ended without an answer', detail: 'coalesced call lost' });
+const ignore = (): void => undefined;
 
 /**
  * Runs one round (SPEC.md "Rounds"): resolves every lookup to its subrequest, merges identical ones
- * (the request memo, L1), answers what L2 and the shared tier hold, then sends what is left in one
- * go: each @batch group as one request per chunk, every other lookup as one request, concurrently.
- * Fills the caches with what came back and records every lookup's outcome in the store.
+ * (the request memo, L1), answers what L2 and memcached hold (execute/cache-tiers.ts), then sends
+ * what is left in one go: each @batch group as one request per chunk, every other lookup as one
+ * request, concurrently; what another request already has in flight is waited for instead
+ * (execute/coalesce.ts). Each call fills the caches with what came back; stale entries that
+ * answered get one background refresh. Records every lookup's outcome in the store.
  */
 export async function runRound(lookups: readonly Lookup[], state: RequestState, deps: RoundDeps): Promise<void> {
   const tally = new RoundTally();
@@ -70,7 +75,7 @@ export async function runRound(lookups: readonly Lookup[], state: RequestState, 
       tally.dedupeEvent(coordinate, fetch.source.name);
       if (fetch.cache) tally.cacheEvent(coordinate, fetch.source.name, 'l1', true);
     } else {
-      memo = { key, coordinate, fetch, path, batchKey: fetch.batch ? templateValueString(rawKey) : undefined, args, outcome: undefined };
+      memo = { key, coordinate, fetch, path, batchKey: fetch.batch ? templateValueString(rawKey) : undefined, args, outcome: undefined, call: undefined, leader: undefined };
       state.memo.set(key, memo);
       fresh.push(memo);
       if (fetch.cache) tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);
@@ -78,51 +83,71 @@ export async function runRound(lookups: readonly Lookup[], state: RequestState, 
     attached.push([lookup, memo]);
   }
 
-  const fromNetwork = await readCaches(fresh, deps, tally);
+  const stale: MemoEntry[] = [];
+  const fromNetwork = await readCaches(fresh, deps, tally, stale);
+  if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
   tally.flush(deps.listener);
-  await send(fromNetwork, state, deps);
-  fillCaches(fromNetwork, deps);
+  await send(fromNetwork, state, deps, tally);
+  tally.flush(deps.listener);
   for (const [lookup, memo] of attached) state.store.set(lookup.parent, lookup.entry.fieldNode, memo.outcome!);
 }
 
-/** Answers fresh @cache lookups from L2, then asks the shared tier for all L2 misses at once. Returns what is left. */
-async function readCaches(fresh: MemoEntry[], deps: RoundDeps, tally: RoundTally): Promise<MemoEntry[]> {
-  const { l2, l3 } = deps;
-  const l3Wanted: MemoEntry[] = [];
-  for (const m of fresh) {
-    if (!m.fetch.cache || m.fetch.cache.ttlSeconds <= 0) continue;
-    const source = m.fetch.source.name;
-    if (l2.enabled) {
-      const v = l2.get(m.key);
-      tally.cacheEvent(m.coordinate, source, 'l2', v !== undefined);
-      if (v !== undefined) {
-        m.outcome = { kind: 'ok', body: v };
-        continue;
-      }
-    }
-    if (l3) l3Wanted.push(m);
+/**
+ * Renews stale entries that just answered (SPEC.md "@cache" stale): at most one refresh per key per
+ * process at a time, sent like a round of its own but for no request: not counted in any request's
+ * stats, bound to no client's abort, its errors dropped (the stale entry serves on until it expires).
+ */
+function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwarder, deps: RoundDeps): void {
+  const { refreshing } = deps.inFlight;
+  const renew: MemoEntry[] = [];
+  for (const m of stale) {
+    if (refreshing.has(m.key)) continue;
+    refreshing.add(m.key);
+    renew.push({ ...m, outcome: undefined, call: undefined, leader: undefined });
   }
-  if (l3 && l3Wanted.length > 0) {
-    const found = await l3.getMany(l3Wanted.map((m) => m.key));
-    for (const m of l3Wanted) {
-      const v = found.get(m.key);
-      tally.cacheEvent(m.coordinate, m.fetch.source.name, 'l3', v !== undefined);
-      if (v !== undefined) {
-        m.outcome = { kind: 'ok', body: v };
-        l2.set(m.key, v, m.fetch.cache!.ttlSeconds);
-      }
-    }
-  }
-  return fresh.filter((m) => m.outcome === undefined);
+  if (renew.length === 0) return;
+  const tally = new RoundTally();
+  for (const m of renew) tally.lookupEvent(m.coordinate, m.fetch.source.name, 'refreshed');
+  tally.flush(deps.listener);
+  const state: RequestState = {
+    variables: {},
+    store: new ResultStore(),
+    memo: new Map(),
+    stats: { rounds: 1, subrequests: 0, batches: 0 },
+    forwarder,
+    args: new Map(),
+  };
+  void send(renew, state, deps, tally)
+    .catch(ignore)
+    .finally(() => {
+      for (const m of renew) refreshing.delete(m.key);
+      tally.flush(deps.listener);
+    });
 }
 
-async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps): Promise<void> {
+/**
+ * Sends a round's remaining lookups. A lookup of a coalescing source whose key is already in flight
+ * for another request waits for that call (not counted in this request's stats); the others go out
+ * as this request's subrequests, and those of coalescing sources become shared calls others may join.
+ */
+async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, tally: RoundTally): Promise<void> {
   state.signal?.throwIfAborted();
+  const waits = new RoundWaits(deps.inFlight);
+  const joined: MemoEntry[] = [];
   const singles: MemoEntry[] = [];
   // Groups per field (its fetch blueprint), then per resolved batch path and forwarded headers;
   // the inner key is '' in the common case of a path without {args.*} and no forwarded headers.
   const groupsByField = new Map<object, Map<string, BatchGroup>>();
   for (const m of entries) {
+    if (m.fetch.source.coalesce) {
+      const call = deps.inFlight.join(m);
+      if (call) {
+        waits.wait(call, true);
+        joined.push(m);
+        tally.lookupEvent(m.coordinate, m.fetch.source.name, 'coalesced');
+        continue;
+      }
+    }
     const batch = m.fetch.batch;
     if (!batch || m.batchKey === undefined) {
       singles.push(m);
@@ -149,33 +174,72 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps):
   for (const groups of groupsByField.values()) for (const g of groups.values()) chunks.push(...chunkBatchGroup(g));
   const planned = singles.length + chunks.length;
   if (state.stats.subrequests + planned > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
-  const work: Array<Promise<void>> = [];
+  // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
+  const own: Array<Promise<void>> = [];
   for (const m of singles) {
-    const sub: Subrequest = { source: m.fetch.source.name, coordinate: m.coordinate, path: m.path, headers: state.forwarder.for(m.fetch.source).headers, mayResend: true };
-    work.push(request(sub, state, deps).then((o) => {
-      m.outcome = o;
-    }));
+    if (!m.fetch.source.coalesce) {
+      own.push(sendSingle(m, undefined, state, deps));
+      continue;
+    }
+    const call = deps.inFlight.lead([m]);
+    call.done = sendSingle(m, call, state, deps).catch(ignore);
+    waits.wait(call, false);
   }
-  for (const c of chunks) work.push(sendChunk(c, state, deps));
-  await Promise.all(work);
+  for (const c of chunks) {
+    if (!c.group.fetch.source.coalesce) {
+      own.push(sendChunk(c, undefined, state, deps));
+      continue;
+    }
+    const call = deps.inFlight.lead(chunkMemos(c));
+    call.done = sendChunk(c, call, state, deps).catch(ignore);
+    waits.wait(call, false);
+  }
+  await waits.settle(own, state.signal);
+  for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
 }
 
-/** Sends one @batch chunk; a failed chunk may be sent again once as two halves (upstream/retry-policy.ts). */
-async function sendChunk(chunk: BatchChunk, state: RequestState, deps: RoundDeps): Promise<void> {
+function chunkMemos(chunk: BatchChunk): MemoEntry[] {
+  const memos: MemoEntry[] = [];
+  for (const key of chunk.keys) memos.push(...chunk.group.keys.get(key)!);
+  return memos;
+}
+
+/** Sends one single fetch (as a shared call when `call` is given) and stores its answer in the caches. */
+async function sendSingle(m: MemoEntry, call: SharedCall | undefined, state: RequestState, deps: RoundDeps): Promise<void> {
+  const sub: Subrequest = { source: m.fetch.source.name, coordinate: m.coordinate, path: m.path, headers: state.forwarder.for(m.fetch.source).headers, mayResend: true };
+  m.outcome = await request(sub, { state, signal: call ? call.signal : state.signal }, deps);
+  if (call) deps.inFlight.settle(call);
+  fillCaches([m], deps);
+}
+
+/**
+ * Sends one @batch chunk (as a shared call when `call` is given); a failed chunk may be sent again
+ * once as two halves (upstream/retry-policy.ts). Stores the keys' answers in the caches.
+ */
+async function sendChunk(chunk: BatchChunk, call: SharedCall | undefined, state: RequestState, deps: RoundDeps): Promise<void> {
   const { group } = chunk;
+  const by: RequestBy = { state, signal: call ? call.signal : state.signal };
   const sendOne = (c: BatchChunk, mayResend: boolean) =>
     request(
       { source: group.fetch.source.name, coordinate: group.coordinate, path: c.path, headers: group.headers.headers, batchSize: c.keys.length, mayResend, judge: (o) => checkBatchAnswer(c, o) },
-      state,
+      by,
       deps,
     );
   const answer = await sendOne(chunk, true);
   if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && state.stats.subrequests + 2 <= deps.maxSubrequests) {
     const halves = splitInHalves(chunk.keys).map((keys) => batchChunk(group, keys));
     await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false))));
-    return;
+  } else {
+    settleBatchChunk(chunk, answer);
   }
-  settleBatchChunk(chunk, answer);
+  if (call) deps.inFlight.settle(call);
+  fillCaches(call ? call.memos : chunkMemos(chunk), deps);
+}
+
+/** Who a subrequest is sent for: the request whose stats count it, and the signal that cancels it. */
+interface RequestBy {
+  readonly state: RequestState;
+  readonly signal: AbortSignal | undefined;
 }
 
 /** One GET to send: to which source, for which field, and how its answer is judged. */
@@ -197,14 +261,15 @@ interface Subrequest {
  * array is an error), so metrics count what the keys see. With `mayResend`, a reset connection
  * is sent once more (upstream/retry-policy.ts) if max_subrequests allows.
  */
-async function request(sub: Subrequest, state: RequestState, deps: RoundDeps): Promise<UpstreamOutcome> {
+async function request(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise<UpstreamOutcome> {
   const { source, coordinate, path, headers, batchSize, mayResend, judge } = sub;
   const client = deps.clients.get(source)!;
+  const { state, signal } = by;
   const attempt = async (): Promise<UpstreamOutcome> => {
     state.stats.subrequests++;
     if (batchSize !== undefined) state.stats.batches++;
     const t0 = performance.now();
-    const answer = await client.get(path, headers, state.signal);
+    const answer = await client.get(path, headers, signal);
     const outcome = judge ? judge(answer) : answer;
     deps.listener.onSubrequest?.({
       coordinate,
@@ -218,18 +283,6 @@ async function request(sub: Subrequest, state: RequestState, deps: RoundDeps): P
   const first = await attempt();
   if (!mayResend || first.kind !== 'error' || !shouldResend(first.error) || state.stats.subrequests >= deps.maxSubrequests) return first;
   return attempt();
-}
-
-/** Stores what the network answered for @cache fields in L2 and the shared tier; never errors or nulls. */
-function fillCaches(entries: MemoEntry[], deps: RoundDeps): void {
-  const shared: Array<{ key: string; value: unknown; ttlSeconds: number }> = [];
-  for (const m of entries) {
-    const ttl = m.fetch.cache?.ttlSeconds ?? 0;
-    if (ttl <= 0 || m.outcome?.kind !== 'ok' || m.outcome.body === null || m.outcome.body === undefined) continue;
-    deps.l2.set(m.key, m.outcome.body, ttl);
-    shared.push({ key: m.key, value: m.outcome.body, ttlSeconds: ttl });
-  }
-  if (deps.l3 && shared.length > 0) deps.l3.setMany(shared);
 }
 
 function argsOf(entry: PlanEntry, state: RequestState): Record<string, unknown> {

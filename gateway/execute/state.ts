@@ -3,6 +3,7 @@ import type { FieldNode } from 'graphql';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { SourceConfig } from '../config/types.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
+import type { SharedCall } from './coalesce.js';
 
 /**
  * One subrequest-to-be of a request, identified by its memo key `{source}:{path}` (plus a hash of
@@ -20,6 +21,10 @@ export interface MemoEntry {
   /** The field's argument values, for `{args.*}` in a batch path. */
   readonly args: Readonly<Record<string, unknown>>;
   outcome: UpstreamOutcome | undefined;
+  /** The shared call this entry leads or waits for (coalescing sources only; execute/coalesce.ts). */
+  call: SharedCall | undefined;
+  /** Set when the entry waits for another request's call: the entry whose outcome it takes. */
+  leader: MemoEntry | undefined;
 }
 
 /** Forwarded headers of one source for this request, and the suffix that keeps cache keys apart. */

@@ -28,6 +28,10 @@ export interface MetricSet {
   readonly upstreamDuration: Histogram<'coordinate' | 'source'>;
   readonly upstreamErrors: Counter<'coordinate' | 'source' | 'code'>;
   readonly dedupeSaved: Counter<'coordinate' | 'source'>;
+  readonly coalesced: Counter<'coordinate' | 'source'>;
+  readonly staleServed: Counter<'coordinate' | 'source'>;
+  readonly refreshes: Counter<'coordinate' | 'source'>;
+  readonly missingServed: Counter<'coordinate' | 'source'>;
   readonly operationDuration: Histogram<'operation'>;
   readonly operationRounds: Histogram<'operation'>;
   readonly operationSubrequests: Histogram<'operation'>;
@@ -62,7 +66,7 @@ export function defineMetrics(registry: Registry): MetricSet {
     }),
     cacheRequests: new Counter({
       name: 'gqlgw_cache_requests_total',
-      help: 'Cache lookups per tier (l1 request memo, l2 process LRU, l3 memcached); result is "hit" or "miss".',
+      help: 'Cache lookups per tier (l1 request memo, l2 process LRU, memcached); result is "hit" or "miss".',
       labelNames: ['coordinate', 'source', 'tier', 'result'],
       registers,
     }),
@@ -82,6 +86,30 @@ export function defineMetrics(registry: Registry): MetricSet {
     dedupeSaved: new Counter({
       name: 'gqlgw_dedupe_saved_total',
       help: 'Lookups answered by an identical subrequest already made in the same GraphQL request.',
+      labelNames: ['coordinate', 'source'],
+      registers,
+    }),
+    coalesced: new Counter({
+      name: 'gqlgw_coalesced_total',
+      help: 'Lookups (keys, for @batch) answered by an identical call in flight for another GraphQL request; not in that request\'s X-GQL-Subrequests.',
+      labelNames: ['coordinate', 'source'],
+      registers,
+    }),
+    staleServed: new Counter({
+      name: 'gqlgw_cache_stale_served_total',
+      help: 'Lookups answered by an expired cache entry within its @cache(stale) window.',
+      labelNames: ['coordinate', 'source'],
+      registers,
+    }),
+    refreshes: new Counter({
+      name: 'gqlgw_cache_refreshes_total',
+      help: 'Keys a background refresh of a stale cache entry renewed (one per key per process at a time).',
+      labelNames: ['coordinate', 'source'],
+      registers,
+    }),
+    missingServed: new Counter({
+      name: 'gqlgw_cache_missing_served_total',
+      help: 'Lookups answered by a remembered miss (@cache(missing)): null, or NOT_FOUND for a non-null field.',
       labelNames: ['coordinate', 'source'],
       registers,
     }),
@@ -115,13 +143,13 @@ export function defineMetrics(registry: Registry): MetricSet {
     }),
     cacheTierFailures: new Counter({
       name: 'gqlgw_cache_tier_failures_total',
-      help: 'Failed calls to the shared cache tier (memcached): a get served as misses, a set dropped. kind is timeout, error or garbage; call is get or set.',
+      help: 'Failed calls to memcached: a get served as misses, a set dropped. kind is timeout, error or garbage; call is get or set.',
       labelNames: ['kind', 'call'],
       registers,
     }),
     cacheTierSkips: new Counter({
       name: 'gqlgw_cache_tier_skips_total',
-      help: 'Shared cache tier calls (call is get or set) skipped while the tier cools down after repeated failures.',
+      help: 'memcached calls (call is get or set) skipped while it cools down after repeated failures.',
       labelNames: ['call'],
       registers,
     }),

@@ -15,10 +15,14 @@
  *   gqlgw_batches_total{coordinate}                    @batch requests sent (SPEC.md)
  *   gqlgw_batch_size{coordinate}                       histogram of keys per @batch request (SPEC.md)
  *   gqlgw_subrequests_total{coordinate,source,kind}    kind = single | batch
- *   gqlgw_cache_requests_total{coordinate,source,tier,result}  tier = l1 | l2 | l3, result = hit | miss
+ *   gqlgw_cache_requests_total{coordinate,source,tier,result}  tier = l1 | l2 | memcached, result = hit | miss
  *   gqlgw_upstream_duration_seconds{coordinate,source} histogram
  *   gqlgw_upstream_errors_total{coordinate,source,code}
  *   gqlgw_dedupe_saved_total{coordinate,source}
+ *   gqlgw_coalesced_total{coordinate,source}           lookups joined to another request's call (SPEC.md)
+ *   gqlgw_cache_stale_served_total{coordinate,source}  answered stale within @cache(stale)
+ *   gqlgw_cache_refreshes_total{coordinate,source}     keys renewed by a background refresh
+ *   gqlgw_cache_missing_served_total{coordinate,source} answered by a remembered miss
  *   gqlgw_operation_duration_seconds{operation}        histogram
  *   gqlgw_operation_rounds / _subrequests / _batches{operation}  histograms
  *   gqlgw_cache_tier_failures_total{kind,call}     kind = timeout | error | garbage, call = get | set
@@ -35,7 +39,9 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type {
   CacheEvent,
+  CacheTierName,
   ExecutionListener,
+  LookupEventKind,
   OperationEvent,
   SubrequestEvent,
 } from '../execute/listener.js';
@@ -57,6 +63,8 @@ export const ANONYMOUS_OPERATION = 'anonymous';
 export type CacheTierFailureKind = 'timeout' | 'error' | 'garbage';
 export type CacheTierOperation = 'get' | 'set';
 const FAILURE_KINDS: readonly CacheTierFailureKind[] = ['timeout', 'error', 'garbage'];
+/** The tier label's values, one name per tier as everywhere else (gateway/cache/tier.ts). */
+const CACHE_TIERS: readonly CacheTierName[] = ['l1', 'l2', 'memcached'];
 const TIER_OPERATIONS: readonly CacheTierOperation[] = ['get', 'set'];
 
 export interface GatewayMetrics {
@@ -107,7 +115,7 @@ export function createMetrics(): GatewayMetrics {
       set.cacheRequests.inc(
         {
           ...where(event),
-          tier: oneOf(event.tier, ['l1', 'l2', 'l3']),
+          tier: oneOf(event.tier, CACHE_TIERS),
           result: event.hit ? 'hit' : 'miss',
         },
         count(event.count ?? 1) ?? 1,
@@ -115,6 +123,10 @@ export function createMetrics(): GatewayMetrics {
     }),
     onDedupe: guarded((event: { readonly coordinate: string; readonly source: string; readonly count?: number }) => {
       set.dedupeSaved.inc(where(event), count(event.count ?? 1) ?? 1);
+    }),
+    onLookups: guarded((event: { readonly coordinate: string; readonly source: string; readonly kind: LookupEventKind; readonly count: number }) => {
+      const counter = lookupCounter(set, event.kind);
+      if (counter) counter.inc(where(event), count(event.count) ?? 1);
     }),
     onOperation: guarded((event: OperationEvent) => {
       const name = event.operationName ? String(event.operationName) : ANONYMOUS_OPERATION;
@@ -161,6 +173,21 @@ function recordSubrequest(
         'NOT_FOUND',
       ]),
     });
+  }
+}
+
+function lookupCounter(set: MetricSet, kind: LookupEventKind): MetricSet['coalesced'] | undefined {
+  switch (kind) {
+    case 'coalesced':
+      return set.coalesced;
+    case 'stale-served':
+      return set.staleServed;
+    case 'refreshed':
+      return set.refreshes;
+    case 'missing-served':
+      return set.missingServed;
+    default:
+      return undefined;
   }
 }
 

@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../config/types.js';
 import { buildBlueprint } from '../blueprint/build.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { L2Cache } from '../cache/l2.js';
-import type { SharedCacheTier } from '../cache/tier.js';
+import type { MemcachedTier } from '../cache/tier.js';
 import { createExecutor, type Executor } from '../execute/executor.js';
 import { createMemcachedTier } from '../cache/memcached.js';
 import { createMetrics, type GatewayMetrics } from '../observability/metrics.js';
@@ -156,7 +156,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 interface ServingVersion extends InstalledVersion {
   readonly executor: Executor;
   readonly clients: ReadonlyMap<string, SourceClient>;
-  readonly l3: SharedCacheTier | undefined;
+  readonly memcached: MemcachedTier | undefined;
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** After a reload: closes the source pools and memcached tier `next` does not reuse, once their requests finished. */
   retire(next: ServingVersion): Promise<void>;
@@ -178,9 +178,9 @@ function createVersion(parts: VersionParts): ServingVersion {
       return [s.name, old && sameJson(previous!.config.sources.get(s.name), s) ? old : new SourceClient(s)] as const;
     }),
   );
-  const l3: SharedCacheTier | undefined =
+  const memcached: MemcachedTier | undefined =
     previous && sameJson(previous.config.cache.memcached, config.cache.memcached)
-      ? previous.l3
+      ? previous.memcached
       : config.cache.memcached
         ? createMemcachedTier(config.cache.memcached, metrics && { onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip })
         : undefined;
@@ -188,7 +188,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     blueprint,
     clients,
     l2,
-    l3,
+    memcached,
     listener: metrics?.listener,
     maxSubrequests: config.limits.maxSubrequests,
     exposeDetail: config.debugHeaders,
@@ -205,7 +205,7 @@ function createVersion(parts: VersionParts): ServingVersion {
   const closeUnused = async (keep: ServingVersion | undefined) => {
     const graceMs = config.shutdownGraceMs;
     await Promise.all([...clients.values()].filter((c) => keep?.clients.get(c.name) !== c).map((c) => c.close(graceMs)));
-    if (l3 && keep?.l3 !== l3) await l3.close();
+    if (memcached && keep?.memcached !== memcached) await memcached.close();
   };
   return {
     config,
@@ -213,7 +213,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     l2,
     executor,
     clients,
-    l3,
+    memcached,
     handle(req, res) {
       if (metrics && req.method === 'GET' && req.url?.split('?')[0] === metricsPath) {
         void serveMetrics(metrics, res);

@@ -1,8 +1,9 @@
-/** The pure parts of the shared tier: memcached key hashing, the value envelope, the breaker. */
+/** The pure parts of the cache tiers: memcached key hashing, the entry envelope and ages, the breaker. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { memcachedKey } from '../../gateway/cache/cache-key.js';
-import { decodeCacheValue, encodeCacheValue } from '../../gateway/cache/cache-value.js';
+import { decodeCacheEntry, encodeCacheEntry } from '../../gateway/cache/cache-value.js';
+import { entryState, missingEntry, valueEntry } from '../../gateway/cache/entry.js';
 import { CircuitBreaker } from '../../gateway/cache/circuit-breaker.js';
 
 const SAFE = /^[\x21-\x7e]{1,250}$/;
@@ -42,31 +43,60 @@ describe('memcachedKey', () => {
   });
 });
 
-describe('cache value envelope', () => {
-  it('round-trips JSON values, null included', () => {
+describe('cache entry envelope', () => {
+  const times = { freshUntil: 1_767_000_000_000, staleUntil: 1_767_000_030_000 };
+
+  it('round-trips values (null included) and remembered misses with their times', () => {
     for (const value of [null, 0, 'text', { a: [1, { b: 'ü' }] }, [true, false]]) {
-      const encoded = encodeCacheValue(value);
+      const entry = { value, missing: false, ...times };
+      const encoded = encodeCacheEntry(entry);
       assert.ok(encoded);
-      assert.deepEqual(decodeCacheValue(encoded.bytes), { ok: true, value });
-      assert.equal(encoded.jsonBytes, Buffer.byteLength(JSON.stringify(value)));
+      assert.deepEqual(decodeCacheEntry(encoded.bytes), { kind: 'entry', entry });
+      assert.equal(encoded.jsonBytes, Buffer.byteLength(JSON.stringify(value)), 'the value cap counts the JSON alone');
     }
+    const miss = { value: null, missing: true, freshUntil: times.freshUntil, staleUntil: times.freshUntil };
+    const encoded = encodeCacheEntry(miss)!;
+    assert.equal(encoded.bytes.toString(), `gqlgw2 ${times.freshUntil} ${times.freshUntil} m\nnull`);
+    assert.deepEqual(decodeCacheEntry(encoded.bytes), { kind: 'entry', entry: miss });
   });
 
-  it('refuses what JSON cannot hold and recognises foreign or broken bytes', () => {
-    assert.equal(encodeCacheValue(undefined), undefined);
+  it('refuses what JSON cannot hold and recognises foreign or broken bytes; the old format is outdated, not garbage', () => {
+    const entry = (value: unknown) => ({ value, missing: false, ...times });
+    assert.equal(encodeCacheEntry(entry(undefined)), undefined);
     const cycle: { self?: unknown } = {};
     cycle.self = cycle;
-    assert.equal(encodeCacheValue(cycle), undefined);
-    assert.equal(encodeCacheValue(10n), undefined);
+    assert.equal(encodeCacheEntry(entry(cycle)), undefined);
+    assert.equal(encodeCacheEntry(entry(10n)), undefined);
+    assert.equal(encodeCacheEntry({ value: 1, missing: false, freshUntil: 10, staleUntil: 5 }), undefined, 'stale before fresh');
     for (const bytes of [
       Buffer.from('{"a":1}'),
-      Buffer.from('gqlgw1\n{"a":'),
+      Buffer.from('gqlgw2 1 2 v\n{"a":'),
       Buffer.from('gqlgw2\n{}'),
-      Buffer.concat([Buffer.from('gqlgw1\n"'), Buffer.from([0xff, 0xfe]), Buffer.from('"')]),
+      Buffer.from('gqlgw2 2 1 v\n{}'),
+      Buffer.from('gqlgw2 1 2 x\n{}'),
+      Buffer.from('gqlgw2 1 2 m\n{"a":1}'),
+      Buffer.from(`gqlgw2 1 2 v${' '.repeat(80)}\n{}`),
+      Buffer.concat([Buffer.from('gqlgw2 1 2 v\n"'), Buffer.from([0xff, 0xfe]), Buffer.from('"')]),
       Buffer.alloc(0),
     ]) {
-      assert.deepEqual(decodeCacheValue(bytes), { ok: false }, bytes.toString());
+      assert.deepEqual(decodeCacheEntry(bytes), { kind: 'garbage' }, bytes.toString());
     }
+    assert.deepEqual(decodeCacheEntry(Buffer.from('gqlgw1\n{"a":1}')), { kind: 'outdated' });
+  });
+});
+
+describe('cache entry ages', () => {
+  it('is fresh for ttl, stale for stale more, then expired; misses last `missing` seconds; ttl 0 keeps no value', () => {
+    const cache = { ttlSeconds: 2, staleSeconds: 3, missingSeconds: 4 };
+    const e = valueEntry('v', cache, 1000)!;
+    assert.deepEqual(e, { value: 'v', missing: false, freshUntil: 3000, staleUntil: 6000 });
+    assert.equal(entryState(e, 2999), 'fresh');
+    assert.equal(entryState(e, 3000), 'stale');
+    assert.equal(entryState(e, 5999), 'stale');
+    assert.equal(entryState(e, 6000), 'expired');
+    assert.deepEqual(missingEntry(cache, 1000), { value: null, missing: true, freshUntil: 5000, staleUntil: 5000 });
+    assert.equal(missingEntry({ ...cache, missingSeconds: 0 }, 1000), undefined);
+    assert.equal(valueEntry('v', { ...cache, ttlSeconds: 0 }, 1000), undefined);
   });
 });
 

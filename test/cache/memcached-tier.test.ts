@@ -12,7 +12,8 @@ import {
   type MemcachedFailureKind,
   type MemcachedOperation,
 } from '../../gateway/cache/memcached.js';
-import type { SharedCacheTier } from '../../gateway/cache/tier.js';
+import type { MemcachedTier } from '../../gateway/cache/tier.js';
+import type { CacheEntry } from '../../gateway/cache/entry.js';
 import type { MemcachedConfig } from '../../gateway/config/types.js';
 import {
   startBlackholeServer,
@@ -20,6 +21,7 @@ import {
   startGarbageServer,
   startLatencyProxy,
   startMemcached,
+  listItems,
   type FakeServer,
   type RunningMemcached,
 } from '../support/memcached.js';
@@ -56,16 +58,44 @@ interface Recorded {
   readonly skips: MemcachedOperation[];
 }
 
-const openTiers: SharedCacheTier[] = [];
+/**
+ * The tier seen as plain values with a ttl, as most tests here need: `setMany` stores each value
+ * fetched now and fresh for `ttlSeconds`, `getMany` answers the values of the entries found.
+ */
+interface ValueTier {
+  getMany(keys: readonly string[]): Promise<Map<string, unknown>>;
+  setMany(entries: ReadonlyArray<{ key: string; value: unknown; ttlSeconds: number }>): void;
+  close(): Promise<void>;
+}
+
+function freshEntry(value: unknown, ttlSeconds: number): CacheEntry {
+  const freshUntil = Date.now() + ttlSeconds * 1000;
+  return { value, missing: false, freshUntil, staleUntil: freshUntil };
+}
+
+function valuesOf(t: MemcachedTier): ValueTier {
+  return {
+    async getMany(keys) {
+      const entries = await t.getMany(keys);
+      return new Map([...entries].map(([key, entry]) => [key, entry.value]));
+    },
+    setMany(entries) {
+      t.setMany(entries.map(({ key, value, ttlSeconds }) => ({ key, entry: freshEntry(value, ttlSeconds) })));
+    },
+    close: () => t.close(),
+  };
+}
+
+const openTiers: MemcachedTier[] = [];
 /** Creates a tier that is closed after the test, with its events recorded. */
-function tier(config: MemcachedConfig): SharedCacheTier & Recorded {
+function tier(config: MemcachedConfig): ValueTier & Recorded {
   const recorded: Recorded = { failures: [], skips: [] };
   const created = createMemcachedTier(config, {
     onFailure: (kind, operation) => recorded.failures.push([kind, operation]),
     onSkip: (operation) => recorded.skips.push(operation),
   });
   openTiers.push(created);
-  return Object.assign(created, recorded);
+  return Object.assign(valuesOf(created), recorded);
 }
 
 /** Polls `read` every 20 ms until `done` holds (at most `limitMs`); returns the last reading. */
@@ -80,7 +110,7 @@ async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean,
 }
 
 /** Runs getMany and returns its result and how long it took. */
-async function timedGet(t: SharedCacheTier, keys: string[]): Promise<{ hits: Map<string, unknown>; ms: number }> {
+async function timedGet(t: ValueTier, keys: string[]): Promise<{ hits: Map<string, unknown>; ms: number }> {
   const started = performance.now();
   const hits = await t.getMany(keys);
   return { hits, ms: performance.now() - started };
@@ -221,6 +251,39 @@ describe('memcached tier against a real memcached', () => {
     assert.deepEqual(t.failures, [['garbage', 'get']]);
   });
 
+  it('reads an entry of the previous format (no age) as a plain miss, not garbage', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const keyPrefix = freshPrefix();
+    const t = tier(configFor([mc.address], { keyPrefix }));
+    const raw = memjs.Client.create(mc.address, { retries: 1, logger: { log: () => undefined } });
+    try {
+      await raw.set(memcachedKey(keyPrefix, 'old'), 'gqlgw1\n{"id":1}', { expires: 60 });
+    } finally {
+      raw.close();
+    }
+    assert.equal((await t.getMany(['old'])).size, 0);
+    assert.deepEqual(t.failures, []);
+  });
+
+  it('keeps an entry until its own staleUntil (whole seconds), carrying its times', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const keyPrefix = freshPrefix();
+    const created = createMemcachedTier(configFor([mc.address], { keyPrefix }));
+    openTiers.push(created);
+    const now = Date.now();
+    const entry: CacheEntry = { value: { id: 7 }, missing: false, freshUntil: now + 1000, staleUntil: now + 30_500 };
+    const miss: CacheEntry = { value: null, missing: true, freshUntil: now + 5000, staleUntil: now + 5000 };
+    const gone: CacheEntry = { value: 1, missing: false, freshUntil: now - 10, staleUntil: now - 5 };
+    created.setMany([{ key: 'e', entry }, { key: 'm', entry: miss }, { key: 'gone', entry: gone }]);
+    const hits = await pollUntil(() => created.getMany(['e', 'm', 'gone']), (m) => m.size === 2);
+    assert.deepEqual(hits.get('e'), entry);
+    assert.deepEqual(hits.get('m'), miss);
+    assert.ok(!hits.has('gone'), 'an entry past its staleUntil is not stored');
+    const items = await listItems(mc.address);
+    const exp = (key: string) => items.find((i) => i.key === memcachedKey(keyPrefix, key))?.exp;
+    const nowS = Math.floor(Date.now() / 1000);
+    assert.ok(Math.abs(exp('e')! - nowS - 31) <= 2, `kept ttl + stale (31 s), memcached says ${exp('e')! - nowS}`);
+    assert.ok(Math.abs(exp('m')! - nowS - 5) <= 2, `a miss kept its missing seconds, memcached says ${exp('m')! - nowS}`);
+  });
+
   it('misses while memcached is stopped, skips it after the threshold, and recovers by itself', { timeout: TEST_TIMEOUT_MS }, async () => {
     const own = await startMemcached();
     try {
@@ -269,7 +332,7 @@ describe('memcached tier against misbehaving servers', () => {
   }, { timeout: TEST_TIMEOUT_MS });
 
   /** Runs `threshold` calls against a bad server; each must be a prompt all-miss. */
-  async function expectPromptMisses(t: SharedCacheTier, calls: number): Promise<void> {
+  async function expectPromptMisses(t: ValueTier, calls: number): Promise<void> {
     for (let i = 0; i < calls; i++) {
       const { hits, ms } = await timedGet(t, ['a', 'b', 'c']);
       assert.equal(hits.size, 0);
@@ -278,7 +341,7 @@ describe('memcached tier against misbehaving servers', () => {
   }
 
   /** After the threshold, calls are skipped without a byte reaching the server. */
-  async function expectSkipped(t: SharedCacheTier & Recorded, server: FakeServer): Promise<void> {
+  async function expectSkipped(t: ValueTier & Recorded, server: FakeServer): Promise<void> {
     const bytesBefore = server.bytesReceived;
     const { hits, ms } = await timedGet(t, ['a', 'b', 'c']);
     assert.equal(hits.size, 0);
@@ -371,7 +434,7 @@ describe('memcached tier against misbehaving servers', () => {
   it('close() does not hang on a server that never answers', { timeout: TEST_TIMEOUT_MS }, async () => {
     const hole = await startBlackholeServer();
     servers.push(hole);
-    const t = createMemcachedTier(configFor([hole.address]));
+    const t = valuesOf(createMemcachedTier(configFor([hole.address])));
     const pending = t.getMany(['a']);
     t.setMany([{ key: 'b', value: 1, ttlSeconds: 60 }]);
     const started = performance.now();

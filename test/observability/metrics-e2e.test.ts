@@ -190,7 +190,7 @@ describe('/metrics over HTTP', () => {
       { l1hit: 0, l1miss: 200, l2hit: 100, l2miss: 100 },
     );
     assert.equal(valueOf(text, 'gqlgw_batches_total', AUTHOR), 1);
-    assert.deepEqual(samplesOf(text, 'gqlgw_cache_requests_total', { tier: 'l3' }), []);
+    assert.deepEqual(samplesOf(text, 'gqlgw_cache_requests_total', { tier: 'memcached' }), []);
     assert.deepEqual(samplesOf(text, 'gqlgw_cache_requests_total', { coordinate: 'Query.posts' }), []);
     assert.equal(valueOf(text, 'gqlgw_operation_subrequests_sum', { operation: 'Feed' }), 3);
   });
@@ -204,14 +204,14 @@ describe('/metrics over HTTP', () => {
       await memcached.stop();
     });
 
-    it('counts l3 misses, then l3 hits in a second gateway sharing the server', async () => {
+    it('counts memcached misses, then memcached hits in a second gateway sharing the server', async () => {
       const directives = '@batch(path: "/users?ids={keys}", match: "id", max: 100) @cache(ttl: 300)';
       const extraToml = `[cache.memcached]\nservers = ["${memcached.address}"]\ntimeout_ms = 1000`;
       const first = await gatewayWith(directives, '', extraToml);
       await runQuery(first, feed(100));
       let text = await scrape(first);
-      assert.equal(valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier: 'l3', result: 'miss' }), 100);
-      assert.equal(valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier: 'l3', result: 'hit' }), undefined);
+      assert.equal(valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier: 'memcached', result: 'miss' }), 100);
+      assert.equal(valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier: 'memcached', result: 'hit' }), undefined);
 
       // Writes are fire-and-forget: wait (bounded) until memcached holds the 100 authors.
       const deadline = Date.now() + 5000;
@@ -226,8 +226,8 @@ describe('/metrics over HTTP', () => {
       await runQuery(second, feed(100));
       assert.equal(users.count(), 0);
       text = await scrape(second);
-      assert.equal(valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier: 'l3', result: 'hit' }), 100);
-      assert.equal(valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier: 'l3', result: 'miss' }), undefined);
+      assert.equal(valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier: 'memcached', result: 'hit' }), 100);
+      assert.equal(valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier: 'memcached', result: 'miss' }), undefined);
       assert.equal(valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier: 'l2', result: 'miss' }), 100);
       assert.deepEqual(samplesOf(text, 'gqlgw_batches_total'), []);
       assert.deepEqual(samplesOf(text, 'gqlgw_cache_tier_failures_total'), []);

@@ -81,8 +81,8 @@ describe('gqlgw metrics: cache, dedupe, memcached tier', () => {
     for (let i = 0; i < 4; i++) l.onCache({ ...author, tier: 'l1', hit: false });
     for (let i = 0; i < 3; i++) l.onCache({ ...author, tier: 'l2', hit: true });
     l.onCache({ ...author, tier: 'l2', hit: false });
-    l.onCache({ ...author, tier: 'l3', hit: false });
-    l.onCache({ ...author, tier: 'l3', hit: true, count: 40 });
+    l.onCache({ ...author, tier: 'memcached', hit: false });
+    l.onCache({ ...author, tier: 'memcached', hit: true, count: 40 });
     l.onCache({ coordinate: 'Query.user', source: 'users', tier: 'l1', hit: true });
     l.onDedupe(author);
     l.onDedupe({ ...author, count: 6 });
@@ -99,8 +99,8 @@ describe('gqlgw metrics: cache, dedupe, memcached tier', () => {
     assert.equal(cache('l1', 'hit'), undefined);
     assert.equal(cache('l2', 'hit'), 3);
     assert.equal(cache('l2', 'miss'), 1);
-    assert.equal(cache('l3', 'miss'), 1);
-    assert.equal(cache('l3', 'hit'), 40, 'a round reports its count in one event');
+    assert.equal(cache('memcached', 'miss'), 1);
+    assert.equal(cache('memcached', 'hit'), 40, 'a round reports its count in one event');
     assert.equal(cache('l1', 'hit', { coordinate: 'Query.user', source: 'users' }), 1);
     assert.equal(valueOf(text, 'gqlgw_dedupe_saved_total', author), 7);
     assert.equal(valueOf(text, 'gqlgw_cache_tier_failures_total', { kind: 'timeout', call: 'get' }), 2);

@@ -1,0 +1,90 @@
+import { entryState, missingEntry, valueEntry, type CacheEntry } from '../cache/entry.js';
+import type { L2Cache } from '../cache/l2.js';
+import type { MemcachedTier } from '../cache/tier.js';
+import type { UpstreamOutcome } from '../upstream/outcome.js';
+import type { MemoEntry } from './state.js';
+import type { RoundTally } from './tally.js';
+
+/** The tiers behind the request memo (L1): the process LRU and, when configured, memcached. */
+export interface CacheTiers {
+  readonly l2: L2Cache;
+  readonly memcached: MemcachedTier | undefined;
+}
+
+const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
+
+/**
+ * Answers a round's new @cache lookups from L2, then asks memcached for every L2 miss at once
+ * (SPEC.md "@cache"). A fresh entry answers; a stale one answers too and its memo entry is pushed
+ * onto `stale` for one background refresh; a remembered miss answers as a 404 would. An entry read
+ * from memcached goes into L2 with its own times, so it keeps its age. Returns what is left to send.
+ */
+export async function readCaches(fresh: MemoEntry[], tiers: CacheTiers, tally: RoundTally, stale: MemoEntry[]): Promise<MemoEntry[]> {
+  const { l2, memcached } = tiers;
+  const now = Date.now();
+  const wanted: MemoEntry[] = [];
+  for (const m of fresh) {
+    const cache = m.fetch.cache;
+    if (!cache || (cache.ttlSeconds <= 0 && cache.missingSeconds <= 0)) continue;
+    if (l2.enabled) {
+      const hit = answerFrom(l2.get(m.key), m, now, tally, stale);
+      tally.cacheEvent(m.coordinate, m.fetch.source.name, 'l2', hit);
+      if (hit) continue;
+    }
+    if (memcached) wanted.push(m);
+  }
+  if (memcached && wanted.length > 0) {
+    const found = await memcached.getMany(wanted.map((m) => m.key));
+    const later = Date.now();
+    for (const m of wanted) {
+      const entry = found.get(m.key);
+      const hit = answerFrom(entry, m, later, tally, stale);
+      tally.cacheEvent(m.coordinate, m.fetch.source.name, 'memcached', hit);
+      if (hit) l2.set(m.key, entry!, later);
+    }
+  }
+  return fresh.filter((m) => m.outcome === undefined);
+}
+
+function answerFrom(entry: CacheEntry | undefined, m: MemoEntry, now: number, tally: RoundTally, stale: MemoEntry[]): boolean {
+  if (entry === undefined) return false;
+  const state = entryState(entry, now);
+  if (state === 'expired') return false;
+  const source = m.fetch.source.name;
+  if (entry.missing) {
+    m.outcome = NOT_FOUND;
+    tally.lookupEvent(m.coordinate, source, 'missing-served');
+  } else {
+    m.outcome = { kind: 'ok', body: entry.value };
+  }
+  if (state === 'stale') {
+    tally.lookupEvent(m.coordinate, source, 'stale-served');
+    stale.push(m);
+  }
+  return true;
+}
+
+/**
+ * Stores what one call to a source answered for @cache fields in L2 and memcached: values (not
+ * null) for ttl + stale, not-found (a 404, a key a batch did not answer) for `missing` seconds when
+ * it is set. Errors are never stored. Called once per call, by whichever request sent it.
+ */
+export function fillCaches(memos: readonly MemoEntry[], tiers: CacheTiers): void {
+  let shared: Array<{ key: string; entry: CacheEntry }> | undefined;
+  const now = Date.now();
+  for (const m of memos) {
+    const cache = m.fetch.cache;
+    const outcome = m.outcome;
+    if (!cache || outcome === undefined) continue;
+    let entry: CacheEntry | undefined;
+    if (outcome.kind === 'ok') {
+      if (outcome.body !== null && outcome.body !== undefined) entry = valueEntry(outcome.body, cache, now);
+    } else if (outcome.kind === 'not-found') {
+      entry = missingEntry(cache, now);
+    }
+    if (entry === undefined) continue;
+    tiers.l2.set(m.key, entry, now);
+    if (tiers.memcached) (shared ??= []).push({ key: m.key, entry });
+  }
+  if (tiers.memcached && shared) tiers.memcached.setMany(shared);
+}

@@ -1,0 +1,127 @@
+import type { MemoEntry } from './state.js';
+
+/**
+ * Coalescing across requests (SPEC.md "Coalescing across requests"): the GET subrequests and @batch
+ * keys in flight in this process, so that another GraphQL request needing the same one waits for
+ * its answer instead of asking again.
+ *
+ * Contract:
+ * - Identity is the memo key (execute/state.ts): source, resolved single-fetch path (and select),
+ *   and a hash of the forwarded header values. Callers with different forwarded values therefore
+ *   never share a call. A @batch key and a single fetch of the same key are the same thing.
+ * - A SharedCall is one HTTP call (a single fetch or a @batch chunk, with its re-sends and split
+ *   halves) whose memo entries lead their keys. It belongs to no caller: its deadline is the
+ *   source's, and its AbortSignal fires only when every round waiting for it has left (its leader's
+ *   included), so one caller giving up never fails the others. Once aborted or settled, its keys are
+ *   no longer joinable.
+ * - `done` never rejects; a failed call gives every waiter its error outcome (and is never cached,
+ *   see cache-tiers.ts). Only sources with `coalesce = true` lead or join; mutations never do.
+ * - Background refreshes of stale entries (`refreshing`) run at most once per key per process.
+ */
+export class InFlight {
+  /** Key → the memo entry that leads the call answering it. */
+  private readonly leaders = new Map<string, MemoEntry>();
+  /** Keys a background refresh is renewing right now. */
+  readonly refreshing = new Set<string>();
+
+  /** Makes `memo` wait for the call in flight for its key; returns that call, or undefined when none. */
+  join(memo: MemoEntry): SharedCall | undefined {
+    const leader = this.leaders.get(memo.key);
+    if (leader === undefined || leader.call === undefined) return undefined;
+    memo.leader = leader;
+    memo.call = leader.call;
+    return leader.call;
+  }
+
+  /** Starts a call for these memo entries (they lead their keys from now on); its leader is one waiter. */
+  lead(memos: readonly MemoEntry[]): SharedCall {
+    const call = new SharedCall(memos);
+    for (const m of memos) {
+      m.call = call;
+      if (!this.leaders.has(m.key)) this.leaders.set(m.key, m);
+    }
+    return call;
+  }
+
+  /** The call has its outcomes (or was given up): its keys are no longer joinable. */
+  settle(call: SharedCall): void {
+    if (call.settled) return;
+    call.settled = true;
+    for (const m of call.memos) if (this.leaders.get(m.key) === m) this.leaders.delete(m.key);
+  }
+
+  /** A round stops waiting for `call` (answered or gone); the last one to leave an unsettled call aborts it. */
+  leave(call: SharedCall): void {
+    call.waiters--;
+    if (call.waiters > 0 || call.settled) return;
+    this.settle(call);
+    call.controller.abort(new Error('every caller waiting for this subrequest went away'));
+  }
+}
+
+export class SharedCall {
+  /** Resolves (never rejects) once the memo entries have their outcomes or the call was given up. */
+  done: Promise<void> = Promise.resolve();
+  /** Rounds waiting for this call, the leader's included. */
+  waiters = 1;
+  settled = false;
+  readonly controller = new AbortController();
+
+  constructor(readonly memos: readonly MemoEntry[]) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+}
+
+/**
+ * The rounds a request is waiting in: joins calls once per round, waits for them raced against the
+ * caller's own AbortSignal (one listener per round), and leaves them all when the round ends.
+ */
+export class RoundWaits {
+  private readonly calls = new Set<SharedCall>();
+
+  constructor(private readonly inFlight: InFlight) {}
+
+  /** Counts this round as a waiter of `call` (once, however many of its keys the round needs). */
+  wait(call: SharedCall, joined: boolean): void {
+    if (this.calls.has(call)) return;
+    this.calls.add(call);
+    if (joined) call.waiters++;
+  }
+
+  /**
+   * Waits for `own` (this round's calls to sources that do not coalesce) and every call waited for;
+   * rejects with the abort reason as soon as `signal` aborts. Leaves every call either way.
+   */
+  async settle(own: ReadonlyArray<Promise<void>>, signal: AbortSignal | undefined): Promise<void> {
+    const all: Array<Promise<void>> = [...own];
+    for (const call of this.calls) all.push(call.done);
+    try {
+      await abortable(Promise.all(all), signal);
+    } finally {
+      for (const call of this.calls) this.inFlight.leave(call);
+      this.calls.clear();
+    }
+  }
+}
+
+/** `work`, or a rejection with the signal's reason as soon as it aborts. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
