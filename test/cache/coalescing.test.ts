@@ -1,0 +1,161 @@
+/**
+ * Coalescing across requests (SPEC.md "Coalescing across requests") against slow counting
+ * upstreams and the real gateway over HTTP: identical GET subrequests in flight for another
+ * GraphQL request are waited for, @batch keys in flight are not asked again, callers with different
+ * forwarded values never share, a waiter that goes away harms no one, a failure reaches every
+ * waiter and is not cached, and `coalesce = false` sends every request's own subrequests.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
+import { parsePromText, valueOf } from '../support/prom-text.js';
+import { until } from '../support/until.js';
+
+/** Long enough that concurrent requests overlap on a loaded machine; the tests count, never time. */
+const SLOW_MS = 400;
+
+const SCHEMA = `
+type Query {
+  user(id: ID!): User @fetch(source: "users", path: "/users/{args.id}")
+  userOff(id: ID!): User @fetch(source: "users_off", path: "/users/{args.id}")
+  posts(ids: String!): [Post] @fetch(source: "posts", path: "/posts?ids={args.ids}")
+  me: Profile @fetch(source: "accounts", path: "/me")
+  flaky: User @fetch(source: "users", path: "/flaky") @cache(ttl: 60)
+}
+type Post {
+  id: ID!
+  authorId: ID @from(key: "author_id")
+  author: User
+    @fetch(source: "users", path: "/users/{parent.authorId}")
+    @batch(path: "/users?ids={keys}", match: "id")
+}
+type User { id: ID! name: String }
+type Profile { name: String }
+`;
+
+describe('coalescing across requests', { timeout: 30_000 }, () => {
+  let users: CountingUpstream;
+  let posts: CountingUpstream;
+  let accounts: CountingUpstream;
+  let gw: TestGateway;
+  let flakyStatus = 500;
+
+  before(async () => {
+    users = await startUpstream({
+      'GET /users/:id': ({ params }) => ({ json: { id: params.id, name: `User ${params.id}` }, delayMs: SLOW_MS }),
+      'GET /users': ({ query }) => ({ json: splitIds(query.get('ids')).map((id) => ({ id, name: `User ${id}` })), delayMs: SLOW_MS }),
+      'GET /flaky': () => (flakyStatus === 200 ? { json: { id: 'f', name: 'Flaky' } } : { status: flakyStatus, json: { error: 'down' }, delayMs: SLOW_MS }),
+    });
+    posts = await startUpstream({
+      'GET /posts': ({ query }) => ({ json: splitIds(query.get('ids')).map((id) => ({ id, author_id: id })) }),
+    });
+    accounts = await startUpstream({
+      'GET /me': ({ headers }) => ({ json: { name: `me as ${headers.authorization ?? 'nobody'}` }, delayMs: SLOW_MS }),
+    });
+    gw = await startTestGateway({
+      sources: {
+        users: { url: users.url },
+        users_off: { url: users.url, extra: 'coalesce = false' },
+        posts: { url: posts.url },
+        accounts: { url: accounts.url, forwardHeaders: ['authorization'] },
+      },
+      schemas: { 'schema.graphqls': SCHEMA },
+    });
+  });
+  after(async () => {
+    await gw?.close();
+    await Promise.all([users?.close(), posts?.close(), accounts?.close()]);
+  });
+
+  const metric = async (name: string, labels: Record<string, string>): Promise<number | undefined> =>
+    valueOf(parsePromText((await gw.get('/metrics')).text), name, labels);
+
+  it('20 concurrent identical queries make 1 upstream request; only the first counts it', async () => {
+    users.reset();
+    const results = await Promise.all(Array.from({ length: 20 }, () => gw.query('{ user(id: 7) { id name } }')));
+    assert.equal(users.count('GET /users/:id'), 1);
+    for (const r of results) assert.deepEqual(r.body.data, { user: { id: '7', name: 'User 7' } });
+    const subrequests = results.map((r) => debugCounts(r).subrequests).sort();
+    assert.deepEqual(subrequests, [...Array(19).fill(0), 1], 'X-GQL-Subrequests counts only what a request sent');
+    assert.equal(await metric('gqlgw_coalesced_total', { coordinate: 'Query.user', source: 'users' }), 19);
+  });
+
+  it('asks a @batch key in flight for another request at most once: only new keys go out', async () => {
+    users.reset();
+    const first = gw.query('{ posts(ids: "1,2,3,4") { id author { name } } }');
+    await until(() => users.count('GET /users') === 1, 'the first batch reached users');
+    const second = await gw.query('{ posts(ids: "3,4,5,6") { id author { name } } }');
+    const one = await first;
+    const batches = users.requestsFor('GET /users').map((r) => splitIds(r.query.get('ids')).sort());
+    assert.deepEqual(batches, [['1', '2', '3', '4'], ['5', '6']]);
+    assert.deepEqual(
+      second.body.data?.posts,
+      ['3', '4', '5', '6'].map((id) => ({ id, author: { name: `User ${id}` } })),
+    );
+    assert.deepEqual(one.body.data?.posts, ['1', '2', '3', '4'].map((id) => ({ id, author: { name: `User ${id}` } })));
+    assert.deepEqual(debugCounts(second), { rounds: 2, subrequests: 2, batches: 1 });
+    assert.equal(await metric('gqlgw_coalesced_total', { coordinate: 'Post.author', source: 'users' }), 2, 'one per key');
+  });
+
+  it('never shares a call between callers with different forwarded header values', async () => {
+    accounts.reset();
+    const ask = (who: string | undefined) => gw.query('{ me { name } }', undefined, who ? { authorization: who } : {});
+    const callers = ['Bearer a', 'Bearer b', undefined];
+    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => ask(callers[i % 3])));
+    assert.equal(accounts.count('GET /me'), 3, 'one call per distinct forwarded value');
+    results.forEach((r, i) => assert.equal((r.body.data?.me as { name: string }).name, `me as ${callers[i % 3] ?? 'nobody'}`));
+  });
+
+  it('a caller that goes away, even the one that sent the call, harms none of the others', async () => {
+    users.reset();
+    const leaving = new AbortController();
+    const leader = fetch(gw.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ user(id: 8) { name } }' }),
+      signal: leaving.signal,
+    }).then(
+      () => 'answered',
+      () => 'aborted',
+    );
+    await until(() => users.count('GET /users/:id') === 1, 'the leader reached users');
+    const waiters = Promise.all(Array.from({ length: 3 }, () => gw.query('{ user(id: 8) { name } }')));
+    const waiterLeaving = new AbortController();
+    const leavingWaiter = fetch(gw.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ user(id: 8) { name } }' }),
+      signal: waiterLeaving.signal,
+    }).catch(() => 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    leaving.abort();
+    waiterLeaving.abort();
+    assert.equal(await leader, 'aborted');
+    assert.equal(await leavingWaiter, 'aborted');
+    for (const r of await waiters) assert.deepEqual([r.body.data, r.body.errors], [{ user: { name: 'User 8' } }, undefined]);
+    assert.equal(users.count('GET /users/:id'), 1, 'the shared call ran on for the others');
+  });
+
+  it('gives a failed call\'s error to every waiter and never caches it', async () => {
+    users.reset();
+    flakyStatus = 503;
+    const failed = await Promise.all(Array.from({ length: 5 }, () => gw.query('{ flaky { name } }')));
+    assert.equal(users.count('GET /flaky'), 1);
+    for (const r of failed) {
+      assert.equal(r.body.data?.flaky, null);
+      assert.deepEqual(r.body.errors?.map((e) => [e.extensions?.code, e.extensions?.status]), [['UPSTREAM_HTTP_ERROR', 503]]);
+    }
+    flakyStatus = 200;
+    const healed = await gw.query('{ flaky { name } }');
+    assert.deepEqual([healed.body.data, healed.body.errors], [{ flaky: { name: 'Flaky' } }, undefined]);
+    assert.equal(users.count('GET /flaky'), 2, 'the error was not cached');
+  });
+
+  it('with coalesce = false every request sends its own subrequests', async () => {
+    users.reset();
+    const results = await Promise.all(Array.from({ length: 4 }, () => gw.query('{ userOff(id: 9) { name } }')));
+    assert.equal(users.count('GET /users/:id'), 4);
+    for (const r of results) assert.equal(debugCounts(r).subrequests, 1);
+  });
+});
