@@ -21,13 +21,13 @@ const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
  */
 export async function readCaches(fresh: MemoEntry[], tiers: CacheTiers, tally: RoundTally, stale: MemoEntry[]): Promise<MemoEntry[]> {
   const { l2, memcached } = tiers;
-  const now = Date.now();
+  const reading: Reading = { now: Date.now(), tally, stale };
   const wanted: MemoEntry[] = [];
   for (const m of fresh) {
     const cache = m.fetch.cache;
     if (!cache || (cache.ttlSeconds <= 0 && cache.missingSeconds <= 0)) continue;
     if (l2.enabled) {
-      const hit = answerFrom(l2.get(m.key), m, now, tally, stale);
+      const hit = answerFrom(l2.get(m.key), m, reading);
       tally.cacheEvent(m.coordinate, m.fetch.source.name, 'l2', hit);
       if (hit) continue;
     }
@@ -35,20 +35,29 @@ export async function readCaches(fresh: MemoEntry[], tiers: CacheTiers, tally: R
   }
   if (memcached && wanted.length > 0) {
     const found = await memcached.getMany(wanted.map((m) => m.key));
-    const later = Date.now();
+    reading.now = Date.now();
     for (const m of wanted) {
       const entry = found.get(m.key);
-      const hit = answerFrom(entry, m, later, tally, stale);
+      const hit = answerFrom(entry, m, reading);
       tally.cacheEvent(m.coordinate, m.fetch.source.name, 'memcached', hit);
-      if (hit) l2.set(m.key, entry!, later);
+      if (hit) l2.set(m.key, entry!, reading.now);
     }
   }
   return fresh.filter((m) => m.outcome === undefined);
 }
 
-function answerFrom(entry: CacheEntry | undefined, m: MemoEntry, now: number, tally: RoundTally, stale: MemoEntry[]): boolean {
+/** One round's reading of the tiers: the time entries are judged at, its tally, its stale answers. */
+interface Reading {
+  now: number;
+  readonly tally: RoundTally;
+  readonly stale: MemoEntry[];
+}
+
+/** Answers `m` from `entry` when it is fresh or stale; false (not answered) when absent or expired. */
+function answerFrom(entry: CacheEntry | undefined, m: MemoEntry, reading: Reading): boolean {
   if (entry === undefined) return false;
-  const state = entryState(entry, now);
+  const { tally, stale } = reading;
+  const state = entryState(entry, reading.now);
   if (state === 'expired') return false;
   const source = m.fetch.source.name;
   if (entry.missing) {
