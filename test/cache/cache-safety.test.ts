@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startUpstream, splitIds, type CountingUpstream } from '../support/upstream.js';
 import { listItems, startMemcached, type RunningMemcached } from '../support/memcached.js';
+import { pollUntil } from '../support/wait.js';
 
 const SCHEMA = `
 type Query {
@@ -27,8 +28,6 @@ type Post {
 }
 type Item { id: ID! name: String }
 `;
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('cache safety', { timeout: 60_000 }, () => {
   let mc: RunningMemcached;
@@ -106,7 +105,7 @@ describe('cache safety', { timeout: 60_000 }, () => {
 
   test('a second gateway reads each caller\'s entry from memcached and still keeps them apart', async () => {
     // Writes to memcached are not awaited by responses: wait until the three entries are there.
-    for (let i = 0; i < 60 && (await listItems(mc.address)).filter((it) => it.key.includes('accounts:')).length < 3; i++) await sleep(50);
+    await pollUntil(async () => (await listItems(mc.address)).filter((it) => it.key.includes('accounts:')).length, (n) => n >= 3);
     accounts.reset();
     assert.equal(await secretOf(b, 'Bearer token-B'), 'secret of Bearer token-B');
     assert.equal(await secretOf(b, undefined), 'secret of nobody');

@@ -21,6 +21,7 @@ import {
 } from '../support/memcached.js';
 import { makePosts, makeUsers, startPosts, startUsers } from '../core/fixtures.js';
 import { parsePromText, sumOf } from '../support/prom-text.js';
+import { pollUntil, sleep } from '../support/wait.js';
 
 const TEST_TIMEOUT_MS = 30_000;
 const HEADLINE_QUERY = '{ posts(limit: 100) { id title author { name } } }';
@@ -47,8 +48,6 @@ type User {
   name: String
 }
 `;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 let prefixCounter = 0;
 const freshPrefix = (): string => `e2e${process.pid}-${++prefixCounter}:`;
@@ -77,12 +76,7 @@ async function itemsUntil(
   keyPrefix: string,
   done: (items: StoredItem[]) => boolean,
 ): Promise<StoredItem[]> {
-  const deadline = Date.now() + 3000;
-  for (;;) {
-    const items = (await listItems(address)).filter((item) => item.key.startsWith(keyPrefix));
-    if (done(items) || Date.now() > deadline) return items;
-    await sleep(25);
-  }
+  return pollUntil(async () => (await listItems(address)).filter((item) => item.key.startsWith(keyPrefix)), done);
 }
 
 /** Sum of the samples of `name` whose labels include `labels`. */
@@ -249,7 +243,8 @@ describe('memcached tier in the gateway', { timeout: 120_000 }, () => {
           assert.equal(res.status, 200);
           assert.equal(res.body.errors, undefined);
           assert.deepEqual(res.body.data, { user: { name: `User ${20 + i}` } });
-          assert.ok(ms < timeoutMs + 900, `query ${i} took ${ms} ms`);
+          // Generous: the failure counters below say why it fell through; this only catches a hang.
+          assert.ok(ms < timeoutMs + 3000, `query ${i} took ${ms} ms`);
         }
         assert.equal(users.count(), 4, 'each query fell through to the source');
         let failures = 0;

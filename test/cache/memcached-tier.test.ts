@@ -25,17 +25,20 @@ import {
   type FakeServer,
   type RunningMemcached,
 } from '../support/memcached.js';
+import { pollUntil, sleep } from '../support/wait.js';
 
 const TIMEOUT_MS = 200;
-/** Scheduling slack allowed on top of the deadline on a busy 2-core machine. */
-const MARGIN_MS = 400;
+/**
+ * Slack on top of the deadline for a loaded 2-core machine. Without the deadline a black hole never
+ * answers (the test's own timeout catches that), so the bound only has to tell "at the deadline"
+ * from "hung".
+ */
+const MARGIN_MS = 2_000;
 /** A test that hangs (a call that never settles) fails after this instead of blocking the run. */
 const TEST_TIMEOUT_MS = 15_000;
 
 const unhandled: unknown[] = [];
 process.on('unhandledRejection', (reason) => unhandled.push(reason));
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 let prefixCounter = 0;
 /** A key prefix no other test uses, so tests sharing one memcached never see each other's entries. */
@@ -98,17 +101,6 @@ function tier(config: MemcachedConfig): ValueTier & Recorded {
   return Object.assign(valuesOf(created), recorded);
 }
 
-/** Polls `read` every 20 ms until `done` holds (at most `limitMs`); returns the last reading. */
-async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, limitMs = 3000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await sleep(20);
-    value = await read();
-  }
-  return value;
-}
-
 /** Runs getMany and returns its result and how long it took. */
 async function timedGet(t: ValueTier, keys: string[]): Promise<{ hits: Map<string, unknown>; ms: number }> {
   const started = performance.now();
@@ -158,7 +150,7 @@ describe('memcached tier against a real memcached', () => {
     ]);
     const warm = await pollUntil(() => t.getMany(['short', 'long']), (m) => m.size === 2);
     assert.equal(warm.get('short'), 'soon gone');
-    const expired = await pollUntil(() => t.getMany(['short', 'long']), (m) => !m.has('short'), 4000);
+    const expired = await pollUntil(() => t.getMany(['short', 'long']), (m) => !m.has('short'));
     assert.ok(!expired.has('short'), 'the 1 s entry expired');
     assert.equal(expired.get('long'), 'stays');
   });
@@ -304,7 +296,7 @@ describe('memcached tier against a real memcached', () => {
       const skipped = await timedGet(t, ['k']);
       assert.equal(skipped.hits.size, 0);
       assert.deepEqual(t.skips, ['get'], 'the open breaker skipped the call');
-      assert.ok(skipped.ms < 50, `a skipped call is instant (${skipped.ms} ms)`);
+      assert.equal(t.failures.length, 3, 'the skipped call did not try the dead server');
       t.setMany([{ key: 'k', value: 2, ttlSeconds: 60 }]);
       assert.deepEqual(t.skips, ['get', 'set'], 'writes are skipped too');
 
@@ -314,7 +306,7 @@ describe('memcached tier against a real memcached', () => {
       await pollUntil(() => other.getMany(['k']), (m) => m.size === 1);
       assert.equal((await t.getMany(['k'])).size, 0, 'still cooling down');
       await sleep(650);
-      const back = await pollUntil(() => t.getMany(['k']), (m) => m.size === 1, 1500);
+      const back = await pollUntil(() => t.getMany(['k']), (m) => m.size === 1);
       assert.equal(back.get('k'), 3, 'hits return after the cool-down without any reset');
       assert.equal(t.failures.length, 3, 'no new failures once memcached is back');
     } finally {
@@ -343,10 +335,11 @@ describe('memcached tier against misbehaving servers', () => {
   /** After the threshold, calls are skipped without a byte reaching the server. */
   async function expectSkipped(t: ValueTier & Recorded, server: FakeServer): Promise<void> {
     const bytesBefore = server.bytesReceived;
-    const { hits, ms } = await timedGet(t, ['a', 'b', 'c']);
+    const failuresBefore = t.failures.length;
+    const hits = await t.getMany(['a', 'b', 'c']);
     assert.equal(hits.size, 0);
-    assert.ok(ms < 50, `skipped call took ${ms} ms`);
     assert.deepEqual(t.skips, ['get']);
+    assert.equal(t.failures.length, failuresBefore, 'a skipped call fails nothing: it was never tried');
     await sleep(50);
     assert.equal(server.bytesReceived, bytesBefore, 'nothing was sent while the breaker is open');
   }
@@ -419,12 +412,10 @@ describe('memcached tier against misbehaving servers', () => {
     await deadPort.stop(); // nothing listens there any more
     for (const address of [hole.address, deadAddress]) {
       const t = tier(configFor([address], { failureThreshold: 100 }));
-      const started = performance.now();
       for (let i = 0; i < 20; i++) {
         t.setMany([{ key: `w${i}`, value: { i }, ttlSeconds: 60 }]);
       }
-      const ms = performance.now() - started;
-      assert.ok(ms < 50, `20 setMany calls took ${ms} ms`);
+      assert.equal(t.failures.length, 0, 'every setMany returned before its write had an outcome: it does not wait for the server');
       await pollUntil(async () => t.failures.length, (n) => n === 20, TIMEOUT_MS + MARGIN_MS + 500);
       assert.equal(t.failures.length, 20, `every write failed quietly against ${address}`);
       assert.ok(t.failures.every(([, op]) => op === 'set'));

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { errorAt } from '../hardening/helpers.js';
+import { errorAt } from '../support/assert.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 
 const TIMEOUT_MS = 300;

@@ -1,5 +1,5 @@
 /**
- * Every directive misuse of issue 2 is reported at start-up with its exact message, file, line and
+ * Every directive misuse is reported at start-up with its exact message, file, line and
  * column, all problems at once, and `gqlgw check` / `gqlgw serve` exit 1 without a stack trace.
  */
 import { test } from 'node:test';

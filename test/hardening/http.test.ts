@@ -1,5 +1,5 @@
 /**
- * Issue 6, GraphQL-over-HTTP: every kind of bad request gets its status and a clear message, and
+ * GraphQL over HTTP: every kind of bad request gets its status and a clear message, and
  * nothing internal (field suggestions, upstream bodies, URLs, stacks) reaches a client unless
  * debug is on. Over real HTTP against a real gateway; bad requests send no subrequest.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestGateway, type GraphQLResult, type TestGateway } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
-import { errorAt, requestError } from './helpers.js';
+import { errorAt, requestError } from '../support/assert.js';
 
 const SCHEMA = `
 type Query {

@@ -1,18 +1,19 @@
 /**
- * Issue 6, lifecycle: SIGTERM stops accepting and lets in-flight requests finish within the grace
+ * Lifecycle: SIGTERM stops accepting and lets in-flight requests finish within the grace
  * period, then closes pools; a client that disconnects cancels its pending subrequests; /readyz;
  * per-source concurrency limits keep one slow source from taking everything.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startGateway } from '../../gateway/server/start.js';
 import { startTestGateway, writeGatewayFiles, type GatewayFiles, type GraphQLResult, type TestGateway } from '../support/gateway.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../support/faulty-upstream.js';
-import { errorAt, eventually } from './helpers.js';
+import { errorAt } from '../support/assert.js';
+import { canConnect } from '../support/listen.js';
+import { eventually } from '../support/wait.js';
 
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../gateway/cli.js');
 
@@ -37,16 +38,7 @@ function toml(sources: Record<string, string>, gatewayExtra = ''): string {
 }
 
 /** Whether a new TCP connection to the port is refused. */
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-}
+const refused = async (port: number): Promise<boolean> => !(await canConnect(port));
 
 async function postQuery(url: string, query: string, signal?: AbortSignal): Promise<{ status: number; body: GraphQLResult }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }), signal });
@@ -100,7 +92,7 @@ describe('SIGTERM', () => {
   test('stops accepting, finishes the in-flight request, exits 0', async () => {
     files = await writeGatewayFiles({
       schemas: { 's.graphqls': SCHEMA },
-      toml: toml({ users: `url = "${users.url}"`, posts: `url = "${users.url}"`, fast: `url = "${users.url}"` }, 'shutdown_grace_ms = 5000'),
+      toml: toml({ users: `url = "${users.url}"`, posts: `url = "${users.url}"`, fast: `url = "${users.url}"` }, 'shutdown_grace_ms = 30000'),
     });
     proc = await serve(files.configPath);
     users.reset();
@@ -108,13 +100,14 @@ describe('SIGTERM', () => {
     assert.ok(await eventually(() => users.count() === 1, 2000), 'the subrequest reached the source');
     const signalledAt = performance.now();
     proc.child.kill('SIGTERM');
-    assert.ok(await eventuallyAsync(() => refused(proc!.port), 2000), 'new connections are refused while draining');
+    assert.ok(await eventually(() => refused(proc!.port), 2000), 'new connections are refused while draining');
     const res = await inFlight;
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data, { user: { name: 'slow' } });
     const { code, atMs } = await proc.exited;
     assert.equal(code, 0);
-    assert.ok(atMs - signalledAt < 4000, `exited ${(atMs - signalledAt).toFixed(0)} ms after SIGTERM`);
+    // The request takes 700 ms; waiting out the 30 s grace instead is the regression this catches.
+    assert.ok(atMs - signalledAt < 10_000, `exited ${(atMs - signalledAt).toFixed(0)} ms after SIGTERM`);
     assert.match(proc.stderr(), /draining/);
     assert.match(proc.stderr(), /gqlgw: stopped\n/);
     assert.doesNotMatch(proc.stderr(), /\n\s+at /, 'no stack trace');
@@ -139,20 +132,13 @@ describe('SIGTERM', () => {
     assert.equal(await inFlight, 'cut off');
     const { code, atMs } = await proc.exited;
     assert.equal(code, 0);
-    assert.ok(atMs - signalledAt < 3000, `exited ${(atMs - signalledAt).toFixed(0)} ms after SIGTERM`);
+    // Grace is 300 ms; waiting for the subrequest's 20 s timeout instead is the regression this catches.
+    assert.ok(atMs - signalledAt < 10_000, `exited ${(atMs - signalledAt).toFixed(0)} ms after SIGTERM`);
     assert.ok(await eventually(() => users.abandoned === 1, 2000), 'the source saw its request cancelled');
     assert.match(proc.stderr(), /cut off/);
   });
 });
 
-async function eventuallyAsync(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return false;
-}
 
 describe('shutdown() and readiness in process', () => {
   test('ready until shutdown; in-flight requests finish; pools are closed afterwards', async () => {
@@ -234,11 +220,9 @@ describe('client disconnects and per-source concurrency', () => {
     users.reset();
     const slow = Array.from({ length: 8 }, (_, i) => gw.query(`{ user(id: ${100 + i}) { name } }`));
     assert.ok(await eventually(() => users.inFlight === 2, 2000));
-    const t0 = performance.now();
     const other = await gw.query('{ fast(id: 2) { name } }');
-    const otherMs = performance.now() - t0;
     assert.deepEqual(other.body.data, { fast: { name: 'fast' } });
-    assert.ok(otherMs < 300, `another source answered in ${otherMs.toFixed(0)} ms while the slow one was saturated`);
+    assert.equal(users.inFlight, 2, 'another source answered while the slow one still held both its sockets: it did not wait for them');
     const results = await Promise.all(slow);
     const ok = results.filter((r) => (r.body.data?.user as { name?: string } | null)?.name === 'u');
     const overloaded = results.filter((r) => r.body.data?.user === null);

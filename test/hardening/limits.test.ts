@@ -1,5 +1,5 @@
 /**
- * Issue 6, limits: depth, aliases, tokens and body size are enforced before any subrequest, with
+ * Limits: depth, aliases, tokens and body size are enforced before any subrequest, with
  * safe defaults; hostile documents get a 400-class answer quickly; the subrequest limit stops an
  * operation as its plan runs, before the round that would go over it sends anything.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestGateway, type GraphQLResult, type TestGateway } from '../support/gateway.js';
 import { startUpstream, splitIds, type CountingUpstream } from '../support/upstream.js';
-import { requestError } from './helpers.js';
+import { requestError } from '../support/assert.js';
 
 const SCHEMA = `
 type Query {
@@ -49,8 +49,12 @@ async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
   return { value, ms: performance.now() - t0 };
 }
 
-/** "Quickly" for a rejected document on a busy 2-core machine; measured runs take 5–100 ms. */
-const QUICK_MS = 1500;
+/**
+ * A refused hostile document is answered in 5–100 ms; parsing and validating it instead (the
+ * regression these tests guard against) takes minutes: graphql-js checks overlapping fields pairwise.
+ * The bound only tells those apart, with room for a loaded 2-core machine.
+ */
+const REFUSED_WITHIN_MS = 10_000;
 
 describe('limits with their defaults', () => {
   let users: CountingUpstream;
@@ -75,7 +79,7 @@ describe('limits with their defaults', () => {
     const error = requestError(res.body);
     assert.equal(error.extensions?.code, 'DEPTH_LIMIT');
     assert.match(error.message, /limits\.max_depth/);
-    assert.ok(ms < QUICK_MS, `answered in ${ms.toFixed(0)} ms`);
+    assert.ok(ms < REFUSED_WITHIN_MS, `answered in ${ms.toFixed(0)} ms`);
     assert.equal(users.count(), 0);
   });
 
@@ -105,7 +109,7 @@ describe('limits with their defaults', () => {
     const { value: res, ms } = await timed(gw.query(aliases(20_000)));
     assert.equal(res.status, 400);
     assert.equal(requestError(res.body).extensions?.code, 'TOKEN_LIMIT');
-    assert.ok(ms < QUICK_MS, `answered in ${ms.toFixed(0)} ms`);
+    assert.ok(ms < REFUSED_WITHIN_MS, `answered in ${ms.toFixed(0)} ms`);
     assert.equal(users.count(), 0);
   });
 
@@ -132,7 +136,7 @@ describe('limits with their defaults', () => {
     const error = requestError(res.body);
     assert.equal(error.extensions?.code, 'TOKEN_LIMIT');
     assert.match(error.message, /more than 20000 tokens/);
-    assert.ok(ms < QUICK_MS, `answered in ${ms.toFixed(0)} ms`);
+    assert.ok(ms < REFUSED_WITHIN_MS, `answered in ${ms.toFixed(0)} ms`);
     assert.equal(users.count(), 0);
   });
 
@@ -208,7 +212,7 @@ describe('limits from gateway.toml', () => {
     const error = requestError(res.body);
     assert.equal(error.extensions?.code, 'ALIAS_LIMIT');
     assert.match(error.message, /20000 aliases; at most 200/);
-    assert.ok(ms < QUICK_MS, `answered in ${ms.toFixed(0)} ms`);
+    assert.ok(ms < REFUSED_WITHIN_MS, `answered in ${ms.toFixed(0)} ms`);
     assert.equal(users.count(), 0);
   });
 

@@ -19,6 +19,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { canConnect } from './listen.js';
+import { sleep } from './wait.js';
 
 export const MEMCACHED_MISSING = 'memcached is not installed: apt-get install memcached';
 
@@ -58,18 +60,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();

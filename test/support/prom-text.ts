@@ -92,3 +92,12 @@ export function familyOf(text: PromText, sampleName: string): string {
 export function sumOf(text: PromText, name: string, labels: Record<string, string> = {}): number {
   return samplesOf(text, name, labels).reduce((sum, s) => sum + s.value, 0);
 }
+
+/**
+ * The value of one Prometheus sample, e.g.
+ * metricValue(text, 'gqlgw_upstream_errors_total', { source: 'users', code: 'UPSTREAM_TIMEOUT' }):
+ * the sum over all series of `name` whose labels include the given ones (0 when none).
+ */
+export function metricValue(text: string, name: string, labels: Readonly<Record<string, string>> = {}): number {
+  return sumOf(parsePromText(text), name, { ...labels });
+}

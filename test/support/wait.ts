@@ -1,0 +1,22 @@
+/** Waiting in tests: for a condition to hold, never for a fixed time where a condition can be checked. */
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls `read` every `everyMs` until `done` holds on its value, for at most `limitMs` (generous: a
+ * poll ends as soon as it holds); returns the last value read (the caller asserts on it, so a timeout fails with what was seen).
+ */
+export async function pollUntil<T>(read: () => T | Promise<T>, done: (value: T) => boolean, limitMs = 5000, everyMs = 20): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await sleep(everyMs);
+    value = await read();
+  }
+  return value;
+}
+
+/** Waits until `check()` is true, polling every 10 ms, for at most `ms`; returns whether it became true. */
+export async function eventually(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  return pollUntil(check, (ok) => ok, ms, 10);
+}
