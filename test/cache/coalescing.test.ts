@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { parsePromText, valueOf } from '../support/prom-text.js';
-import { until } from '../support/until.js';
+import { until } from '../support/wait.js';
 
 /** Long enough that concurrent requests overlap on a loaded machine; the tests count, never time. */
 const SLOW_MS = 400;

@@ -20,3 +20,14 @@ export async function pollUntil<T>(read: () => T | Promise<T>, done: (value: T) 
 export async function eventually(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
   return pollUntil(check, (ok) => ok, ms, 10);
 }
+
+/**
+ * Waits for a condition that another party makes true (an upstream receiving a request, an entry
+ * expiring), polling every 5 ms; rejects with `what` after `limitMs`, so a test that waits for
+ * something that never happens fails with its reason instead of hanging.
+ *
+ *   await until(() => users.count('GET /users/:id') === 1, 'the leader reached the source');
+ */
+export async function until(condition: () => boolean, what: string, limitMs = 3000): Promise<void> {
+  if (!(await pollUntil(condition, (ok) => ok, limitMs, 5))) throw new Error(`gave up after ${limitMs} ms waiting for: ${what}`);
+}
