@@ -269,7 +269,7 @@ async function request(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise
     state.stats.subrequests++;
     if (batchSize !== undefined) state.stats.batches++;
     const t0 = performance.now();
-    const answer = await client.get(path, headers, signal);
+    const answer = await client.send({ method: 'GET', path, headers, signal });
     const outcome = judge ? judge(answer) : answer;
     deps.listener.onSubrequest?.({
       coordinate,

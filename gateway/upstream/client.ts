@@ -2,6 +2,27 @@ import { Pool } from 'undici';
 import type { SourceConfig } from '../config/types.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
 
+/** The methods a @fetch may use (SPEC.md "@fetch": method). */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One request to a source. */
+export interface UpstreamRequest {
+  readonly method: HttpMethod;
+  /** Resolved and URL-encoded, appended to the source's base URL. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON text, sent with `content-type: application/json`; absent: no body. */
+  readonly body?: string;
+  /** Aborts when the client went away. */
+  readonly signal?: AbortSignal;
+}
+
+/** A 204 or empty 2xx answer. */
+const NULL_BODY: UpstreamOutcome = Object.freeze({ kind: 'ok', body: null });
+/** How much of a non-2xx answer's body is read (then the connection is dropped), and how much of it `detail` keeps. */
+const ERROR_BODY_READ_BYTES = 64 * 1024;
+const ERROR_DETAIL_CHARS = 512;
+
 /**
  * One source's HTTP client: a keep-alive undici Pool whose size (`connections`) is the source's
  * concurrency limit, so a slow source holds at most that many sockets. At most `maxQueued` more
@@ -36,15 +57,18 @@ export class SourceClient {
   }
 
   /**
-   * GET `path` (already resolved and encoded) with the given headers. Never rejects, except with
-   * `signal.reason` once the caller's `signal` aborts (the client went away): then the request is
-   * aborted too, so its socket is closed and nothing more is read.
+   * Sends one request (`path` already resolved and encoded) and reads its answer. Never rejects,
+   * except with `signal.reason` once the caller's `signal` aborts (the client went away): then the
+   * request is aborted too, so its socket is closed and nothing more is read. A 204 or an empty
+   * 2xx body is `ok` with a null body, whatever the method; a 404 is `not-found`; another non-2xx
+   * is UPSTREAM_HTTP_ERROR whose `detail` (debug only) holds the start of the upstream's body.
    */
-  async get(path: string, headers: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<UpstreamOutcome> {
+  async send(request: UpstreamRequest): Promise<UpstreamOutcome> {
     const { name, timeoutMs, maxResponseBytes, connections, maxQueued } = this.config;
+    const { method, path, signal } = request;
     signal?.throwIfAborted();
     if (this.active >= connections + maxQueued) {
-      return failure({ code: 'UPSTREAM_UNREACHABLE', source: name, message: `source "${name}" is overloaded`, detail: `GET ${path}: ${this.active} requests in flight or queued`, cause: 'overloaded' });
+      return failure({ code: 'UPSTREAM_UNREACHABLE', source: name, message: `source "${name}" is overloaded`, detail: `${method} ${path}: ${this.active} requests in flight or queued`, cause: 'overloaded' });
     }
     this.active++;
     const controller = new AbortController();
@@ -58,8 +82,9 @@ export class SourceClient {
     try {
       const res = await this.pool.request({
         path: this.basePath + path,
-        method: 'GET',
-        headers: { accept: 'application/json', ...headers },
+        method,
+        headers: request.body === undefined ? { accept: 'application/json', ...request.headers } : { accept: 'application/json', ...request.headers, 'content-type': 'application/json' },
+        body: request.body,
         signal: controller.signal,
       });
       const status = res.statusCode;
@@ -68,11 +93,16 @@ export class SourceClient {
         return { kind: 'not-found' };
       }
       if (status < 200 || status >= 300) {
+        const excerpt = await readCapped(res.body, ERROR_BODY_READ_BYTES);
+        const shown = excerpt === undefined ? '(body over the read cap)' : excerpt.slice(0, ERROR_DETAIL_CHARS);
+        return failure({ code: 'UPSTREAM_HTTP_ERROR', source: name, message: `source "${name}" answered HTTP ${status}`, detail: `${method} ${path} → ${status}: ${shown}`, status });
+      }
+      if (status === 204) {
         await res.body.dump();
-        return failure({ code: 'UPSTREAM_HTTP_ERROR', source: name, message: `source "${name}" answered HTTP ${status}`, detail: `GET ${path} → ${status}`, status });
+        return NULL_BODY;
       }
       const tooLarge = (why: string) =>
-        failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered a body over ${maxResponseBytes} bytes`, detail: `GET ${path}: ${why}`, cause: 'too-large' });
+        failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered a body over ${maxResponseBytes} bytes`, detail: `${method} ${path}: ${why}`, cause: 'too-large' });
       const declared = Number(res.headers['content-length']);
       if (declared > maxResponseBytes) {
         res.body.destroy();
@@ -81,17 +111,18 @@ export class SourceClient {
       // A declared length within the cap is read in one go; otherwise the cap is enforced as the body streams.
       const text = declared >= 0 ? await res.body.text() : await readCapped(res.body, maxResponseBytes);
       if (text === undefined) return tooLarge('body over the cap');
+      if (text.trim() === '') return NULL_BODY;
       try {
         return { kind: 'ok', body: JSON.parse(text) as unknown };
       } catch {
-        return failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered a body that is not JSON`, detail: `GET ${path}: ${text.slice(0, 80)}`, cause: 'not-json' });
+        return failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered a body that is not JSON`, detail: `${method} ${path}: ${text.slice(0, 80)}`, cause: 'not-json' });
       }
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       if (timedOut) {
-        return failure({ code: 'UPSTREAM_TIMEOUT', source: name, message: `source "${name}" did not answer within ${timeoutMs} ms`, detail: `GET ${path}`, cause: 'timeout' });
+        return failure({ code: 'UPSTREAM_TIMEOUT', source: name, message: `source "${name}" did not answer within ${timeoutMs} ms`, detail: `${method} ${path}`, cause: 'timeout' });
       }
-      return transportFailure(name, path, err);
+      return transportFailure(name, `${method} ${path}`, err);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
@@ -116,9 +147,9 @@ export class SourceClient {
 const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 
 /** Maps a transport error (no usable HTTP answer) to a failure; the cause feeds the retry policy. */
-function transportFailure(name: string, path: string, err: unknown): UpstreamOutcome {
+function transportFailure(name: string, what: string, err: unknown): UpstreamOutcome {
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code ?? 'ERROR';
-  const detail = `GET ${path}: ${code} ${(err as Error).message}`;
+  const detail = `${what}: ${code} ${(err as Error).message}`;
   if (code.startsWith('HPE_') || (err as Error).name === 'HTTPParserError') {
     return failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered something that is not valid HTTP`, detail, cause: 'other' });
   }

@@ -13,7 +13,7 @@
  *   users.count('GET /users/:id'); users.requests[0].query.get('ids'); await users.close();
  *
  * Route keys are `METHOD /path` with `:name` segments; they match the path only (the query string
- * is in `request.query`). Routes are tried in insertion order. An unmatched request is recorded
+ * is in `request.query`; the body, as text, in `request.body`). Routes are tried in insertion order. An unmatched request is recorded
  * with `route: undefined` and answered 404 JSON.
  */
 import http from 'node:http';
@@ -33,6 +33,8 @@ export interface RecordedRequest {
   readonly query: URLSearchParams;
   /** Request headers, names lower-cased (node:http). */
   readonly headers: IncomingHttpHeaders;
+  /** The request body as text ('' when there is none). */
+  readonly body: string;
   /** The route key that answered, e.g. `GET /users/:id`; undefined when none matched. */
   readonly route: string | undefined;
 }
@@ -113,7 +115,12 @@ export async function startUpstream<Keys extends string>(table?: RouteTable<Keys
   };
 
   const server = http.createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
+  });
+
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse, body: string): void => {
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
@@ -135,6 +142,7 @@ export async function startUpstream<Keys extends string>(table?: RouteTable<Keys
       url: rawUrl,
       query: new URLSearchParams(search),
       headers: req.headers,
+      body,
       route: matched?.route.key,
     };
     requests.push(recorded);
@@ -163,7 +171,7 @@ export async function startUpstream<Keys extends string>(table?: RouteTable<Keys
         },
         (error: unknown) => send(res, { status: 500, json: { error: `handler threw: ${String(error)}` } }),
       );
-  });
+  };
 
   const port = await listenLocal(server);
 
