@@ -143,7 +143,7 @@ describe('upstream faults', () => {
   test('a 5xx: UPSTREAM_HTTP_ERROR with the status, on the failing key only after the split', async () => {
     const r = await run(POSTS_QUERY, ({ query }) => (idsOf(query).includes('4') ? { kind: 'json', status: 503, body: { error: 'x' } } : allFound({ query } as never)));
     check(r, { 4: null }, [['posts', 3, 'author']]);
-    assert.deepEqual(errorAt(r.res.body, ['posts', 3, 'author']).extensions, { code: 'UPSTREAM_HTTP_ERROR', source: 'users', status: 503, detail: 'GET /users?ids=4 → 503' });
+    assert.deepEqual(errorAt(r.res.body, ['posts', 3, 'author']).extensions, { code: 'UPSTREAM_HTTP_ERROR', source: 'users', status: 503, detail: 'GET /users?ids=4 → 503: {"error":"x"}' });
     assert.equal(r.sent, 4);
     assert.equal(r.errors('UPSTREAM_HTTP_ERROR'), 2);
   });
