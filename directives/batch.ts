@@ -1,16 +1,26 @@
+import { isListType, isNonNullType } from 'graphql';
 import type { DirectiveUse, FieldContext } from './context.js';
 import type { Problem } from './problem.js';
-import type { CompiledFetch } from './fetch.js';
+import { compileSelect, type CompiledFetch } from './fetch.js';
 import { compilePathTemplate, type PathTemplate } from './template.js';
-import { checkPlaceholders } from './placeholders.js';
+import { bindTemplate } from './placeholders.js';
+import { dottedNameHelp, parseDottedName } from './dotted.js';
 
 export interface CompiledBatch {
   readonly template: PathTemplate;
-  /** The item field whose string form is matched against the key. */
+  /** The dotted item field whose string form is matched against the key, as written and as steps. */
   readonly match: string;
+  readonly matchSteps: readonly string[];
   readonly max: number;
-  /** The parent field of the @fetch path's single `{parent.*}`: the batch key. */
-  readonly keyField: string;
+  /** The JSON steps of the @fetch path's single `{parent.*}`: where each parent's batch key is read. */
+  readonly keyRead: readonly string[];
+  /** That key is a list (`tagIds: [ID!]!`): each element is a key; the field is a list of the matched items. */
+  readonly listKeys: boolean;
+  /** `select: "data.users"`: where the item array is inside the answer; undefined: the answer is the array. */
+  readonly select: readonly string[] | undefined;
+  readonly method: 'GET' | 'POST';
+  /** The JSON body template of a POST batch (`{"ids": {keys}}`). */
+  readonly body: string | undefined;
 }
 
 /** The @fetch beside a @batch: whether the field has one, and what it compiled to (undefined when it is malformed). */
@@ -19,9 +29,11 @@ export interface FetchBeside {
   readonly fetch: CompiledFetch | undefined;
 }
 
+const METHODS = ['GET', 'POST'];
+
 /**
- * `@batch(path, match, max)`: beside a @fetch whose path holds exactly one `{parent.*}`; its own
- * path holds exactly one `{keys}`.
+ * `@batch(path, match, max, method, body, select, repeat)`: beside a @fetch whose path holds
+ * exactly one `{parent.*}`; its own path, or its POST body, holds exactly one `{keys}`.
  */
 export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldContext, problems: Problem[]): CompiledBatch | undefined {
   const { fetch, hasFetch } = beside;
@@ -29,36 +41,67 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   const path = String(use.args.path);
   const match = String(use.args.match);
   const max = Number(use.args.max);
+  const method = String(use.args.method ?? 'GET').toUpperCase();
+  const body = typeof use.args.body === 'string' ? use.args.body : undefined;
   const before = problems.length;
   if (!hasFetch) {
     problems.push({ message: `${at} needs a @fetch beside it: the single fetch whose key each item is cached under`, node: use.node });
   }
   if (!(max >= 1)) problems.push({ message: `${at}: max must be at least 1, found ${max}`, node: use.node });
+  const matchSteps = parseDottedName(match);
   if (match === '') problems.push({ message: `${at}: match must name the item field that carries the key`, node: use.node });
-  let keyField: string | undefined;
+  else if (!matchSteps) problems.push({ message: `${at}: match "${match}" is not a dotted name; ${dottedNameHelp('owner.id')}`, node: use.node });
+  if (!METHODS.includes(method)) {
+    problems.push({ message: `${at}: method must be GET or POST, found "${String(use.args.method)}"`, node: use.node });
+  } else if (method === 'POST' && body === undefined) {
+    problems.push({ message: `${at}: a POST batch needs a body holding {keys}, such as body: """{"ids": {keys}}"""`, node: use.node });
+  } else if (method === 'GET' && body !== undefined) {
+    problems.push({ message: `${at}: a GET batch sends no body; add method: "POST" or remove body`, node: use.node });
+  }
+  const select = compileSelect('@batch', use, ctx, problems);
+  let keyRead: readonly string[] | undefined;
+  let listKeys = false;
   if (fetch) {
     const parents = fetch.template.placeholders.filter((p) => p.kind === 'parent');
     if (parents.length !== 1) {
       problems.push({ message: `${at} needs exactly one {parent.*} placeholder in its @fetch path, found ${parents.length}`, node: use.node });
     } else {
-      keyField = parents[0]!.kind === 'parent' ? parents[0]!.name : undefined;
+      const key = parents[0]!;
+      keyRead = key.kind === 'parent' ? key.read : undefined;
+      listKeys = fetch.lists.includes(key);
+      const type = isNonNullType(ctx.field.type) ? ctx.field.type.ofType : ctx.field.type;
+      if (listKeys && !isListType(type) && key.kind === 'parent') {
+        problems.push({
+          message: `${at}: {parent.${key.name}} is a list, so each element is a key and the value is the list of matched items; declare ${ctx.coordinate} as a list ([${String(type)}])`,
+          node: use.node,
+        });
+      }
     }
   }
-  const compiled = compilePathTemplate(path);
+  const compiled = compilePathTemplate(path, { repeat: use.args.repeat === true });
   if (!compiled.ok) {
     problems.push({ message: `${at} has a malformed path "${path}": ${compiled.error}`, node: use.node });
     return undefined;
   }
-  const keys = compiled.template.placeholders.filter((p) => p.kind === 'keys').length;
+  const keys = compiled.template.placeholders.filter((p) => p.kind === 'keys').length + (body !== undefined && body.includes('{keys}') ? 1 : 0);
   if (keys !== 1) {
-    problems.push({ message: `${at} needs exactly one {keys} placeholder in its path, found ${keys}`, node: use.node });
+    problems.push({ message: `${at} needs exactly one {keys} placeholder in its path${method === 'POST' ? ' or body' : ''}, found ${keys}`, node: use.node });
   }
   if (compiled.template.placeholders.some((p) => p.kind === 'parent')) {
     problems.push({ message: `${at}: its path takes the parents' keys through {keys}, not {parent.*}`, node: use.node });
   }
-  for (const message of checkPlaceholders('@batch', compiled.template.placeholders, ctx)) {
-    problems.push({ message, node: use.node });
-  }
-  if (problems.length > before || keyField === undefined) return undefined;
-  return { template: compiled.template, match, max, keyField };
+  const bound = bindTemplate('@batch', compiled.template, ctx);
+  for (const message of bound.messages) problems.push({ message, node: use.node });
+  if (problems.length > before || keyRead === undefined || !matchSteps || select === null) return undefined;
+  return {
+    template: bound.template,
+    match,
+    matchSteps,
+    max,
+    keyRead,
+    listKeys,
+    select,
+    method: method as 'GET' | 'POST',
+    body,
+  };
 }

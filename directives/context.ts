@@ -1,4 +1,4 @@
-import type { DirectiveNode } from 'graphql';
+import type { DirectiveNode, GraphQLField, GraphQLObjectType } from 'graphql';
 
 /** What a directive on one field may refer to; filled by the blueprint from the schema and config. */
 export interface FieldContext {
@@ -11,6 +11,13 @@ export interface FieldContext {
   readonly argNames: ReadonlySet<string>;
   /** Source names of gateway.toml. */
   readonly sourceNames: readonly string[];
+  /** The parent type and the field itself, for placeholders that step through fields and input fields. */
+  readonly parentType: GraphQLObjectType;
+  readonly field: GraphQLField<unknown, unknown>;
+  /** How a field of any type reads its parent JSON: the steps of its @from key or path, else its name. */
+  readonly readOf: (typeName: string, fieldName: string) => readonly string[];
+  /** Whether a field of any type carries @fetch (placeholders read the parent's own data, never fetched fields). */
+  readonly isFetched: (typeName: string, fieldName: string) => boolean;
 }
 
 /** A directive as written on the field, with its argument values already coerced by graphql-js. */

@@ -7,8 +7,8 @@ import { compileCache, type CompiledCache } from './cache.js';
 
 /** What the directives of one field compile to. */
 export interface CompiledFieldDirectives {
-  /** The parent JSON key a plain field reads (its @from key, else its own name). */
-  readonly jsonKey: string;
+  /** The JSON steps a plain field reads from its parent (its @from key or path, else its own name). */
+  readonly read: readonly string[];
   readonly fetch: CompiledFetch | undefined;
   readonly batch: CompiledBatch | undefined;
   readonly cache: CompiledCache | undefined;
@@ -25,15 +25,15 @@ export function compileFieldDirectives(
   const fetchUse = uses.get('fetch');
   const batchUse = uses.get('batch');
   const cacheUse = uses.get('cache');
-  let jsonKey = fieldName;
+  let read: readonly string[] = [fieldName];
   if (fromUse) {
     if (fetchUse) {
       problems.push({ message: `@from on ${ctx.coordinate} cannot stand beside @fetch: a field either reads its parent's key or fetches`, node: fromUse.node });
     }
-    jsonKey = compileFrom(fromUse, ctx, problems) ?? fieldName;
+    read = compileFrom(fromUse, ctx, problems) ?? read;
   }
   const fetch = fetchUse ? compileFetch(fetchUse, ctx, problems) : undefined;
   const batch = batchUse ? compileBatch(batchUse, { fetch, hasFetch: fetchUse !== undefined }, ctx, problems) : undefined;
   const cache = cacheUse ? compileCache(cacheUse, fetchUse !== undefined, ctx, problems) : undefined;
-  return { jsonKey, fetch, batch, cache };
+  return { read, fetch, batch, cache };
 }

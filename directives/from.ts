@@ -1,12 +1,39 @@
 import type { DirectiveUse, FieldContext } from './context.js';
 import type { Problem } from './problem.js';
+import { dottedNameHelp, parseDottedName } from './dotted.js';
 
-/** `@from(key)`: the field's value is the parent JSON object's `key`. */
-export function compileFrom(use: DirectiveUse, ctx: FieldContext, problems: Problem[]): string | undefined {
+/**
+ * `@from(key)` / `@from(path)` on a field: the JSON steps the field reads from its parent object,
+ * `[key]` or the dotted path's steps. Exactly one of key and path.
+ */
+export function compileFrom(use: DirectiveUse, ctx: FieldContext, problems: Problem[]): readonly string[] | undefined {
+  const at = `@from on ${ctx.coordinate}`;
   const key = use.args.key;
-  if (typeof key !== 'string' || key === '') {
-    problems.push({ message: `@from on ${ctx.coordinate} needs a non-empty key`, node: use.node });
+  const path = use.args.path;
+  if ((key === undefined || key === null) === (path === undefined || path === null)) {
+    problems.push({ message: `${at} needs exactly one of key (a JSON key: @from(key: "author_id")) and path (dotted: @from(path: "address.city"))`, node: use.node });
     return undefined;
   }
-  return key;
+  if (key !== undefined && key !== null) {
+    if (typeof key !== 'string' || key === '') {
+      problems.push({ message: `${at} needs a non-empty key`, node: use.node });
+      return undefined;
+    }
+    return [key];
+  }
+  const steps = parseDottedName(String(path));
+  if (!steps) {
+    problems.push({ message: `${at}: path "${String(path)}" is not a dotted name; ${dottedNameHelp('address.city')}`, node: use.node });
+    return undefined;
+  }
+  return steps;
+}
+
+/** The steps a field's @from reads, without checking it (the blueprint's first pass; compileFrom reports). */
+export function fromSteps(use: DirectiveUse | undefined, fieldName: string): readonly string[] {
+  if (!use) return [fieldName];
+  const { key, path } = use.args;
+  if (typeof key === 'string' && key !== '') return [key];
+  if (typeof path === 'string') return parseDottedName(path) ?? [fieldName];
+  return [fieldName];
 }

@@ -1,30 +1,116 @@
-import type { Placeholder } from './template.js';
+import {
+  getNamedType,
+  isCompositeType,
+  isInputObjectType,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isUnionType,
+  type GraphQLCompositeType,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+} from 'graphql';
+import { bindPlaceholders, type PathTemplate, type Placeholder } from './template.js';
 import type { FieldContext } from './context.js';
 import { didYouMean } from './suggest.js';
 
+export interface BoundTemplate {
+  /** The template with each `{parent.*}` reading through every step's @from. */
+  readonly template: PathTemplate;
+  /** One message per bad placeholder. */
+  readonly messages: string[];
+  /** The (bound) placeholders whose value is a list (`tagIds: [ID!]!`, `{args.ids}`). */
+  readonly lists: readonly Placeholder[];
+}
+
 /**
- * Checks that every `{parent.F}` names a plain (not fetched) field of the parent type and every
- * `{args.A}` an argument of the field. Returns one message per bad placeholder.
+ * Checks every placeholder of a template against the schema and binds it: `{parent.a.b}` steps
+ * through fields of the parent type and of each step's object type (none of them fetched, none a
+ * list before the last step), reading each through its @from; `{args.a.b}` through the field's
+ * arguments and input fields. The last step must be a scalar, an enum or a list of them: a URL
+ * never carries an object.
  */
-export function checkPlaceholders(
-  directive: string,
-  placeholders: readonly Placeholder[],
-  ctx: FieldContext,
-): string[] {
+export function bindTemplate(directive: string, template: PathTemplate, ctx: FieldContext): BoundTemplate {
   const messages: string[] = [];
-  for (const p of placeholders) {
-    if (p.kind === 'parent') {
-      const field = ctx.parentFields.get(p.name);
-      if (!field) {
-        const known = [...ctx.parentFields.keys()].join(', ') || 'none';
-        messages.push(`${directive} on ${ctx.coordinate}: {parent.${p.name}} names no field of ${ctx.typeName}${didYouMean(p.name, ctx.parentFields.keys(), (n) => `{parent.${n}}`)} (fields: ${known})`);
-      } else if (field.fetched) {
-        messages.push(`${directive} on ${ctx.coordinate}: {parent.${p.name}} names a field that is itself fetched; placeholders read the parent's own data`);
-      }
-    } else if (p.kind === 'args' && !ctx.argNames.has(p.name)) {
-      const known = [...ctx.argNames].join(', ') || 'none';
-      messages.push(`${directive} on ${ctx.coordinate}: {args.${p.name}} names no argument of ${ctx.coordinate}${didYouMean(p.name, ctx.argNames, (n) => `{args.${n}}`)} (arguments: ${known})`);
+  const lists: Placeholder[] = [];
+  const isList = new Set<Placeholder>();
+  const bound = bindPlaceholders(template, (p) => {
+    if (p.kind === 'keys') return p;
+    const at = `${directive} on ${ctx.coordinate}: {${p.kind}.${p.name}}`;
+    const step = p.kind === 'parent' ? stepParent(p.steps, ctx) : stepArgs(p.steps, ctx);
+    if (typeof step === 'string') {
+      messages.push(`${at} ${step}`);
+      return p;
     }
+    const b = { ...p, read: step.read };
+    if (step.list) isList.add(b);
+    return b;
+  });
+  for (const p of bound.placeholders) if (isList.has(p)) lists.push(p);
+  return { template: bound, messages, lists };
+}
+
+type Step = { read: readonly string[]; list: boolean } | string;
+
+function stepParent(steps: readonly string[], ctx: FieldContext): Step {
+  let owner: { name: string; getFields(): Record<string, { type: GraphQLOutputType }> } = ctx.parentType;
+  const read: string[] = [];
+  for (let i = 0; i < steps.length; i++) {
+    const name = steps[i]!;
+    const field = owner.getFields()[name];
+    if (!field) {
+      const names = Object.keys(owner.getFields());
+      const known = names.join(', ') || 'none';
+      if (i > 0) return `: "${name}" is no field of ${owner.name}${didYouMean(name, names)} (fields: ${known})`;
+      return `names no field of ${owner.name}${didYouMean(name, names, (n) => `{parent.${n}}`)} (fields: ${known})`;
+    }
+    if (ctx.isFetched(owner.name, name)) {
+      return `names a field that is itself fetched; placeholders read the parent's own data`;
+    }
+    read.push(...(isObjectType(owner) ? ctx.readOf(owner.name, name) : [name]));
+    const named = getNamedType(field.type);
+    const list = isListType(isNonNullType(field.type) ? field.type.ofType : field.type);
+    if (i === steps.length - 1) {
+      if (isCompositeType(named)) return `ends at ${named.name}, which has fields: name one of them, such as {parent.${[...steps, firstField(named)].join('.')}}`;
+      return { read, list };
+    }
+    if (list) return `steps through the list field ${owner.name}.${name}; a placeholder can only step through single objects`;
+    if (!isObjectType(named) && !isInterfaceType(named)) return `: ${owner.name}.${name} is a ${named.name}, which has no field "${steps[i + 1]}"`;
+    owner = named;
   }
-  return messages;
+  return { read, list: false };
+}
+
+function stepArgs(steps: readonly string[], ctx: FieldContext): Step {
+  const first = ctx.field.args.find((a) => a.name === steps[0]);
+  if (!first) {
+    const names = ctx.field.args.map((a) => a.name);
+    return `names no argument of ${ctx.coordinate}${didYouMean(steps[0]!, names, (n) => `{args.${n}}`)} (arguments: ${names.join(', ') || 'none'})`;
+  }
+  let type: GraphQLInputType = first.type;
+  for (let i = 1; i <= steps.length; i++) {
+    const named = getNamedType(type);
+    const list = isListType(isNonNullType(type) ? type.ofType : type);
+    if (i === steps.length) {
+      if (isInputObjectType(named)) {
+        return `ends at the input type ${named.name}: name one of its fields, such as {args.${[...steps, Object.keys(named.getFields())[0] ?? 'field'].join('.')}}`;
+      }
+      return { read: steps, list };
+    }
+    const name = steps[i]!;
+    if (list) return `steps through a list (${steps.slice(0, i).join('.')}); a placeholder can only step through single input objects`;
+    if (!isInputObjectType(named)) return `: ${steps.slice(0, i).join('.')} is a ${named.name}, which has no field "${name}"`;
+    const field = named.getFields()[name];
+    if (!field) {
+      const names = Object.keys(named.getFields());
+      return `: "${name}" is no field of the input type ${named.name}${didYouMean(name, names)} (fields: ${names.join(', ') || 'none'})`;
+    }
+    type = field.type;
+  }
+  return { read: steps, list: false };
+}
+
+function firstField(type: GraphQLCompositeType): string {
+  return (isUnionType(type) ? undefined : Object.keys(type.getFields())[0]) ?? 'id';
 }

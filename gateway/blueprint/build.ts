@@ -17,10 +17,12 @@ import {
   type DefinitionNode,
   type DocumentNode,
   type GraphQLField,
+  type GraphQLObjectType,
 } from 'graphql';
 import { validateSDL } from 'graphql/validation/validate.js';
 import { DIRECTIVE_DEFINITIONS, DIRECTIVE_NAMES } from '../../directives/definitions.js';
 import { compileFieldDirectives } from '../../directives/field.js';
+import { fromSteps } from '../../directives/from.js';
 import type { DirectiveUse, FieldContext } from '../../directives/context.js';
 import type { Problem } from '../../directives/problem.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -77,27 +79,28 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   const problems: Problem[] = [];
   const fields = new Map<string, FieldBlueprint>();
   const sourceNames = [...config.sources.keys()];
+  const objectTypes = Object.values(schema.getTypeMap()).filter((t): t is GraphQLObjectType => isObjectType(t) && !t.name.startsWith('__'));
+  // First pass: every field's directive uses, so that placeholders can read any type's @from.
+  const usesByType = new Map<string, Map<string, Map<string, DirectiveUse>>>();
+  for (const type of objectTypes) {
+    usesByType.set(type.name, new Map(Object.values(type.getFields()).map((f) => [f.name, directiveUses(schema, f, type.name, problems)])));
+  }
+  const readOf = (typeName: string, fieldName: string): readonly string[] => fromSteps(usesByType.get(typeName)?.get(fieldName)?.get('from'), fieldName);
+  const isFetched = (typeName: string, fieldName: string): boolean => usesByType.get(typeName)?.get(fieldName)?.has('fetch') ?? false;
   for (const type of Object.values(schema.getTypeMap())) {
-    if (type.name.startsWith('__')) continue;
-    if (isInterfaceType(type)) {
-      for (const field of Object.values(type.getFields())) {
-        for (const d of field.astNode?.directives ?? []) {
-          if ((DIRECTIVE_NAMES as readonly string[]).includes(d.name.value)) {
-            problems.push({ message: `@${d.name.value} on interface field ${type.name}.${field.name} has no effect; put it on the object types that implement ${type.name}`, node: d });
-          }
+    if (type.name.startsWith('__') || !isInterfaceType(type)) continue;
+    for (const field of Object.values(type.getFields())) {
+      for (const d of field.astNode?.directives ?? []) {
+        if ((DIRECTIVE_NAMES as readonly string[]).includes(d.name.value)) {
+          problems.push({ message: `@${d.name.value} on interface field ${type.name}.${field.name} has no effect; put it on the object types that implement ${type.name}`, node: d });
         }
       }
     }
-    if (!isObjectType(type)) continue;
+  }
+  for (const type of objectTypes) {
     const typeFields = Object.values(type.getFields());
-    const uses = new Map(typeFields.map((f) => [f.name, directiveUses(schema, f, type.name, problems)]));
-    const parentFields = new Map(
-      typeFields.map((f) => {
-        const u = uses.get(f.name)!;
-        const key = u.get('from')?.args.key;
-        return [f.name, { jsonKey: typeof key === 'string' && key !== '' ? key : f.name, fetched: u.has('fetch') }] as const;
-      }),
-    );
+    const uses = usesByType.get(type.name)!;
+    const parentFields = new Map(typeFields.map((f) => [f.name, { jsonKey: readOf(type.name, f.name).join('.'), fetched: isFetched(type.name, f.name) }] as const));
     for (const field of typeFields) {
       const coordinate = `${type.name}.${field.name}`;
       const ctx: FieldContext = {
@@ -106,32 +109,40 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
         parentFields,
         argNames: new Set(field.args.map((a) => a.name)),
         sourceNames,
+        parentType: type,
+        field,
+        readOf,
+        isFetched,
       };
       const compiled = compileFieldDirectives(field.name, uses.get(field.name)!, ctx, problems);
       let fetch: FieldBlueprint['fetch'];
       if (compiled.fetch) {
-        const parentKeys = new Map<string, string>();
-        for (const p of compiled.fetch.template.placeholders) {
-          if (p.kind === 'parent') parentKeys.set(p.name, parentFields.get(p.name)!.jsonKey);
-        }
         const unwrapped = isNonNullType(field.type) ? field.type.ofType : field.type;
+        const select = compiled.fetch.select;
         fetch = {
           source: config.sources.get(compiled.fetch.source)!,
           template: compiled.fetch.template,
-          parentKeys,
+          select,
+          keySuffix: select ? `|${select.join('.')}` : '',
           batch: compiled.batch && {
             template: compiled.batch.template,
             match: compiled.batch.match,
+            matchSteps: compiled.batch.matchSteps,
             max: compiled.batch.max,
-            keyJsonKey: parentFields.get(compiled.batch.keyField)!.jsonKey,
+            keyRead: compiled.batch.keyRead,
+            listKeys: compiled.batch.listKeys,
             hasArgs: compiled.batch.template.placeholders.some((p) => p.kind === 'args'),
+            select: compiled.batch.select,
+            method: compiled.batch.method,
+            body: compiled.batch.body,
           },
           cache: compiled.cache,
           isList: isListType(unwrapped),
           isNonNull: isNonNullType(field.type),
+          itemNonNull: isListType(unwrapped) && isNonNullType(unwrapped.ofType),
         };
       }
-      fields.set(coordinate, Object.freeze({ coordinate, typeName: type.name, fieldName: field.name, jsonKey: compiled.jsonKey, fetch }));
+      fields.set(coordinate, Object.freeze({ coordinate, typeName: type.name, fieldName: field.name, read: compiled.read, fetch }));
     }
   }
   for (const p of problems) diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });

@@ -8,29 +8,42 @@ export interface FieldBlueprint {
   readonly coordinate: string;
   readonly typeName: string;
   readonly fieldName: string;
-  /** The parent JSON key a plain field reads: its @from key or its own name. */
-  readonly jsonKey: string;
+  /** The JSON steps a plain field reads from its parent: its @from key, its @from path's steps, or its own name. */
+  readonly read: readonly string[];
   readonly fetch: FetchBlueprint | undefined;
 }
 
 export interface FetchBlueprint {
   readonly source: SourceConfig;
   readonly template: PathTemplate;
-  /** `{parent.F}` → the parent JSON key F reads (through F's @from). */
-  readonly parentKeys: ReadonlyMap<string, string>;
+  /** `select: "data.items"`: the steps into the body that are the value; undefined: the whole body. */
+  readonly select: readonly string[] | undefined;
+  /** Appended to the memo and cache key of this field's lookups: `|data.items` with a select, else ''. */
+  readonly keySuffix: string;
   readonly batch: BatchBlueprint | undefined;
   readonly cache: CompiledCache | undefined;
   /** The field's type is a list (one-to-many for @batch). */
   readonly isList: boolean;
   readonly isNonNull: boolean;
+  /** The items of a list field are non-null (`[Tag!]`): a missing list-key item is NOT_FOUND. */
+  readonly itemNonNull: boolean;
 }
 
 export interface BatchBlueprint {
   readonly template: PathTemplate;
+  /** The dotted item field compared with the keys, as written and as steps. */
   readonly match: string;
+  readonly matchSteps: readonly string[];
   readonly max: number;
-  /** The parent JSON key whose value is this field's batch key. */
-  readonly keyJsonKey: string;
+  /** The parent JSON steps whose value is this field's batch key (the @fetch path's `{parent.*}`). */
+  readonly keyRead: readonly string[];
+  /** The key is a list: each element is a key, and the field's value lists the matched items in order. */
+  readonly listKeys: boolean;
+  /** `select: "data.users"`: where the item array is inside the answer. */
+  readonly select: readonly string[] | undefined;
+  readonly method: 'GET' | 'POST';
+  /** The JSON body template of a POST batch. */
+  readonly body: string | undefined;
   /** The batch path has `{args.*}`: fields with other argument values are batched apart. */
   readonly hasArgs: boolean;
 }

@@ -1,4 +1,5 @@
-import { resolvePathTemplate, encodeTemplateValue, templateValueString } from '../../directives/template.js';
+import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
+import { readDotted } from '../../directives/dotted.js';
 import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import type { ForwardedHeaders, MemoEntry } from './state.js';
@@ -33,62 +34,93 @@ export function chunkBatchGroup(group: BatchGroup): BatchChunk[] {
 
 /** The chunk of `group` for exactly these keys (also used to re-send a failed chunk in parts). */
 export function batchChunk(group: BatchGroup, keys: readonly string[]): BatchChunk {
-  const encoded = keys.map(encodeTemplateValue).join(',');
-  const path = resolvePathTemplate(group.batch.template, (p) => (p.kind === 'args' ? group.args[p.name] : undefined), encoded);
+  const values = keys.map((k) => group.keys.get(k)![0]!.batchKeyValue);
+  const path = resolvePathTemplate(group.batch.template, { parent: undefined, args: group.args, keys: values, key: NO_KEY });
   return { group, keys, path: path ?? '' };
 }
 
 /**
- * The chunk's answer as the keys see it: an error stays an error; a 404 or a body that is not a
- * JSON array becomes an error of the whole chunk; an array stays ok.
+ * The chunk's answer as the keys see it: an error stays an error; a 404, or an item list (the body,
+ * or its `select` path) that is not a JSON array, becomes an error of the whole chunk; the item
+ * array stays ok. A `select` path missing from the body is an answer without items.
  */
 export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): UpstreamOutcome {
   const source = chunk.group.fetch.source.name;
   if (outcome.kind === 'not-found') {
     return failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404 to a batch request`, detail: `GET ${chunk.path} → 404`, status: 404 });
   }
-  if (outcome.kind === 'ok' && !Array.isArray(outcome.body)) {
-    return failure({ code: 'UPSTREAM_BAD_RESPONSE', source, message: `source "${source}" answered a batch request with something other than a JSON array`, detail: `GET ${chunk.path}`, cause: 'shape' });
+  if (outcome.kind !== 'ok') return outcome;
+  const select = chunk.group.batch.select;
+  const items = select ? (readDotted(outcome.body, select) ?? []) : outcome.body;
+  if (!Array.isArray(items)) {
+    const where = select ? `"${select.join('.')}" of its answer` : 'its answer';
+    return failure({
+      code: 'UPSTREAM_BAD_RESPONSE',
+      source,
+      message: `source "${source}" answered a batch request with something other than a JSON array (${where})`,
+      detail: `GET ${chunk.path}`,
+      cause: 'shape',
+    });
   }
-  return outcome;
+  return select ? { kind: 'ok', body: items } : outcome;
 }
 
 /**
- * Settles every memo entry of a chunk from the chunk's answer: items go to the key whose string
- * form equals the string form of their `match` field, in any order; on a list field every item of
- * a key is collected (one-to-many), on a single field the first wins. Items for keys not asked are
- * dropped. A key with no item is not-found (an empty list for a list field). A failed chunk fails
- * only its own keys.
+ * Something a batch answer did that is probably a mistake in the schema, shown in debug mode in the
+ * response's `extensions.warnings`: its items matched none of the keys asked.
  */
-export function settleBatchChunk(chunk: BatchChunk, outcome: UpstreamOutcome): void {
+export interface BatchWarning {
+  readonly code: 'BATCH_MATCHED_NOTHING';
+  readonly message: string;
+  readonly coordinate: string;
+  readonly match: string;
+  /** Up to 10 keys asked, and up to 10 `match` values the items carried (string form). */
+  readonly keysAsked: readonly string[];
+  readonly keysSeen: readonly string[];
+  /** The fields of the first item, to spot a misspelt `match`. */
+  readonly itemFields: readonly string[];
+}
+
+const SHOWN = 10;
+
+/**
+ * Settles every memo entry of a chunk from the chunk's answer: items go to the key whose string
+ * form equals the string form of their dotted `match` field, in any order; on a list field every
+ * item of a key is collected (one-to-many), on a single field, and for each element of list keys,
+ * the first wins. Items for keys not asked are dropped. A key with no item is not-found (an empty
+ * list for a one-to-many field). A failed chunk fails only its own keys. With `warnings` (debug),
+ * an answer whose items matched none of the keys adds a warning.
+ */
+export function settleBatchChunk(chunk: BatchChunk, outcome: UpstreamOutcome, warnings?: BatchWarning[]): void {
   const { group } = chunk;
   const answer = checkBatchAnswer(chunk, outcome);
-  let settled: (key: string) => UpstreamOutcome;
-  if (answer.kind !== 'ok') {
-    settled = () => answer;
-  } else {
-    const items = matchBatchItems(answer.body as unknown[], group.batch.match, new Set(chunk.keys), group.fetch.isList);
-    settled = (key) => {
-      const v = items.get(key);
-      if (v !== undefined) return { kind: 'ok', body: v };
-      return group.fetch.isList ? { kind: 'ok', body: [] } : { kind: 'not-found' };
-    };
+  const oneToMany = group.fetch.isList && !group.batch.listKeys;
+  let items: Map<string, unknown> | undefined;
+  if (answer.kind === 'ok') {
+    const body = answer.body as unknown[];
+    items = matchBatchItems(body, group.batch.matchSteps, new Set(chunk.keys), oneToMany);
+    if (warnings && items.size === 0 && body.length > 0) warnings.push(matchedNothing(chunk, body));
   }
   for (const key of chunk.keys) {
-    const o = settled(key);
+    let o: UpstreamOutcome;
+    if (!items) o = answer;
+    else {
+      const v = items.get(key);
+      o = v !== undefined ? { kind: 'ok', body: v } : oneToMany ? { kind: 'ok', body: [] } : NOT_FOUND;
+    }
     for (const entry of group.keys.get(key)!) entry.outcome = o;
   }
 }
 
-function matchBatchItems(body: unknown[], match: string, wanted: ReadonlySet<string>, isList: boolean): Map<string, unknown> {
+const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
+
+/** Items by the string form of their `match` value, for the wanted keys only. */
+export function matchBatchItems(body: readonly unknown[], match: readonly string[], wanted: ReadonlySet<string>, oneToMany: boolean): Map<string, unknown> {
   const out = new Map<string, unknown>();
   for (const item of body) {
-    if (item === null || typeof item !== 'object') continue;
-    const raw = (item as Record<string, unknown>)[match];
-    if (raw === null || raw === undefined) continue;
-    const key = templateValueString(raw);
-    if (!wanted.has(key)) continue;
-    if (isList) {
+    const key = keyString(readDotted(item, match));
+    if (key === undefined || !wanted.has(key)) continue;
+    if (oneToMany) {
       const list = out.get(key) as unknown[] | undefined;
       if (list) list.push(item);
       else out.set(key, [item]);
@@ -97,4 +129,23 @@ function matchBatchItems(body: unknown[], match: string, wanted: ReadonlySet<str
     }
   }
   return out;
+}
+
+function matchedNothing(chunk: BatchChunk, body: readonly unknown[]): BatchWarning {
+  const { batch, coordinate } = chunk.group;
+  const seen: string[] = [];
+  for (const item of body) {
+    const k = keyString(readDotted(item, batch.matchSteps));
+    if (k !== undefined && seen.length < SHOWN) seen.push(k);
+  }
+  const first = body.find((i) => i !== null && typeof i === 'object' && !Array.isArray(i));
+  return {
+    code: 'BATCH_MATCHED_NOTHING',
+    message: `@batch on ${coordinate}: none of the ${body.length} items answered matched any of the ${chunk.keys.length} keys asked by match "${batch.match}"`,
+    coordinate,
+    match: batch.match,
+    keysAsked: chunk.keys.slice(0, SHOWN),
+    keysSeen: seen,
+    itemFields: first ? Object.keys(first).slice(0, 20) : [],
+  };
 }

@@ -1,14 +1,17 @@
 import { getArgumentValues } from 'graphql';
-import { resolvePathTemplate, templateValueString, type Placeholder } from '../../directives/template.js';
+import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
+import { readDotted } from '../../directives/dotted.js';
+import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry } from '../plan/types.js';
 import type { SourceClient } from '../upstream/client.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
-import { batchChunk, checkBatchAnswer, chunkBatchGroup, settleBatchChunk, type BatchChunk, type BatchGroup } from './batch.js';
+import { batchChunk, checkBatchAnswer, chunkBatchGroup, settleBatchChunk, type BatchChunk, type BatchGroup, type BatchWarning } from './batch.js';
 import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
 import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
 import { RoundTally } from './tally.js';
+import { notFoundError, upstreamError } from './upstream-error.js';
 import { ResultStore, type HeaderForwarder, type MemoEntry, type OperationStats } from './state.js';
 import type { Lookup } from './walk.js';
 
@@ -19,6 +22,8 @@ export interface RoundDeps extends CacheTiers {
   readonly maxSubrequests: number;
   /** Calls in flight in this process, for coalescing and background refreshes (one per executor). */
   readonly inFlight: InFlight;
+  /** Debug mode: upstream details go into error extensions. */
+  readonly exposeDetail?: boolean;
 }
 
 /** The per-request state a round reads and fills. */
@@ -31,6 +36,8 @@ export interface RequestState {
   readonly args: Map<PlanEntry, Record<string, unknown>>;
   /** Aborts when the client went away: no more subrequests are sent, in-flight ones are cancelled. */
   readonly signal?: AbortSignal;
+  /** Debug mode only: what looked wrong without failing (a batch answer that matched none of its keys). */
+  readonly warnings?: BatchWarning[];
 }
 
 /** Raised before sending when a round would take the operation over its subrequest limit. */
@@ -44,6 +51,8 @@ const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
 /** What a waiter gets if the call it waited for ended without an outcome (a bug; never seen in tests). */
 const LOST: UpstreamOutcome = failure({ code: 'UPSTREAM_UNREACHABLE', source: 'gateway', message: 'the shared subrequest ended without an answer', detail: 'coalesced call lost' });
 const ignore = (): void => undefined;
+/** Stands for the keys when only a batch path's `{args.*}` matter (grouping by argument values). */
+const VARIANT_KEYS: readonly unknown[] = ['_'];
 
 /**
  * Runs one round (SPEC.md "Rounds"): resolves every lookup to its subrequest, merges identical ones
@@ -54,42 +63,110 @@ const ignore = (): void => undefined;
  * answered get one background refresh. Records every lookup's outcome in the store.
  */
 export async function runRound(lookups: readonly Lookup[], state: RequestState, deps: RoundDeps): Promise<void> {
-  const tally = new RoundTally();
-  const fresh: MemoEntry[] = [];
-  const attached: Array<[Lookup, MemoEntry]> = [];
-  for (const lookup of lookups) {
-    const fetch = lookup.entry.blueprint.fetch!;
-    const coordinate = lookup.entry.blueprint.coordinate;
-    const args = argsOf(lookup.entry, state);
-    const parent = lookup.parent as Record<string, unknown>;
-    const values = (p: Placeholder): unknown => (p.kind === 'parent' ? parent[fetch.parentKeys.get(p.name)!] : p.kind === 'args' ? args[p.name] : undefined);
-    const path = resolvePathTemplate(fetch.template, values);
-    const rawKey = fetch.batch ? parent[fetch.batch.keyJsonKey] : undefined;
-    if (path === null || (fetch.batch && (rawKey === null || rawKey === undefined))) {
-      state.store.set(lookup.parent, lookup.entry.fieldNode, NULL_VALUE);
-      continue;
-    }
-    const key = `${fetch.source.name}:${path}${state.forwarder.for(fetch.source).keySuffix}`;
-    let memo = state.memo.get(key);
-    if (memo) {
-      tally.dedupeEvent(coordinate, fetch.source.name);
-      if (fetch.cache) tally.cacheEvent(coordinate, fetch.source.name, 'l1', true);
-    } else {
-      memo = { key, coordinate, fetch, path, batchKey: fetch.batch ? templateValueString(rawKey) : undefined, args, outcome: undefined, call: undefined, leader: undefined };
-      state.memo.set(key, memo);
-      fresh.push(memo);
-      if (fetch.cache) tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);
-    }
-    attached.push([lookup, memo]);
-  }
-
+  const round = new RoundLookups(state);
+  for (const lookup of lookups) round.add(lookup);
+  const { tally } = round;
   const stale: MemoEntry[] = [];
-  const fromNetwork = await readCaches(fresh, deps, tally, stale);
+  const fromNetwork = await readCaches(round.fresh, deps, tally, stale);
   if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
   tally.flush(deps.listener);
   await send(fromNetwork, state, deps, tally);
   tally.flush(deps.listener);
-  for (const [lookup, memo] of attached) state.store.set(lookup.parent, lookup.entry.fieldNode, memo.outcome!);
+  for (const [lookup, memo] of round.attached) state.store.set(lookup.parent, lookup.entry.fieldNode, memo.outcome!);
+  for (const [lookup, memos] of round.listAttached) {
+    state.store.set(lookup.parent, lookup.entry.fieldNode, listKeyValue(lookup.entry.blueprint.fetch!, memos, deps.exposeDetail === true));
+  }
+}
+
+/**
+ * One round's lookups resolved to memo entries: identical subrequests share one entry (the request
+ * memo, L1). A @batch field whose key is a list (`tagIds: [ID!]!`) takes one entry per element,
+ * each under its own single-fetch key, and its value is assembled from them after the round.
+ */
+class RoundLookups {
+  readonly tally = new RoundTally();
+  readonly fresh: MemoEntry[] = [];
+  readonly attached: Array<[Lookup, MemoEntry]> = [];
+  readonly listAttached: Array<[Lookup, Array<MemoEntry | null>]> = [];
+  /** Reused for every template resolution of the round. */
+  private readonly input: { parent: unknown; args: Readonly<Record<string, unknown>>; keys: undefined; key: unknown } = {
+    parent: undefined,
+    args: {},
+    keys: undefined,
+    key: NO_KEY,
+  };
+
+  constructor(private readonly state: RequestState) {}
+
+  add(lookup: Lookup): void {
+    const fetch = lookup.entry.blueprint.fetch!;
+    const batch = fetch.batch;
+    const input = this.input;
+    input.parent = lookup.parent;
+    input.args = argsOf(lookup.entry, this.state);
+    input.key = NO_KEY;
+    if (batch?.listKeys) {
+      const elements = readDotted(lookup.parent, batch.keyRead);
+      if (!Array.isArray(elements)) {
+        this.state.store.set(lookup.parent, lookup.entry.fieldNode, NULL_VALUE);
+        return;
+      }
+      const memos: Array<MemoEntry | null> = [];
+      for (const element of elements) {
+        const batchKey = keyString(element);
+        input.key = element;
+        const path = batchKey === undefined ? null : resolvePathTemplate(fetch.template, input);
+        memos.push(path === null ? null : this.memo(lookup, path, batchKey, element));
+      }
+      this.listAttached.push([lookup, memos]);
+      return;
+    }
+    const path = resolvePathTemplate(fetch.template, input);
+    const rawKey = batch ? readDotted(lookup.parent, batch.keyRead) : undefined;
+    const batchKey = batch ? keyString(rawKey) : undefined;
+    if (path === null || (batch && batchKey === undefined)) {
+      this.state.store.set(lookup.parent, lookup.entry.fieldNode, NULL_VALUE);
+      return;
+    }
+    this.attached.push([lookup, this.memo(lookup, path, batchKey, rawKey)]);
+  }
+
+  private memo(lookup: Lookup, path: string, batchKey: string | undefined, batchKeyValue: unknown): MemoEntry {
+    const fetch = lookup.entry.blueprint.fetch!;
+    const coordinate = lookup.entry.blueprint.coordinate;
+    const key = `${fetch.source.name}:${path}${fetch.keySuffix}${this.state.forwarder.for(fetch.source).keySuffix}`;
+    let memo = this.state.memo.get(key);
+    if (memo) {
+      this.tally.dedupeEvent(coordinate, fetch.source.name);
+      if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', true);
+      return memo;
+    }
+    memo = { key, coordinate, fetch, path, batchKey, batchKeyValue, args: this.input.args, outcome: undefined, call: undefined, leader: undefined };
+    this.state.memo.set(key, memo);
+    this.fresh.push(memo);
+    if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);
+    return memo;
+  }
+}
+
+/**
+ * The value of a list-key @batch field: the items of its elements in element order, repeats kept.
+ * A missing item is null, or a NOT_FOUND error at its own path when the items are non-null; a
+ * failed one is its failure, at its own path.
+ */
+function listKeyValue(fetch: FetchBlueprint, memos: ReadonlyArray<MemoEntry | null>, exposeDetail: boolean): UpstreamOutcome {
+  const items: unknown[] = new Array(memos.length);
+  for (let i = 0; i < memos.length; i++) {
+    const o = memos[i]?.outcome;
+    if (o === undefined || o.kind === 'not-found') {
+      items[i] = o && fetch.itemNonNull ? notFoundError(memos[i]!.coordinate, fetch.source.name) : null;
+    } else if (o.kind === 'error') {
+      items[i] = upstreamError(o.error, exposeDetail);
+    } else {
+      items[i] = o.body;
+    }
+  }
+  return { kind: 'ok', body: items };
 }
 
 /**
@@ -154,7 +231,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
       continue;
     }
     const headers = state.forwarder.for(m.fetch.source);
-    const variant = batch.hasArgs ? String(resolvePathTemplate(batch.template, (p) => (p.kind === 'args' ? m.args[p.name] : undefined), '')) : '';
+    const variant = batch.hasArgs ? String(resolvePathTemplate(batch.template, { parent: undefined, args: m.args, keys: VARIANT_KEYS, key: NO_KEY })) : '';
     const groupKey = headers.keySuffix === '' ? variant : `${variant}${headers.keySuffix}`;
     let groups = groupsByField.get(m.fetch);
     if (!groups) {
@@ -207,7 +284,7 @@ function chunkMemos(chunk: BatchChunk): MemoEntry[] {
 /** Sends one single fetch (as a shared call when `call` is given) and stores its answer in the caches. */
 async function sendSingle(m: MemoEntry, call: SharedCall | undefined, state: RequestState, deps: RoundDeps): Promise<void> {
   const sub: Subrequest = { source: m.fetch.source.name, coordinate: m.coordinate, path: m.path, headers: state.forwarder.for(m.fetch.source).headers, mayResend: true };
-  m.outcome = await request(sub, { state, signal: call ? call.signal : state.signal }, deps);
+  m.outcome = selected(await request(sub, { state, signal: call ? call.signal : state.signal }, deps), m.fetch.select);
   if (call) deps.inFlight.settle(call);
   fillCaches([m], deps);
 }
@@ -228,12 +305,18 @@ async function sendChunk(chunk: BatchChunk, call: SharedCall | undefined, state:
   const answer = await sendOne(chunk, true);
   if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && state.stats.subrequests + 2 <= deps.maxSubrequests) {
     const halves = splitInHalves(chunk.keys).map((keys) => batchChunk(group, keys));
-    await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false))));
+    await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false), state.warnings)));
   } else {
-    settleBatchChunk(chunk, answer);
+    settleBatchChunk(chunk, answer, state.warnings);
   }
   if (call) deps.inFlight.settle(call);
   fillCaches(call ? call.memos : chunkMemos(chunk), deps);
+}
+
+/** A single fetch's value: with `select`, that dotted path of the body (missing: null). */
+function selected(outcome: UpstreamOutcome, select: readonly string[] | undefined): UpstreamOutcome {
+  if (!select || outcome.kind !== 'ok') return outcome;
+  return { kind: 'ok', body: readDotted(outcome.body, select) ?? null };
 }
 
 /** Who a subrequest is sent for: the request whose stats count it, and the signal that cancels it. */

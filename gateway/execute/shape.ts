@@ -9,6 +9,8 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Blueprint } from '../blueprint/types.js';
 import type { ResultStore } from './state.js';
+import { readDotted } from '../../directives/dotted.js';
+import { notFoundError, upstreamError } from './upstream-error.js';
 
 /** The context the response shaper runs with: the request's fetched results. */
 export interface ShapeContext {
@@ -30,16 +32,19 @@ export function installResolvers(blueprint: Blueprint): void {
       const bp = blueprint.fields.get(`${type.name}.${field.name}`);
       if (!bp) continue;
       if (bp.fetch) {
-        field.resolve = fetchedResolver(bp.fetch.isNonNull, bp.fetch.source.name);
-      } else if (bp.jsonKey !== field.name) {
-        const key = bp.jsonKey;
+        field.resolve = fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name);
+      } else if (bp.read.length > 1) {
+        const steps = bp.read;
+        field.resolve = (source: unknown) => readDotted(source, steps);
+      } else if (bp.read[0] !== field.name) {
+        const key = bp.read[0]!;
         field.resolve = (source: unknown) => (source as Record<string, unknown> | null)?.[key];
       }
     }
   }
 }
 
-function fetchedResolver(nonNull: boolean, sourceName: string): GraphQLFieldResolver<unknown, ShapeContext> {
+function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: string): GraphQLFieldResolver<unknown, ShapeContext> {
   return (source, _args, ctx, info) => {
     // Fields merged under one response key share field and arguments (validation), so any node
     // the walk reached holds the same result; engines differ in which node they list first.
@@ -51,13 +56,9 @@ function fetchedResolver(nonNull: boolean, sourceName: string): GraphQLFieldReso
     if (outcome.kind === 'ok') return outcome.body;
     if (outcome.kind === 'not-found') {
       if (!nonNull) return null;
-      throw new GraphQLError(`${info.parentType.name}.${info.fieldName} was not found`, { extensions: { code: 'NOT_FOUND', source: sourceName } });
+      throw notFoundError(coordinate, sourceName);
     }
-    const e = outcome.error;
-    const extensions: Record<string, unknown> = { code: e.code, source: e.source };
-    if (e.status !== undefined) extensions.status = e.status;
-    if (ctx.exposeDetail) extensions.detail = e.detail;
-    throw new GraphQLError(e.message, { extensions });
+    throw upstreamError(outcome.error, ctx.exposeDetail);
   };
 }
 

@@ -18,6 +18,8 @@ export interface MemoEntry {
   readonly path: string;
   /** The string form of the batch key, for @batch fields. */
   readonly batchKey: string | undefined;
+  /** The batch key as the parent's JSON holds it (a number stays a number): what a POST batch body sends. */
+  readonly batchKeyValue: unknown;
   /** The field's argument values, for `{args.*}` in a batch path. */
   readonly args: Readonly<Record<string, unknown>>;
   outcome: UpstreamOutcome | undefined;

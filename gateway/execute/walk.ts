@@ -1,5 +1,6 @@
 import type { Condition, PlanEntry, PlanSelection } from '../plan/types.js';
 import type { ResultStore } from './state.js';
+import { readDotted } from '../../directives/dotted.js';
 
 /** A @fetch field to look up for one parent object. */
 export interface Lookup {
@@ -27,14 +28,15 @@ export function collectLookups(selection: PlanSelection, parent: object, typeNam
     if (entry.blueprint.fetch) {
       if (store.claim(parent, entry.fieldNode)) out.push({ entry, parent });
     } else if (entry.fetchBelow) {
-      descend(entry, (parent as Record<string, unknown>)[entry.blueprint.jsonKey], walk);
+      const read = entry.blueprint.read;
+      descend(entry, read.length === 1 ? (parent as Record<string, unknown>)[read[0]!] : readDotted(parent, read), walk);
     }
   }
 }
 
 /** Collects the lookups below a field's value (an object, a list of them, or null). */
 export function descend(entry: PlanEntry, value: unknown, walk: Walk): void {
-  if (value === null || typeof value !== 'object' || !entry.children) return;
+  if (value === null || typeof value !== 'object' || !entry.children || value instanceof Error) return;
   if (Array.isArray(value)) {
     for (const item of value) descend(entry, item, walk);
     return;

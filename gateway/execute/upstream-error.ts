@@ -1,0 +1,18 @@
+import { GraphQLError } from 'graphql';
+import type { UpstreamFailure } from '../upstream/outcome.js';
+
+/**
+ * The GraphQL errors a failed or missing lookup becomes (SPEC.md "Errors"): `code` and `source` in
+ * `extensions`, `status` for HTTP errors, and the upstream detail only in debug mode.
+ */
+export function upstreamError(failure: UpstreamFailure, exposeDetail: boolean): GraphQLError {
+  const extensions: Record<string, unknown> = { code: failure.code, source: failure.source };
+  if (failure.status !== undefined) extensions.status = failure.status;
+  if (exposeDetail) extensions.detail = failure.detail;
+  return new GraphQLError(failure.message, { extensions });
+}
+
+/** A non-null value (field or list item) whose lookup found nothing. */
+export function notFoundError(coordinate: string, source: string): GraphQLError {
+  return new GraphQLError(`${coordinate} was not found`, { extensions: { code: 'NOT_FOUND', source } });
+}
