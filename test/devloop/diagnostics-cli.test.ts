@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { writeGatewayFiles, type GatewayFiles } from '../support/gateway.js';
 import { runCli, type CliRun } from './cli-run.js';
-import { DIRECTIVE_DEFINITIONS } from '../../directives/definitions.js';
 
 const NO_STACK = /\n\s+at /;
 
@@ -77,7 +76,7 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
   const taken = (blocker.address() as { port: number }).port;
   try {
     const [schemaTypos, nameTypos, warnings, tomlTypos] = await Promise.all([files(SCHEMA_TYPOS), files(NAME_TYPOS), files(WARNINGS), files('type Query { a: String }', TOML_TYPOS)]);
-    const [typoRun, nameRun, warnRun, strictRun, tomlRun, planRun, missingFile, sdl, listen, missingConfig] = await Promise.all([
+    const [typoRun, nameRun, warnRun, strictRun, tomlRun, planRun, missingFile, listen, missingConfig] = await Promise.all([
       runCli(['check'], schemaTypos.dir),
       runCli(['check'], nameTypos.dir),
       runCli(['check', '--config', 'gateway.toml'], warnings.dir),
@@ -85,7 +84,6 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
       runCli(['check', '--config', 'gateway.toml'], tomlTypos.dir),
       runCli(['plan', '{ users { idd friends(first: 2) { id } } nope user { id } }'], warnings.dir),
       runCli(['plan', '--config', warnings.configPath, '--file', 'missing.graphql'], warnings.dir),
-      runCli(['sdl'], '/'),
       runCli(['serve', '--config', warnings.configPath, '--port', String(taken)]),
       runCli(['check', '--config', 'nowhere/gateway.toml'], warnings.dir),
     ]);
@@ -159,11 +157,6 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
       );
       assert.equal(missingConfig.status, 1);
       assert.match(missingConfig.stderr, /^nowhere\/gateway\.toml:1:1: cannot read config: ENOENT/);
-    });
-
-    await t.test('gqlgw sdl prints the directive definitions without a config', () => {
-      assert.equal(sdl.status, 0, sdl.stderr);
-      assert.equal(sdl.stdout, `${DIRECTIVE_DEFINITIONS.trim()}\n`);
     });
   } finally {
     blocker.close();
