@@ -2,24 +2,19 @@ import { GraphQLError, Kind, specifiedDirectives, type DocumentNode } from 'grap
 import { closestName } from '../../directives/suggest.js';
 
 const UNKNOWN_DIRECTIVE = /^Unknown directive "@([^"]+)"\.$/;
-const UNKNOWN_ARGUMENT = /^Unknown argument "([^"]+)" on directive "@([^"]+)"\.$/;
 
 /**
- * graphql-js's SDL validation names an unknown directive or directive argument without a
- * suggestion; this adds the closest known name in graphql-js's wording (`... Did you mean "@fetch"?`). Known
- * directives are graphql-js's own and every one the document declares (the gateway's included).
+ * graphql-js's SDL validation names an unknown directive without a suggestion (it suggests
+ * directive arguments itself); this adds the closest known directive (directives/suggest.ts) in
+ * graphql-js's wording: `Unknown directive "@fetc". Did you mean "@fetch"?`. Known directives are
+ * graphql-js's own and every one the document declares (the gateway's included).
  */
 export function withSdlSuggestion(err: GraphQLError, document: DocumentNode): GraphQLError {
-  const directive = UNKNOWN_DIRECTIVE.exec(err.message);
-  const argument = directive ? undefined : UNKNOWN_ARGUMENT.exec(err.message);
-  if (!directive && !argument) return err;
-  const declared = new Map<string, string[]>(specifiedDirectives.map((d) => [d.name, d.args.map((a) => a.name)]));
-  for (const def of document.definitions) {
-    if (def.kind === Kind.DIRECTIVE_DEFINITION) declared.set(def.name.value, (def.arguments ?? []).map((a) => a.name.value));
-  }
-  const close = directive ? closestName(directive[1]!, declared.keys()) : closestName(argument![1]!, declared.get(argument![2]!) ?? []);
+  const unknown = UNKNOWN_DIRECTIVE.exec(err.message)?.[1];
+  if (unknown === undefined) return err;
+  const known = specifiedDirectives.map((d) => d.name);
+  for (const def of document.definitions) if (def.kind === Kind.DIRECTIVE_DEFINITION) known.push(def.name.value);
+  const close = closestName(unknown, known);
   if (close === undefined) return err;
-  // graphql-js's own wording for suggestions (as in "Cannot query field ... Did you mean ...?").
-  const hint = directive ? `Did you mean "@${close}"?` : `Did you mean "${close}"?`;
-  return new GraphQLError(`${err.message} ${hint}`, { nodes: err.nodes, source: err.source, positions: err.positions });
+  return new GraphQLError(`${err.message} Did you mean "@${close}"?`, { nodes: err.nodes, source: err.source, positions: err.positions });
 }
