@@ -17,8 +17,8 @@ import { L2Cache } from '../cache/l2.js';
  * A broken edit returns its diagnostics and changes nothing.
  *
  * Caches: L2 is kept, except that for every coordinate whose fetch changed (source name, URL or
- * forwarded headers, @fetch path, @batch path or match) or that disappeared, the L2 entries under
- * that fetch's key prefix (`{source}:` + the path text before its first placeholder or `?`, e.g.
+ * forwarded headers, @fetch path or select, @batch path, match, select, method or body) or that
+ * disappeared, the L2 entries under that fetch's key prefix (`{source}:` + the path text before its first placeholder or `?`, e.g.
  * `users:/users/`) are dropped; entries of other coordinates with the same prefix go too, which
  * costs a miss, never a wrong answer. A changed `l2_max_entries` starts an empty L2. memcached is
  * shared with other gateways and is left alone: its entries expire by their ttl.
@@ -131,10 +131,17 @@ function changedCoordinates(old: Blueprint, next: Blueprint): string[] {
   return changed;
 }
 
-/** What decides the values a fetch caches: where it goes and what it asks. */
+/** What decides the values a fetch caches: where it goes, what it asks and which part it keeps. */
 function fetchSignature(fetch: FetchBlueprint): string {
   const { source, template, batch } = fetch;
-  return JSON.stringify([source.name, source.url, source.forwardHeaders, template.text, batch?.template.text, batch?.match]);
+  return JSON.stringify([
+    source.name,
+    source.url,
+    source.forwardHeaders,
+    template.text,
+    fetch.keySuffix,
+    batch && [batch.template.text, batch.match, batch.select, batch.method, batch.body],
+  ]);
 }
 
 /** `{source}:` + the @fetch path up to its first placeholder or `?`: every cache key of that fetch starts so. */
