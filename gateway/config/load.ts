@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
-import type { GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
+import type { CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
+import { readPersistedDocuments } from './persisted-documents.js';
 import { GatewayConfigError, type Diagnostic } from './diagnostics.js';
 import { TableReader, isTable, type ConfigDocument } from './table-reader.js';
 
@@ -15,6 +16,9 @@ export const DEFAULTS = {
   connections: 64,
   maxQueued: 8192,
   shutdownGraceMs: 10_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  corsMaxAgeS: 600,
   l2MaxEntries: 100_000,
   memcachedTimeoutMs: 150,
   memcachedKeyPrefix: 'gqlgw:',
@@ -26,6 +30,7 @@ export const DEFAULTS = {
     maxDepth: 32,
     maxAliases: 200,
     maxTokens: 20_000,
+    maxFields: 10_000,
     maxBodyBytes: 1024 * 1024,
     maxSubrequests: 1000,
   } satisfies LimitsConfig,
@@ -65,6 +70,17 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
   const schema = gw.strings('schema', DEFAULTS.schema, true);
   if (schema.length === 0) gw.problem('schema', 'gateway.schema must name at least one file or glob');
   const debugHeaders = gw.bool('debug_headers', false);
+  const introspection = gw.bool('introspection', true);
+  const graphiql = gw.bool('graphiql', true);
+  const persistedFile = gw.string('persisted_documents', '', (v) => (v === '' ? 'must name a JSON file' : undefined));
+  const persistedDocuments = persistedFile ? readPersistedDocuments(resolve(dirname(file), persistedFile), (message) => gw.problem('persisted_documents', message)) : undefined;
+  const onlyPersisted = gw.bool('only_persisted', false);
+  if (onlyPersisted && !gw.has('persisted_documents')) {
+    gw.problem('only_persisted', 'gateway.only_persisted = true needs gateway.persisted_documents (the JSON file of trusted documents); add it or set only_persisted = false');
+  }
+  const headersTimeoutMs = gw.int('headers_timeout_ms', DEFAULTS.headersTimeoutMs, 100, 600_000);
+  const requestTimeoutMs = gw.int('request_timeout_ms', DEFAULTS.requestTimeoutMs, 100, 3_600_000);
+  if (requestTimeoutMs < headersTimeoutMs) gw.problem('request_timeout_ms', `gateway.request_timeout_ms (${requestTimeoutMs}) must be at least gateway.headers_timeout_ms (${headersTimeoutMs})`);
   const shutdownGraceMs = gw.int('shutdown_grace_ms', DEFAULTS.shutdownGraceMs, 0, 600_000);
   gw.finish();
 
@@ -118,12 +134,30 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
   };
   metricsTable.finish();
 
+  const corsTable = root.table_('cors');
+  let cors: CorsConfig | undefined;
+  if (corsTable) {
+    const origins = corsTable.strings('origins', []);
+    if (origins.length === 0) corsTable.problem('origins', 'cors.origins must list at least one origin ("https://app.example.com") or be ["*"]');
+    for (const o of origins) {
+      const bad = checkOrigin(o);
+      if (bad) corsTable.problem('origins', `cors.origins entry "${o}" ${bad}`);
+    }
+    const credentials = corsTable.bool('credentials', false);
+    if (credentials && origins.includes('*')) {
+      corsTable.problem('credentials', 'cors.credentials = true cannot be combined with origins = ["*"] (any site could read answers made with its visitors\' cookies); list the origins instead');
+    }
+    cors = Object.freeze({ origins: Object.freeze([...origins]), credentials, maxAgeS: corsTable.int('max_age_s', DEFAULTS.corsMaxAgeS, 0, 86_400) });
+    corsTable.finish();
+  }
+
   const lim = root.table_('limits') ?? new TableReader({}, ['limits'], configDoc);
   const limits: LimitsConfig = {
     // At most 256: the bracket-nesting guard (2 × max_depth + 10) must stay far below what the recursive parser survives.
     maxDepth: lim.int('max_depth', DEFAULTS.limits.maxDepth, 1, 256),
     maxAliases: lim.int('max_aliases', DEFAULTS.limits.maxAliases, 1),
     maxTokens: lim.int('max_tokens', DEFAULTS.limits.maxTokens, 1),
+    maxFields: lim.int('max_fields', DEFAULTS.limits.maxFields, 1),
     maxBodyBytes: lim.int('max_body_bytes', DEFAULTS.limits.maxBodyBytes, 1),
     maxSubrequests: lim.int('max_subrequests', DEFAULTS.limits.maxSubrequests, 1),
   };
@@ -137,12 +171,30 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
     port,
     schema: Object.freeze([...schema]),
     debugHeaders,
+    introspection,
+    graphiql,
+    persistedDocuments,
+    onlyPersisted,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    cors,
     shutdownGraceMs,
     sources,
     cache: Object.freeze({ l2MaxEntries, memcached }),
     metrics: Object.freeze(metrics),
     limits: Object.freeze(limits),
   });
+}
+
+/** undefined for "*" or a bare origin (`scheme://host[:port]`), else what is wrong. */
+function checkOrigin(v: string): string | undefined {
+  if (v === '*') return undefined;
+  try {
+    if (new URL(v).origin === v) return undefined;
+  } catch {
+    // reported below
+  }
+  return 'must be "*" or an origin such as "https://app.example.com" (scheme, host and port only, no trailing slash)';
 }
 
 function checkUrl(v: string): string | undefined {

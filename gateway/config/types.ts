@@ -37,8 +37,18 @@ export interface LimitsConfig {
   readonly maxDepth: number;
   readonly maxAliases: number;
   readonly maxTokens: number;
+  /** Field selections per operation after fragment expansion. */
+  readonly maxFields: number;
   readonly maxBodyBytes: number;
   readonly maxSubrequests: number;
+}
+
+/** [cors]: which browser origins may call the gateway (absent: no CORS headers at all). */
+export interface CorsConfig {
+  /** Exact origins (`https://app.example.com`), or `["*"]` for any origin. */
+  readonly origins: readonly string[];
+  readonly credentials: boolean;
+  readonly maxAgeS: number;
 }
 
 export interface GatewayConfig {
@@ -49,6 +59,19 @@ export interface GatewayConfig {
   /** Schema files or globs as written, relative to the config file's folder. */
   readonly schema: readonly string[];
   readonly debugHeaders: boolean;
+  /** False: `__schema` / `__type` are refused with INTROSPECTION_DISABLED (`__typename` stays). */
+  readonly introspection: boolean;
+  /** False: no GraphiQL page (GET /graphql from a browser gets the GraphQL answer instead). */
+  readonly graphiql: boolean;
+  /** Trusted documents by the lower-case hex SHA-256 of their text (`persisted_documents`). */
+  readonly persistedDocuments: ReadonlyMap<string, string> | undefined;
+  /** True: only documents of `persistedDocuments` run (PERSISTED_QUERY_REQUIRED otherwise). */
+  readonly onlyPersisted: boolean;
+  /** A client must send its request headers within this many ms of the request's start (Node's headersTimeout). */
+  readonly headersTimeoutMs: number;
+  /** ... and its whole request within this many ms (Node's requestTimeout). */
+  readonly requestTimeoutMs: number;
+  readonly cors: CorsConfig | undefined;
   /** On SIGTERM, how long in-flight requests may take to finish before their connections are closed. */
   readonly shutdownGraceMs: number;
   readonly sources: ReadonlyMap<string, SourceConfig>;

@@ -8,9 +8,18 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Blueprint } from '../blueprint/types.js';
+import { expandedFieldCount } from '../plan/measure.js';
 import type { ResultStore } from './state.js';
 import { readDotted } from '../../directives/dotted.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
+
+/**
+ * graphql-jit compiles only operations of at most this many field selections (fragments expanded).
+ * Its compile costs about 20-250 µs per selection (distinct aliased subtrees are the dear case), so
+ * a document near limits.max_fields would block the event loop for seconds; graphql-js shapes the
+ * large ones instead, in time linear in the response (docs/hardening.md "Limits").
+ */
+export const JIT_MAX_FIELDS = 500;
 
 /** The context the response shaper runs with: the request's fetched results. */
 export interface ShapeContext {
@@ -102,11 +111,13 @@ export class ResponseShaper {
     const key = operationName ?? '';
     if (!byName.has(key)) {
       let compiled: CompiledQuery | undefined;
-      try {
-        const result = compileQuery(this.blueprint.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
-        compiled = isCompiledQuery(result) ? result : undefined;
-      } catch {
-        compiled = undefined;
+      if (expandedFieldCount(document, operationName) <= JIT_MAX_FIELDS) {
+        try {
+          const result = compileQuery(this.blueprint.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
+          compiled = isCompiledQuery(result) ? result : undefined;
+        } catch {
+          compiled = undefined;
+        }
       }
       byName.set(key, compiled);
     }

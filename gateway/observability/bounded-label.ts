@@ -41,3 +41,8 @@ export function isFieldCoordinate(raw: string): boolean {
 export function isSourceName(raw: string): boolean {
   return /^[A-Za-z0-9_.-]{1,64}$/.test(raw) && !/^[0-9]+$/.test(raw);
 }
+
+/** A request error code (`FIELD_LIMIT`) or `ok`: upper-case words joined by `_`, at most 64 characters. */
+export function isErrorCode(raw: string): boolean {
+  return raw === 'ok' || /^[A-Z][A-Z0-9_]{0,63}$/.test(raw);
+}

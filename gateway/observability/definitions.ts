@@ -39,6 +39,9 @@ export interface MetricSet {
   readonly cacheTierFailures: Counter<'kind' | 'call'>;
   readonly cacheTierSkips: Counter<'call'>;
   readonly listenerErrors: Counter;
+  readonly httpRequests: Counter<'status' | 'code'>;
+  readonly fastPath: Counter;
+  readonly documentsParsed: Counter;
 }
 
 /** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
@@ -156,6 +159,22 @@ export function defineMetrics(registry: Registry): MetricSet {
     listenerErrors: new Counter({
       name: 'gqlgw_metrics_listener_errors_total',
       help: 'Events the metrics listener could not record (a gqlgw bug; the query was unaffected).',
+      registers,
+    }),
+    httpRequests: new Counter({
+      name: 'gqlgw_http_requests_total',
+      help: 'Answers on the GraphQL path (/graphql, preflights included) by HTTP status and code: the request error code (FIELD_LIMIT, PERSISTED_QUERY_NOT_FOUND, ...) or "ok".',
+      labelNames: ['status', 'code'],
+      registers,
+    }),
+    fastPath: new Counter({
+      name: 'gqlgw_http_fast_path_total',
+      help: 'GraphQL answers served by the fast path for plain POST JSON requests (the rest went through yoga).',
+      registers,
+    }),
+    documentsParsed: new Counter({
+      name: 'gqlgw_documents_parsed_total',
+      help: 'GraphQL document texts parsed and validated (document cache misses); both entrances share one cache.',
       registers,
     }),
   };

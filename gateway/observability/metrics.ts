@@ -28,6 +28,9 @@
  *   gqlgw_cache_tier_failures_total{kind,call}     kind = timeout | error | garbage, call = get | set
  *   gqlgw_cache_tier_skips_total{call}             memcached calls skipped while it cools down
  *   gqlgw_metrics_listener_errors_total                events the listener failed to record
+ *   gqlgw_http_requests_total{status,code}             answers on the GraphQL path; code = request error code | ok
+ *   gqlgw_http_fast_path_total                         of those, answered by the fast path
+ *   gqlgw_documents_parsed_total                       document texts parsed (document cache misses)
  *   gqlgw_process_* / gqlgw_nodejs_*                   Node process metrics (collectDefaultMetrics)
  *
  * Cardinality: the `operation` label is the operation name, "anonymous" for an unnamed operation,
@@ -45,7 +48,7 @@ import type {
   OperationEvent,
   SubrequestEvent,
 } from '../execute/listener.js';
-import { BoundedLabel, isFieldCoordinate, isGraphQLName, isSourceName } from './bounded-label.js';
+import { BoundedLabel, isErrorCode, isFieldCoordinate, isGraphQLName, isSourceName, OTHER_LABEL } from './bounded-label.js';
 import { DEFAULT_METRICS_PREFIX, defineMetrics, type MetricSet } from './definitions.js';
 
 /** Distinct operation names that get their own label value; later ones are "other". */
@@ -54,6 +57,8 @@ export const MAX_OPERATION_LABELS = 100;
 export const MAX_COORDINATE_LABELS = 2000;
 export const MAX_SOURCE_LABELS = 200;
 export const ANONYMOUS_OPERATION = 'anonymous';
+/** Distinct `code` values of gqlgw_http_requests_total; the gateway's own codes are far fewer. */
+export const MAX_CODE_LABELS = 64;
 
 /**
  * Why a shared cache tier (memcached) call was served as a miss, and which call it was. Same
@@ -78,6 +83,12 @@ export interface GatewayMetrics {
   onCacheTierFailure(kind: CacheTierFailureKind, operation?: CacheTierOperation): void;
   /** A shared-tier call was skipped because the tier is cooling down. Never throws. */
   onCacheTierSkip(operation?: CacheTierOperation): void;
+  /** An answer on the GraphQL path was sent (gqlgw_http_requests_total). Never throws. */
+  onHttpAnswer(status: number, code: string): void;
+  /** The fast path served a request (gqlgw_http_fast_path_total). Never throws. */
+  onFastPath(): void;
+  /** A document text was parsed (gqlgw_documents_parsed_total). Never throws. */
+  onDocumentParsed(): void;
   /** The Prometheus text of every metric in `registry`. */
   render(): Promise<string>;
 }
@@ -90,6 +101,7 @@ export function createMetrics(): GatewayMetrics {
     coordinate: new BoundedLabel(MAX_COORDINATE_LABELS, isFieldCoordinate),
     source: new BoundedLabel(MAX_SOURCE_LABELS, isSourceName),
     operation: new BoundedLabel(MAX_OPERATION_LABELS, isGraphQLName),
+    code: new BoundedLabel(MAX_CODE_LABELS, isErrorCode),
   };
   const guarded = <A extends unknown[]>(record: (...args: A) => void) =>
     (...args: A): void => {
@@ -144,6 +156,12 @@ export function createMetrics(): GatewayMetrics {
     onCacheTierSkip: guarded((operation?: CacheTierOperation) => {
       set.cacheTierSkips.inc({ call: oneOf(operation, TIER_OPERATIONS) });
     }),
+    onHttpAnswer: guarded((status: number, code: string) => {
+      const shownStatus = Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : OTHER_LABEL;
+      set.httpRequests.inc({ status: shownStatus, code: labels.code.value(String(code)) });
+    }),
+    onFastPath: guarded(() => set.fastPath.inc()),
+    onDocumentParsed: guarded(() => set.documentsParsed.inc()),
     render: () => registry.metrics(),
   };
 }

@@ -20,6 +20,11 @@ import type { Condition, Plan, PlanEntry, PlanSelection } from './types.js';
  * Builds the Plan of one operation of a validated document: the selection tree with fragments
  * flattened, each field tied to its blueprint and its round (SPEC.md "Rounds": a @fetch field at
  * @fetch-depth d runs in round d). Returns undefined when the operation does not exist.
+ *
+ * Linear in the document: a fragment's part of the plan is built once per place it can differ
+ * (parent type, possible types, @skip/@include conditions, round) and shared by every spread of it
+ * there, and a spread repeated in one selection set is taken once (as graphql-js collects fields),
+ * so `fragment F1 { ...F0 ...F0 }` … `F30 { ...F29 ...F29 }` costs 31 fragment builds, not 2^30.
  */
 export function buildPlan(blueprint: Blueprint, document: DocumentNode, operationName?: string | null): Plan | undefined {
   const operation = findOperation(document, operationName);
@@ -53,14 +58,20 @@ interface Scope {
   readonly round: number;
 }
 
-/** What one selection set collects into: its entries, and the fragments being expanded (a guard against cycles). */
+/**
+ * What one selection set collects into: its entries, the fragments being expanded (a guard against
+ * cycles), and the fragment spreads it has taken (by `fragmentKey`; a repeated one adds nothing).
+ */
 interface Sink {
   readonly entries: PlanEntry[];
   readonly visiting: Set<string>;
+  readonly taken: Set<string>;
 }
 
 class PlanBuilder {
   maxRound = 0;
+  /** A fragment's entries per `fragmentKey` (name, parent type, possible types, conditions, round). */
+  private readonly built = new Map<string, readonly PlanEntry[]>();
 
   constructor(
     private readonly blueprint: Blueprint,
@@ -70,7 +81,7 @@ class PlanBuilder {
 
   selection(set: SelectionSetNode, parentType: GraphQLCompositeType, round: number): PlanSelection {
     const entries: PlanEntry[] = [];
-    this.collect(set, parentType, { possible: null, conditions: [], round }, { entries, visiting: new Set() });
+    this.collect(set, parentType, { possible: null, conditions: [], round }, { entries, visiting: new Set(), taken: new Set() });
     return { entries };
   }
 
@@ -99,11 +110,28 @@ class PlanBuilder {
         }
         const narrowed = condType ? this.narrow(parentType, possible, condType) : possible;
         if (narrowed && narrowed.size === 0) continue;
-        if (name) visiting.add(name);
-        this.collect(inner, parentType, { possible: narrowed, conditions: conds, round }, sink);
-        if (name) visiting.delete(name);
+        const inScope: Scope = { possible: narrowed, conditions: conds, round };
+        if (name === undefined) this.collect(inner, parentType, inScope, sink);
+        else this.spread(name, inner, parentType, inScope, sink);
       }
     }
+  }
+
+  /** A named fragment's entries in this scope: built the first time, then shared; taken once per selection set. */
+  private spread(name: string, inner: SelectionSetNode, parentType: GraphQLCompositeType, scope: Scope, sink: Sink): void {
+    const key = fragmentKey(name, parentType, scope);
+    if (sink.taken.has(key)) return;
+    sink.taken.add(key);
+    let entries = this.built.get(key);
+    if (!entries) {
+      const collected: PlanEntry[] = [];
+      sink.visiting.add(name);
+      this.collect(inner, parentType, scope, { entries: collected, visiting: sink.visiting, taken: new Set() });
+      sink.visiting.delete(name);
+      this.built.set(key, collected);
+      entries = collected;
+    }
+    for (const entry of entries) sink.entries.push(entry);
   }
 
   /** The object types that both the current scope and a fragment's type condition allow. */
@@ -148,6 +176,13 @@ class PlanBuilder {
       });
     }
   }
+}
+
+/** Where a fragment's entries can differ: the same key means the same entries. */
+function fragmentKey(name: string, parentType: GraphQLCompositeType, scope: Scope): string {
+  const types = scope.possible ? [...scope.possible].sort().join(',') : '*';
+  const conds = scope.conditions.map((c) => `${c.include ? 'i' : 's'}:${typeof c.value === 'boolean' ? c.value : `$${c.value.variable}`}`).join(',');
+  return `${name}|${parentType.name}|${types}|${conds}|${scope.round}`;
 }
 
 function conditionsOf(directives: readonly DirectiveNode[] | undefined): Condition[] {

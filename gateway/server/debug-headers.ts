@@ -1,31 +1,17 @@
-import type { Plugin } from 'graphql-yoga';
 import type { OperationStats } from '../execute/state.js';
 
 /**
- * Carries the executor's counts to the HTTP response: the X-GQL-* headers of SPEC.md on every
- * GraphQL response, and the same counts in the result's `extensions.gqlgw`. In the plugin list
- * only when `debug_headers = true`.
+ * The X-GQL-* headers of SPEC.md ("Rounds, dedupe and the debug headers") and the same counts in a
+ * result's `extensions.gqlgw`. Only `answers.ts` puts them on answers, and only with
+ * `debug_headers = true`.
  */
-export function useDebugHeaders(statsOf: WeakMap<Request, OperationStats>): Plugin {
-  return {
-    onExecutionResult({ request, result }) {
-      const stats = statsOf.get(request);
-      if (!stats || Array.isArray(result) || !result || typeof result !== 'object' || !('data' in result || 'errors' in result)) return;
-      addDebugExtensions(result as { extensions?: Record<string, unknown> }, stats);
-    },
-    onResponse({ request, response }) {
-      for (const [name, value] of debugHeaders(statsOf.get(request))) response.headers.set(name, value);
-    },
-  };
-}
+export const DEBUG_HEADER_NAMES = ['X-GQL-Rounds', 'X-GQL-Subrequests', 'X-GQL-Batches'] as const;
 
-/** The X-GQL-* headers of SPEC.md for an operation's counts (zeros when nothing ran). */
-export function debugHeaders(stats: OperationStats | undefined): Array<[string, string]> {
-  return [
-    ['X-GQL-Rounds', String(stats?.rounds ?? 0)],
-    ['X-GQL-Subrequests', String(stats?.subrequests ?? 0)],
-    ['X-GQL-Batches', String(stats?.batches ?? 0)],
-  ];
+/** The X-GQL-* headers for an operation's counts (zeros when nothing ran). */
+export function addDebugHeaders(stats: OperationStats | undefined, headers: Record<string, string>): void {
+  headers['X-GQL-Rounds'] = String(stats?.rounds ?? 0);
+  headers['X-GQL-Subrequests'] = String(stats?.subrequests ?? 0);
+  headers['X-GQL-Batches'] = String(stats?.batches ?? 0);
 }
 
 /** Puts the same counts into the result's `extensions.gqlgw`. */

@@ -1,15 +1,5 @@
-import {
-  GraphQLError,
-  Kind,
-  Lexer,
-  Source,
-  TokenKind,
-  visit,
-  type DocumentNode,
-  type FragmentDefinitionNode,
-  type OperationDefinitionNode,
-  type SelectionSetNode,
-} from 'graphql';
+import { GraphQLError, Lexer, Source, TokenKind, visit, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { measureOperations } from '../plan/measure.js';
 
 /**
  * The limits a GraphQL document must keep before it is validated or planned (docs/hardening.md
@@ -21,10 +11,17 @@ export interface DocumentLimits {
   readonly maxDepth: number;
   readonly maxAliases: number;
   readonly maxTokens: number;
+  /** Field selections after fragment expansion (each spread counts its fragment's fields again). */
+  readonly maxFields: number;
+  /** False: `__schema` and `__type` are refused (`__typename` stays). */
+  readonly introspection: boolean;
 }
 
 /** Error codes of the document limits (extensions.code). */
-export type DocumentLimitCode = 'TOKEN_LIMIT' | 'DEPTH_LIMIT' | 'ALIAS_LIMIT';
+export type DocumentLimitCode = 'TOKEN_LIMIT' | 'DEPTH_LIMIT' | 'ALIAS_LIMIT' | 'FIELD_LIMIT' | 'INTROSPECTION_LIMIT' | 'INTROSPECTION_DISABLED';
+
+/** `__schema` fields a document may select, after fragment expansion (SPEC.md "The HTTP surface"). */
+export const MAX_SCHEMA_FIELDS = 1;
 
 /**
  * How deep `{`, `[` and `(` may nest in the text: room for an inline fragment at every field level
@@ -73,87 +70,54 @@ export function scanDocumentText(text: string, limits: DocumentLimits): GraphQLE
 }
 
 /**
- * Checks a parsed document: aliased fields in the whole document at most maxAliases, and no
- * operation deeper than maxDepth fields (root fields are depth 1; fragments are followed; an inline
- * fragment adds no depth). Call only on documents that passed scanDocumentText.
+ * Checks a parsed document: aliased fields in the whole document at most maxAliases; no operation
+ * deeper than maxDepth fields (root fields are depth 1; fragments are followed; an inline fragment
+ * adds no depth); no operation selecting more than maxFields fields once its fragments are expanded;
+ * at most one `__schema` and, with introspection off, no `__schema` or `__type`. Every measure is
+ * taken once per fragment and summed at its spreads (never expanded), so the cost is linear in the
+ * document whatever it would expand to. Call only on documents that passed scanDocumentText.
  */
 export function checkDocumentShape(document: DocumentNode, limits: DocumentLimits): GraphQLError | undefined {
   let aliases = 0;
+  let introspective = false;
   visit(document, {
     Field(node) {
       if (node.alias) aliases++;
+      if (node.name.value === '__schema' || node.name.value === '__type') introspective = true;
     },
   });
   if (aliases > limits.maxAliases) {
     return limitError('ALIAS_LIMIT', `The document uses ${aliases} aliases; at most ${limits.maxAliases} are allowed (limits.max_aliases).`, limits.maxAliases);
   }
-  const depths = fragmentDepths(document);
-  for (const definition of document.definitions) {
-    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-    const depth = selectionDepth(definition.selectionSet, depths);
-    if (depth > limits.maxDepth) {
+  if (introspective && !limits.introspection) {
+    return new GraphQLError('Introspection is disabled on this gateway ([gateway] introspection = false): __schema and __type are not allowed.', {
+      extensions: { code: 'INTROSPECTION_DISABLED', http: { status: 400 } },
+    });
+  }
+  let schemaFields = 0;
+  for (const measure of measureOperations(document)) {
+    schemaFields += measure.schemaFields;
+    if (measure.fields > limits.maxFields) {
+      return limitError(
+        'FIELD_LIMIT',
+        `${operationLabel(measure.operation)} selects more than ${limits.maxFields} fields once its fragments are expanded (limits.max_fields); select fewer fields or spread fragments fewer times.`,
+        limits.maxFields,
+      );
+    }
+    if (measure.depth > limits.maxDepth) {
       return limitError(
         'DEPTH_LIMIT',
-        `${operationLabel(definition)} nests fields ${depth} levels deep; at most ${limits.maxDepth} are allowed (limits.max_depth).`,
+        `${operationLabel(measure.operation)} nests fields ${measure.depth} levels deep; at most ${limits.maxDepth} are allowed (limits.max_depth).`,
         limits.maxDepth,
       );
     }
+  }
+  if (schemaFields > MAX_SCHEMA_FIELDS) {
+    return limitError('INTROSPECTION_LIMIT', 'The document selects __schema more than once (fragments expanded); one __schema field per document is allowed.', MAX_SCHEMA_FIELDS);
   }
   return undefined;
 }
 
 function operationLabel(operation: OperationDefinitionNode): string {
   return operation.name ? `Operation "${operation.name.value}"` : 'The operation';
-}
-
-/** Field depth of a selection set, reading spread fragments' depths from `fragments` (unknown: 0). */
-function selectionDepth(set: SelectionSetNode, fragments: ReadonlyMap<string, number>): number {
-  let max = 0;
-  for (const selection of set.selections) {
-    let depth: number;
-    if (selection.kind === Kind.FIELD) depth = 1 + (selection.selectionSet ? selectionDepth(selection.selectionSet, fragments) : 0);
-    else if (selection.kind === Kind.INLINE_FRAGMENT) depth = selectionDepth(selection.selectionSet, fragments);
-    else depth = fragments.get(selection.name.value) ?? 0;
-    if (depth > max) max = depth;
-  }
-  return max;
-}
-
-function spreadNames(set: SelectionSetNode, into: Set<string>): Set<string> {
-  for (const selection of set.selections) {
-    if (selection.kind === Kind.FRAGMENT_SPREAD) into.add(selection.name.value);
-    else if (selection.selectionSet) spreadNames(selection.selectionSet, into);
-  }
-  return into;
-}
-
-/**
- * The field depth of every fragment, computed once each in dependency order with an explicit
- * stack (a chain of thousands of fragments must not recurse). A spread that closes a cycle (which
- * validation rejects anyway) counts 0.
- */
-function fragmentDepths(document: DocumentNode): Map<string, number> {
-  const definitions = new Map<string, FragmentDefinitionNode>();
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION && !definitions.has(d.name.value)) definitions.set(d.name.value, d);
-  const depths = new Map<string, number>();
-  const entered = new Set<string>();
-  for (const start of definitions.keys()) {
-    const stack = [start];
-    while (stack.length > 0) {
-      const name = stack[stack.length - 1]!;
-      const definition = definitions.get(name)!;
-      if (depths.has(name)) {
-        stack.pop();
-      } else if (!entered.has(name)) {
-        entered.add(name);
-        for (const dep of spreadNames(definition.selectionSet, new Set())) {
-          if (definitions.has(dep) && !entered.has(dep)) stack.push(dep);
-        }
-      } else {
-        depths.set(name, selectionDepth(definition.selectionSet, depths));
-        stack.pop();
-      }
-    }
-  }
-  return depths;
 }

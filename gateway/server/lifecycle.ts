@@ -28,25 +28,23 @@ export const READINESS_PATH = '/readyz';
 
 export function createLifecycle(server: Server): Lifecycle {
   let ready = true;
-  let inFlight = 0;
+  const inFlight = new Set<ServerResponse>();
   let idle: (() => void) | undefined;
   let draining: Promise<boolean> | undefined;
-
-  const finished = () => {
-    inFlight--;
-    if (inFlight === 0) idle?.();
-  };
 
   return {
     get ready() {
       return ready;
     },
     get inFlight() {
-      return inFlight;
+      return inFlight.size;
     },
     admit(req, res) {
-      inFlight++;
-      res.once('close', finished);
+      inFlight.add(res);
+      res.once('close', () => {
+        inFlight.delete(res);
+        if (inFlight.size === 0) idle?.();
+      });
       if (!ready) res.setHeader('connection', 'close');
       if (req.method === 'GET' && req.url?.split('?')[0] === READINESS_PATH) {
         const body = JSON.stringify({ status: ready ? 'ready' : 'draining' });
@@ -58,11 +56,14 @@ export function createLifecycle(server: Server): Lifecycle {
     drain(graceMs) {
       draining ??= new Promise<boolean>((resolve) => {
         ready = false;
+        // Every response not yet started closes its connection after it, so no client sends
+        // another request on a socket that is about to go away.
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
         const closed = new Promise<void>((done) => server.close(() => done()));
         server.closeIdleConnections();
         let timer: NodeJS.Timeout | undefined;
         const allDone = new Promise<boolean>((done) => {
-          if (inFlight === 0) return done(true);
+          if (inFlight.size === 0) return done(true);
           idle = () => done(true);
           timer = setTimeout(() => done(false), graceMs);
         });

@@ -11,8 +11,14 @@ import { createMemcachedTier } from '../cache/memcached.js';
 import { createMetrics, type GatewayMetrics } from '../observability/metrics.js';
 import { SourceClient } from '../upstream/client.js';
 import { answerWithYoga, createGatewayYoga } from './yoga.js';
-import { createFastPath } from './fast-path.js';
+import { createFastPath, isGraphQLPath } from './fast-path.js';
 import { createLifecycle } from './lifecycle.js';
+import { createAnswers, writeAnswer } from './answers.js';
+import { CorsPolicy } from './cors.js';
+import { DEBUG_HEADER_NAMES } from './debug-headers.js';
+import { createDocumentStore } from './documents.js';
+import { createGraphiQLAssets } from './graphiql.js';
+import { createPersistedDocuments } from './persisted.js';
 import { createReloader, type InstalledVersion, type ReloadOptions, type ReloadReport } from './reload.js';
 
 /**
@@ -61,14 +67,22 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const blueprint = buildBlueprint(config);
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
   let version = createVersion({ config, blueprint, metrics, l2: new L2Cache(config.cache.l2MaxEntries), previous: undefined });
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (lifecycle.admit(req, res)) return;
-    // The version current when the request arrives answers it to the end, whatever reloads meanwhile.
-    version.handle(req, res);
-  });
-  // A client must send its whole request (headers and body) within these, or its socket is closed.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // A client must send its request headers within headers_timeout_ms and its whole request within
+  // request_timeout_ms (defaults 10 s and 30 s, docs/hardening.md), or it gets 408 and its socket is
+  // closed. Node checks these every connectionsCheckingInterval: 1 s keeps the cut within 2 s.
+  // Fixed at start-up: a reload that changes them needs a restart.
+  const server = createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    },
+    (req: IncomingMessage, res: ServerResponse) => {
+      if (lifecycle.admit(req, res)) return;
+      // The version current when the request arrives answers it to the end, whatever reloads meanwhile.
+      version.handle(req, res);
+    },
+  );
   const lifecycle = createLifecycle(server);
   const host = options.host ?? config.host;
   await listen(server, options.port ?? config.port, host);
@@ -193,14 +207,30 @@ function createVersion(parts: VersionParts): ServingVersion {
     maxSubrequests: config.limits.maxSubrequests,
     exposeDetail: config.debugHeaders,
   });
-  const yoga = createGatewayYoga({ schema: blueprint.schema, executor, debugHeaders: config.debugHeaders, limits: config.limits });
-  const fastPath = createFastPath({
+  const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
+  const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? DEBUG_HEADER_NAMES : []);
+  const answers = createAnswers({ debug: config.debugHeaders, cors, onAnswer: metrics?.onHttpAnswer });
+  const documents = createDocumentStore(blueprint.schema, { ...config.limits, introspection: config.introspection }, metrics?.onDocumentParsed);
+  const persisted = createPersistedDocuments({ trusted: config.persistedDocuments, onlyPersisted: config.onlyPersisted });
+  const yoga = createGatewayYoga({
     schema: blueprint.schema,
     executor,
-    debug: config.debugHeaders,
-    limits: config.limits,
-    fallback: (req, res, body) => answerWithYoga(yoga, req, res, body),
+    answers,
+    documents,
+    persisted,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    graphiql: config.graphiql,
   });
+  const fastPath = createFastPath({
+    executor,
+    answers,
+    documents,
+    persisted,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    fallback: (req, res, body) => answerWithYoga(yoga, answers, req, res, body),
+    onServed: metrics?.onFastPath,
+  });
+  const graphiqlAssets = config.graphiql ? createGraphiQLAssets() : undefined;
   const metricsPath = config.metrics.path;
   const closeUnused = async (keep: ServingVersion | undefined) => {
     const graceMs = config.shutdownGraceMs;
@@ -219,12 +249,22 @@ function createVersion(parts: VersionParts): ServingVersion {
         void serveMetrics(metrics, res);
         return;
       }
+      if (req.method === 'OPTIONS' && isGraphQLPath(req.url)) {
+        writeAnswer(res, answers.options(req.headers.origin, headerOf(req, 'access-control-request-method')));
+        return;
+      }
+      if (graphiqlAssets?.(req, res)) return;
       if (fastPath(req, res)) return;
       void yoga.requestListener(req, res);
     },
     retire: (next) => closeUnused(next),
     close: () => closeUnused(undefined),
   };
+}
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

@@ -1,49 +1,62 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { GraphQLSchema } from 'graphql';
-import type { LimitsConfig } from '../config/types.js';
 import type { Executor } from '../execute/executor.js';
 import type { OperationStats } from '../execute/state.js';
+import { requestFacts, writeAnswer, type Answers } from './answers.js';
+import type { DocumentStore } from './documents.js';
+import { usePreparedDocuments } from './documents.js';
 import { useGatewayExecutor } from './execute-plugin.js';
-import { useDebugHeaders } from './debug-headers.js';
-import { boundedParseCaches, useDocumentLimits } from './limits.js';
+import { renderGraphiQLPage } from './graphiql.js';
 import { useHttpAnswers } from './http-answers.js';
+import { usePersistedDocuments, type PersistedDocuments } from './persisted.js';
 
 export interface YogaOptions {
   readonly schema: GraphQLSchema;
   readonly executor: Executor;
-  /** debug_headers: X-GQL-* headers, and unmasked errors with upstream details and suggestions. */
-  readonly debugHeaders: boolean;
-  readonly limits: LimitsConfig;
-  /** Extra plugins (limits, metrics) placed after the executor. */
+  readonly answers: Answers;
+  readonly documents: DocumentStore;
+  readonly persisted: PersistedDocuments;
+  readonly maxBodyBytes: number;
+  /** [gateway] graphiql: the GraphiQL page for browsers. */
+  readonly graphiql: boolean;
+  /** Extra plugins placed after the gateway's own. */
   readonly plugins?: readonly Plugin[];
 }
 
 /**
- * The GraphQL-over-HTTP server: POST and GET /graphql, GraphiQL in a browser, /healthz.
- * Features are plugins in an ordered list; a feature that is off is not in the list.
- * Request bodies over limits.max_body_bytes get 413 before they are read (Content-Length) or as
- * soon as the stream passes the limit; documents are held to the other limits by useDocumentLimits;
- * status codes and error texts follow useHttpAnswers (docs/hardening.md).
+ * The GraphQL-over-HTTP entrance for every request the fast path does not take: GET /graphql,
+ * other content types, GraphiQL in a browser, /healthz. Features are plugins in an ordered list.
+ * What a request runs is decided by `persisted` (APQ, trusted documents), how its document is
+ * checked by `documents` (limits, parse, validation: yoga never parses itself), and what the answer
+ * is by `answers` — the same three the fast path calls. Request bodies over limits.max_body_bytes
+ * get 413 before they are read (Content-Length) or as soon as the stream passes the limit.
+ * CORS is not yoga's: `answers` and `cors.ts` decide it for both entrances.
  */
 export function createGatewayYoga(options: YogaOptions) {
   const statsOf = new WeakMap<Request, OperationStats>();
-  const plugins: Plugin[] = [useDocumentLimits(options.limits), useHttpAnswers({ debug: options.debugHeaders }), useGatewayExecutor(options.executor, statsOf)];
-  if (options.debugHeaders) plugins.push(useDebugHeaders(statsOf));
-  plugins.push(...(options.plugins ?? []));
+  const plugins: Plugin[] = [
+    usePersistedDocuments(options.persisted),
+    usePreparedDocuments(options.documents),
+    useHttpAnswers(options.answers, statsOf),
+    useGatewayExecutor(options.executor, statsOf),
+    ...(options.plugins ?? []),
+  ];
   return createYoga({
     schema: options.schema,
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/healthz',
-    graphiql: { title: 'gqlgw' },
+    graphiql: options.graphiql ? { title: 'gqlgw' } : false,
+    renderGraphiQL: renderGraphiQLPage,
+    cors: false,
     landingPage: false,
     logging: false,
     multipart: false,
     batching: false,
-    maxRequestBodySize: options.limits.maxBodyBytes,
-    parserAndValidationCache: boundedParseCaches(),
-    // isDev false: never put an internal error's message or stack into a response.
-    maskedErrors: options.debugHeaders ? false : { isDev: false },
+    maxRequestBodySize: options.maxBodyBytes,
+    parserAndValidationCache: false,
+    // Masking is decided in answers.ts; yoga passes errors through unchanged.
+    maskedErrors: false,
     plugins,
   });
 }
@@ -55,6 +68,7 @@ export function createGatewayYoga(options: YogaOptions) {
  */
 export function answerWithYoga(
   yoga: ReturnType<typeof createGatewayYoga>,
+  answers: Answers,
   req: IncomingMessage,
   res: ServerResponse,
   body: Buffer | undefined,
@@ -83,8 +97,8 @@ export function answerWithYoga(
       });
       out['content-length'] = String(payload.length);
       res.writeHead(response.status, out).end(payload);
-    } catch {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end('{"errors":[{"message":"Unexpected error."}]}');
+    } catch (err) {
+      if (!res.headersSent) writeAnswer(res, answers.unexpected(err, requestFacts(req)));
       else res.destroy();
     }
   })();

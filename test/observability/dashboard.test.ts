@@ -31,6 +31,7 @@ async function exported(): Promise<PromText> {
   metrics.listener.onOperation({ operationName: 'Feed', durationMs: 5, rounds: 2, subrequests: 2, batches: 1 });
   metrics.onCacheTierFailure('timeout', 'get');
   metrics.onCacheTierSkip('get');
+  metrics.onHttpAnswer(200, 'ok');
   return parsePromText(await metrics.render());
 }
 

@@ -1,0 +1,241 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { createGraphQLError, maskError } from 'graphql-yoga';
+import type { OperationStats } from '../execute/state.js';
+import type { CorsPolicy } from './cors.js';
+import { addDebugExtensions, addDebugHeaders } from './debug-headers.js';
+
+/**
+ * The one place that decides what a GraphQL answer is on the wire (DESIGN.md "One decision, one
+ * place"; docs/hardening.md "Status codes"): its status, body and headers — content type, CORS,
+ * debug headers, error masking, the 500 body — and the `gqlgw_http_requests_total` count. The fast
+ * path and yoga (as its result processor) only hand results here and write what comes back, so the
+ * two entrances cannot disagree. Preflights (`OPTIONS /graphql`) are answered here too.
+ */
+export interface WireAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** What an answer depends on besides the result: read from the request by the entrance. */
+export interface AnswerRequest {
+  /** The Origin header. */
+  readonly origin: string | undefined;
+  /** The Accept header. */
+  readonly accept: string | undefined;
+  /** The operationName the client sent (to explain an unknown one). */
+  readonly operationName: unknown;
+  /** The executor's counts, when an operation ran. */
+  readonly stats: OperationStats | undefined;
+}
+
+export interface AnswerOptions {
+  /** debug_headers: X-GQL-* headers and `extensions.gqlgw`, unmasked errors, suggestions kept. */
+  readonly debug: boolean;
+  /** [cors]; undefined: no CORS headers. */
+  readonly cors: CorsPolicy | undefined;
+  /** Called once per answer with its status and code (the request error's code, or "ok"). */
+  readonly onAnswer?: (status: number, code: string) => void;
+}
+
+export interface Answers {
+  /** The answer to a GraphQL result (a response, or a request error without `data`). */
+  graphql(result: ExecutionResult, request: AnswerRequest): WireAnswer;
+  /** The 500 answer to an error nobody expected (an entrance's catch). */
+  unexpected(error: unknown, request: AnswerRequest): WireAnswer;
+  /**
+   * The answer to `OPTIONS /graphql`. A CORS preflight (Origin and Access-Control-Request-Method)
+   * from an allowed origin gets 204 with the CORS headers; from any other origin 403
+   * ORIGIN_NOT_ALLOWED without CORS headers. An OPTIONS that is no preflight gets 204 with `Allow`.
+   */
+  options(origin: string | undefined, requestMethod: string | undefined): WireAnswer;
+}
+
+export const UNEXPECTED_MESSAGE = 'Unexpected error.';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
+
+export function createAnswers(options: AnswerOptions): Answers {
+  const { debug, cors } = options;
+  const count = options.onAnswer ?? (() => {});
+
+  function graphql(result: ExecutionResult, request: AnswerRequest): WireAnswer {
+    let shown = presentResult(result, { debug, operationName: request.operationName });
+    if (!debug && shown.errors) shown = { ...shown, errors: shown.errors.map(masked) };
+    const declared = (shown.extensions?.http as { status?: number } | undefined)?.status;
+    const status = declared ?? (shown.errors?.length && !('data' in shown) ? 500 : 200);
+    const headers: Record<string, string> = { 'content-type': mediaType(request.accept) };
+    for (const error of shown.errors ?? []) {
+      const extra = (error.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers;
+      if (extra) for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
+    }
+    shown = withoutInternals(shown);
+    if (debug) {
+      if (request.stats) addDebugExtensions(shown as { extensions?: Record<string, unknown> }, request.stats);
+      addDebugHeaders(request.stats, headers);
+    }
+    cors?.addAnswerHeaders(request.origin, headers);
+    count(status, status < 400 ? 'ok' : codeOf(shown.errors));
+    return { status, headers, body: JSON.stringify(shown) };
+  }
+
+  return {
+    graphql,
+    unexpected(error, request) {
+      const message = debug && error instanceof Error ? error.message : UNEXPECTED_MESSAGE;
+      return graphql({ errors: [new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR', unexpected: true } })] }, request);
+    },
+    options(origin, requestMethod) {
+      const headers: Record<string, string> = {};
+      if (origin === undefined || requestMethod === undefined) {
+        headers['allow'] = 'GET, POST, OPTIONS';
+        if (cors) headers['vary'] = 'Origin';
+        count(204, 'ok');
+        return { status: 204, headers, body: '' };
+      }
+      if (!cors?.allows(origin)) {
+        if (cors) headers['vary'] = 'Origin';
+        headers['content-type'] = JSON_TYPE;
+        count(403, 'ORIGIN_NOT_ALLOWED');
+        const message = cors ? `The origin ${origin} is not allowed ([cors] origins).` : 'Cross-origin requests are not allowed (no [cors] table).';
+        return { status: 403, headers, body: JSON.stringify({ errors: [{ message, extensions: { code: 'ORIGIN_NOT_ALLOWED' } }] }) };
+      }
+      cors.addPreflightHeaders(origin, headers);
+      count(204, 'ok');
+      return { status: 204, headers, body: '' };
+    },
+  };
+}
+
+/** Writes an answer to a Node response (the fast path's and the server's way out). */
+export function writeAnswer(res: ServerResponse, answer: WireAnswer): void {
+  const headers = answer.headers;
+  headers['content-length'] = String(Buffer.byteLength(answer.body));
+  res.writeHead(answer.status, headers).end(answer.body);
+}
+
+/** The request facts an answer depends on, from a Node request. */
+export function requestFacts(req: IncomingMessage, operationName?: unknown, stats?: OperationStats): AnswerRequest {
+  return { origin: req.headers.origin, accept: req.headers.accept, operationName, stats };
+}
+
+/**
+ * `application/graphql-response+json` when the client lists it before `application/json` (or
+ * alone), else `application/json`: the media types of GraphQL over HTTP. Any other Accept gets
+ * JSON too (the gateway serves no streams).
+ */
+function mediaType(accept: string | undefined): string {
+  if (!accept) return JSON_TYPE;
+  for (const part of accept.split(',')) {
+    const type = part.split(';')[0]!.trim().toLowerCase();
+    if (type === 'application/graphql-response+json') return GRAPHQL_RESPONSE_TYPE;
+    if (type === 'application/json' || type === '*/*' || type === 'application/*') return JSON_TYPE;
+  }
+  return JSON_TYPE;
+}
+
+/** The code of a request error for the metric: the first error's `extensions.code`. */
+function codeOf(errors: readonly GraphQLError[] | undefined): string {
+  const code = errors?.[0]?.extensions?.code;
+  return typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR';
+}
+
+/** yoga's masking: an error that is not a GraphQL error of the gateway's own becomes "Unexpected error." */
+function masked(error: GraphQLError): GraphQLError {
+  return maskError(error, UNEXPECTED_MESSAGE, false) as GraphQLError;
+}
+
+/**
+ * The result as a client may see it: operation-resolution errors explained, suggestions cut unless
+ * debug, and a result without `data` (a request error) marked with its HTTP status in
+ * `extensions.http` (400 unless an error asks for more; none for an unexpected error) and its errors
+ * given a code. Returns `result` itself when nothing changes.
+ */
+function presentResult(result: ExecutionResult, options: { readonly debug: boolean; readonly operationName: unknown }): ExecutionResult {
+  const errors = result.errors;
+  if (!errors || errors.length === 0) return result;
+  let shown = errors.map((e) => {
+    const explained = explainOperationResolution(e, options.operationName);
+    return options.debug ? explained : withoutSuggestion(explained);
+  });
+  const status = 'data' in result ? undefined : requestErrorStatus(shown);
+  if (status !== undefined) shown = shown.map(withCode);
+  if (status === undefined && shown.every((e, i) => e === errors[i])) return result;
+  const next: ExecutionResult = { ...result, errors: shown };
+  if (status !== undefined) next.extensions = { ...result.extensions, http: { status } };
+  return next;
+}
+
+/**
+ * The status of a response that carries only errors: 400 unless an error declares a larger
+ * status (405, 413, ...); undefined (500) when an error is unexpected.
+ */
+function requestErrorStatus(errors: readonly GraphQLError[]): number | undefined {
+  let status = 400;
+  for (const e of errors) {
+    if (!(e instanceof GraphQLError) || e.extensions?.unexpected) return undefined;
+    const declared = (e.extensions?.http as { status?: unknown } | undefined)?.status;
+    if (typeof declared === 'number' && declared > status) status = declared;
+  }
+  return status;
+}
+
+function withCode(error: GraphQLError): GraphQLError {
+  return error.extensions?.code === undefined ? rebuilt(error, error.message, { ...error.extensions, code: 'BAD_REQUEST' }) : error;
+}
+
+/** A copy of `error` with another message or extensions (GraphQLError's own fields are read-only). */
+function rebuilt(error: GraphQLError, message: string, extensions = error.extensions): GraphQLError {
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions,
+  });
+}
+
+function explainOperationResolution(error: GraphQLError, operationName: unknown): GraphQLError {
+  if (error.extensions?.code !== 'OPERATION_RESOLUTION_FAILURE') return error;
+  const message =
+    typeof operationName === 'string' && operationName !== ''
+      ? `Unknown operation named "${operationName}".`
+      : 'Could not determine what operation to execute: send a document with one operation, or name one in "operationName".';
+  return new GraphQLError(message, { extensions: error.extensions });
+}
+
+const SUGGESTION = / ?Did you mean [^?]*\?/g;
+
+function withoutSuggestion(error: GraphQLError): GraphQLError {
+  return error.message.includes('Did you mean') ? rebuilt(error, error.message.replace(SUGGESTION, '').trimEnd()) : error;
+}
+
+/**
+ * Drops what only travels inside the gateway: `extensions.http` (the status carrier) on the result
+ * and on each error, and `unexpected`.
+ */
+function withoutInternals(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.length && !result.extensions?.http) return result;
+  const next: ExecutionResult = { ...result };
+  if (result.errors) next.errors = result.errors.map(rebuiltForOutput);
+  if (result.extensions) {
+    const { http: _http, ...rest } = result.extensions;
+    if (Object.keys(rest).length > 0) next.extensions = rest;
+    else delete next.extensions;
+  }
+  return next;
+}
+
+function rebuiltForOutput(error: GraphQLError): GraphQLError {
+  const { http: _http, unexpected: _unexpected, ...extensions } = (error.toJSON().extensions ?? {}) as Record<string, unknown>;
+  return createGraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError ?? undefined,
+    extensions: Object.keys(extensions).length ? extensions : undefined,
+  });
+}
