@@ -98,27 +98,29 @@ class PlanBuilder {
         let condType: GraphQLCompositeType | undefined;
         let inner: SelectionSetNode;
         let name: string | undefined;
+        let fragment: FragmentDefinitionNode | undefined;
         if (sel.kind === Kind.INLINE_FRAGMENT) {
           inner = sel.selectionSet;
           condType = sel.typeCondition ? (typeFromAST(this.schema, sel.typeCondition) as GraphQLCompositeType | undefined) : undefined;
         } else {
           name = sel.name.value;
-          const frag = this.fragments.get(name);
-          if (!frag || visiting.has(name)) continue;
-          inner = frag.selectionSet;
-          condType = typeFromAST(this.schema, frag.typeCondition) as GraphQLCompositeType | undefined;
+          fragment = this.fragments.get(name);
+          if (!fragment || visiting.has(name)) continue;
+          inner = fragment.selectionSet;
+          condType = typeFromAST(this.schema, fragment.typeCondition) as GraphQLCompositeType | undefined;
         }
         const narrowed = condType ? this.narrow(parentType, possible, condType) : possible;
         if (narrowed && narrowed.size === 0) continue;
         const inScope: Scope = { possible: narrowed, conditions: conds, round };
-        if (name === undefined) this.collect(inner, parentType, inScope, sink);
-        else this.spread(name, inner, parentType, inScope, sink);
+        if (fragment === undefined) this.collect(inner, parentType, inScope, sink);
+        else this.spread(fragment, parentType, inScope, sink);
       }
     }
   }
 
   /** A named fragment's entries in this scope: built the first time, then shared; taken once per selection set. */
-  private spread(name: string, inner: SelectionSetNode, parentType: GraphQLCompositeType, scope: Scope, sink: Sink): void {
+  private spread(fragment: FragmentDefinitionNode, parentType: GraphQLCompositeType, scope: Scope, sink: Sink): void {
+    const name = fragment.name.value;
     const key = fragmentKey(name, parentType, scope);
     if (sink.taken.has(key)) return;
     sink.taken.add(key);
@@ -126,7 +128,7 @@ class PlanBuilder {
     if (!entries) {
       const collected: PlanEntry[] = [];
       sink.visiting.add(name);
-      this.collect(inner, parentType, scope, { entries: collected, visiting: sink.visiting, taken: new Set() });
+      this.collect(fragment.selectionSet, parentType, scope, { entries: collected, visiting: sink.visiting, taken: new Set() });
       sink.visiting.delete(name);
       this.built.set(key, collected);
       entries = collected;

@@ -227,7 +227,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     documents,
     persisted,
     maxBodyBytes: config.limits.maxBodyBytes,
-    fallback: (req, res, body) => answerWithYoga(yoga, answers, req, res, body),
+    fallback: (req, res, body) => answerWithYoga({ yoga, answers }, req, res, body),
     onServed: metrics?.onFastPath,
   });
   const graphiqlAssets = config.graphiql ? createGraphiQLAssets() : undefined;

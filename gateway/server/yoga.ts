@@ -67,12 +67,12 @@ export function createGatewayYoga(options: YogaOptions) {
  * its answer is written back; the client's disconnect still aborts the execution.
  */
 export function answerWithYoga(
-  yoga: ReturnType<typeof createGatewayYoga>,
-  answers: Answers,
+  entrance: { readonly yoga: ReturnType<typeof createGatewayYoga>; readonly answers: Answers },
   req: IncomingMessage,
   res: ServerResponse,
   body: Buffer | undefined,
 ): void {
+  const { yoga, answers } = entrance;
   if (body === undefined) {
     void yoga.requestListener(req, res);
     return;

@@ -84,13 +84,13 @@ describe('one answer pipeline for the fast path and yoga', () => {
   });
 
   test('the fast path takes plain POST JSON requests (and only those): its counter moves by one per request', async () => {
-    const before = await fastPathCount();
+    const initial = await fastPathCount();
     const res = await gw.query('{ posts(limit: 2) { id } }');
     assert.equal(res.status, 200, res.text);
-    assert.equal(await fastPathCount(), before + 1);
-    const viaGet = await gw.get(`/graphql?query=${encodeURIComponent('{ posts(limit: 2) { id } }')}`);
-    assert.equal(viaGet.status, 200);
-    assert.equal(await fastPathCount(), before + 1, 'a GET goes through yoga');
+    assert.equal(await fastPathCount(), initial + 1);
+    const got = await gw.get(`/graphql?query=${encodeURIComponent('{ posts(limit: 2) { id } }')}`);
+    assert.equal(got.status, 200);
+    assert.equal(await fastPathCount(), initial + 1, 'a GET goes through yoga');
   });
 
   test('POST (fast path) and GET (yoga) give the same status, body and headers, for every kind of answer and origin', async () => {
@@ -104,7 +104,7 @@ describe('one answer pipeline for the fast path and yoga', () => {
     ];
     const origins: Array<Record<string, string>> = [{ origin: APP }, { origin: EVIL }, {}];
     let compared = 0;
-    const before = await fastPathCount();
+    const initial = await fastPathCount();
     for (const query of queries) {
       for (const origin of origins) {
         for (const accept of [{ accept: 'application/json' }, { accept: 'application/graphql-response+json, application/json' }]) {
@@ -117,7 +117,7 @@ describe('one answer pipeline for the fast path and yoga', () => {
       }
     }
     assert.equal(compared, 36);
-    assert.equal(await fastPathCount(), before + 36, 'the fast path answered every POST, yoga every GET');
+    assert.equal(await fastPathCount(), initial + 36, 'the fast path answered every POST, yoga every GET');
     // What they agree on is what [cors] and debug_headers ask for.
     const ok = await viaPost(queries[0]!, { origin: APP });
     assert.equal(ok.status, 200);
@@ -143,9 +143,9 @@ describe('one answer pipeline for the fast path and yoga', () => {
     const res = await gw.query('query Here { posts { id } }', undefined, undefined, 'Elsewhere');
     assert.equal(res.status, 400, res.text);
     assert.equal(requestError(res.body).extensions?.code, 'OPERATION_RESOLUTION_FAILURE');
-    const after = await scrape();
-    assert.equal(metricValue(after, 'gqlgw_http_fast_path_total'), fast, 'yoga answered');
-    assert.equal(metricValue(after, 'gqlgw_documents_parsed_total'), parsed + 1, 'one parse for both entrances');
+    const later = await scrape();
+    assert.equal(metricValue(later, 'gqlgw_http_fast_path_total'), fast, 'yoga answered');
+    assert.equal(metricValue(later, 'gqlgw_documents_parsed_total'), parsed + 1, 'one parse for both entrances');
   });
 
   test('a preflight from an allowed origin gets 204 with methods, every forwarded header and max-age', async () => {
@@ -172,13 +172,13 @@ describe('one answer pipeline for the fast path and yoga', () => {
   });
 
   test('gqlgw_http_requests_total counts every answer by status and code', async () => {
-    const before = await scrape();
+    const first = await scrape();
     await gw.query('{ posts(limit: 1) { id } }');
     await gw.query('{ posts { nope } }');
     await gw.post('{"query": ');
     await gw.get(`/graphql?query=${encodeURIComponent('{ posts { id } }')}`);
-    const after = await scrape();
-    const delta = (labels: Record<string, string>) => metricValue(after, 'gqlgw_http_requests_total', labels) - metricValue(before, 'gqlgw_http_requests_total', labels);
+    const last = await scrape();
+    const delta = (labels: Record<string, string>) => metricValue(last, 'gqlgw_http_requests_total', labels) - metricValue(first, 'gqlgw_http_requests_total', labels);
     assert.equal(delta({ status: '200', code: 'ok' }), 2);
     assert.equal(delta({ status: '400', code: 'GRAPHQL_VALIDATION_FAILED' }), 1);
     assert.equal(delta({ status: '400', code: 'BAD_REQUEST' }), 1);
