@@ -15,7 +15,8 @@ import { expandedFieldCount } from '../../gateway/plan/measure.js';
 import type { PlanSelection } from '../../gateway/plan/types.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
-import { metricValue, requestError } from '../hardening/helpers.js';
+import { requestError } from '../support/assert.js';
+import { metricValue } from '../support/prom-text.js';
 
 const SCHEMA = `
 type Query {

@@ -16,7 +16,8 @@ import { GatewayConfigError } from '../../gateway/config/diagnostics.js';
 import { startTestGateway, writeGatewayFiles, type TestGateway } from '../support/gateway.js';
 import type { CountingUpstream } from '../support/upstream.js';
 import { makePosts, makeUsers, startPosts, startUsers, USER_TYPE, QUERY_TYPE } from '../core/fixtures.js';
-import { metricValue, requestError } from '../hardening/helpers.js';
+import { requestError } from '../support/assert.js';
+import { metricValue } from '../support/prom-text.js';
 
 const SCHEMA = `${USER_TYPE}${QUERY_TYPE}
 type Post {
