@@ -37,3 +37,20 @@ export function fromSteps(use: DirectiveUse | undefined, fieldName: string): rea
   if (typeof path === 'string') return parseDottedName(path) ?? [fieldName];
   return [fieldName];
 }
+
+/**
+ * `@from(key: "kind")` on a union or interface: the JSON key that holds each item's object type
+ * name. Without it `__typename` decides.
+ */
+export function compileTypeFrom(use: DirectiveUse, typeName: string, problems: Problem[]): string | undefined {
+  const { key, path } = use.args;
+  if (path !== undefined && path !== null) {
+    problems.push({ message: `@from on ${typeName} takes key (the JSON key naming each item's type, such as @from(key: "kind")), not path`, node: use.node });
+    return undefined;
+  }
+  if (typeof key !== 'string' || key === '') {
+    problems.push({ message: `@from on ${typeName} needs a non-empty key: the JSON key naming each item's type, such as @from(key: "kind")`, node: use.node });
+    return undefined;
+  }
+  return key;
+}

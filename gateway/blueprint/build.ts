@@ -11,6 +11,9 @@ import {
   isNonNullType,
   isObjectType,
   isInterfaceType,
+  isAbstractType,
+  getNamedType,
+  type GraphQLSchema,
   parse,
   validateSchema,
   type ASTNode,
@@ -22,7 +25,7 @@ import {
 import { validateSDL } from 'graphql/validation/validate.js';
 import { DIRECTIVE_DEFINITIONS, DIRECTIVE_NAMES } from '../../directives/definitions.js';
 import { compileFieldDirectives } from '../../directives/field.js';
-import { fromSteps } from '../../directives/from.js';
+import { compileTypeFrom, fromSteps } from '../../directives/from.js';
 import type { DirectiveUse, FieldContext } from '../../directives/context.js';
 import type { Problem } from '../../directives/problem.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -30,7 +33,7 @@ import { GatewayConfigError, type Diagnostic } from '../config/diagnostics.js';
 import { locateKey } from '../config/locate.js';
 import { expandSchemaGlobs } from './glob.js';
 import { withSdlSuggestion } from './sdl-suggestions.js';
-import type { Blueprint, FieldBlueprint } from './types.js';
+import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
 
 /**
  * Compiles the schema files of a config into a Blueprint: the GraphQL schema plus, per coordinate,
@@ -97,6 +100,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
       }
     }
   }
+  const discriminators = compileDiscriminators(schema, problems);
   for (const type of objectTypes) {
     const typeFields = Object.values(type.getFields());
     const uses = usesByType.get(type.name)!;
@@ -142,12 +146,39 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           itemNonNull: isListType(unwrapped) && isNonNullType(unwrapped.ofType),
         };
       }
-      fields.set(coordinate, Object.freeze({ coordinate, typeName: type.name, fieldName: field.name, read: compiled.read, fetch }));
+      const named = getNamedType(field.type);
+      const fieldUses = uses.get(field.name)!;
+      const namespace = isObjectType(named) && !fieldUses.has('from') && !fieldUses.has('fetch') && Object.keys(named.getFields()).some((f) => isFetched(named.name, f));
+      const discriminator = isAbstractType(named) ? discriminators.get(named.name) : undefined;
+      fields.set(coordinate, Object.freeze({ coordinate, typeName: type.name, fieldName: field.name, read: compiled.read, fetch, namespace, discriminator }));
     }
   }
   for (const p of problems) diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
   if (diagnostics.length > 0) throw new GatewayConfigError(sortDiagnostics(diagnostics));
-  return Object.freeze({ schema, fields });
+  return Object.freeze({ schema, fields, discriminators });
+}
+
+/** Every union and interface with how its items tell their object type (its @from key, else `__typename`). */
+function compileDiscriminators(schema: GraphQLSchema, problems: Problem[]): Map<string, Discriminator> {
+  const out = new Map<string, Discriminator>();
+  const fromDef = schema.getDirective('from')!;
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isAbstractType(type) || type.name.startsWith('__')) continue;
+    let key = '__typename';
+    for (const node of [type.astNode, ...type.extensionASTNodes]) {
+      const d = node?.directives?.find((x) => x.name.value === 'from');
+      if (!node || !d) continue;
+      try {
+        const args = getDirectiveValues(fromDef, { directives: [d] }) ?? {};
+        key = compileTypeFrom({ node: d, args }, type.name, problems) ?? key;
+      } catch (err) {
+        problems.push({ message: `@from on ${type.name}: ${(err as Error).message}`, node: d });
+      }
+    }
+    const types = new Map(schema.getPossibleTypes(type).map((t) => [t.name.toLowerCase(), t.name]));
+    out.set(type.name, Object.freeze({ abstractType: type.name, key, types }));
+  }
+  return out;
 }
 
 /** The gateway directives on a field, with argument values coerced; bad values become problems. */

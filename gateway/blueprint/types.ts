@@ -11,6 +11,25 @@ export interface FieldBlueprint {
   /** The JSON steps a plain field reads from its parent: its @from key, its @from path's steps, or its own name. */
   readonly read: readonly string[];
   readonly fetch: FetchBlueprint | undefined;
+  /**
+   * A namespace (SPEC.md "@from"): an object-typed field without @from or @fetch whose type has a
+   * @fetch field; when the parent has no value for it, its value is an empty object.
+   */
+  readonly namespace: boolean;
+  /** How the concrete type of this field's value is told, when its type is a union or interface. */
+  readonly discriminator: Discriminator | undefined;
+}
+
+/**
+ * How an item of a union or interface tells its object type (SPEC.md "@from" on UNION | INTERFACE):
+ * the JSON key `key` (its @from key, else `__typename`) holds the object type's name, compared
+ * without case.
+ */
+export interface Discriminator {
+  readonly abstractType: string;
+  readonly key: string;
+  /** Lower-cased name of each possible object type → its name. */
+  readonly types: ReadonlyMap<string, string>;
 }
 
 export interface FetchBlueprint {
@@ -53,4 +72,6 @@ export interface Blueprint {
   readonly schema: GraphQLSchema;
   /** Every field of every object type, by coordinate. */
   readonly fields: ReadonlyMap<string, FieldBlueprint>;
+  /** Every union and interface, by name. */
+  readonly discriminators: ReadonlyMap<string, Discriminator>;
 }

@@ -6,6 +6,7 @@ import { InFlight } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
 import { runRound, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
 import { installResolvers, ResponseShaper } from './shape.js';
+import { presentValueErrors } from './value-errors.js';
 import { HeaderForwarder, ResultStore, type OperationStats } from './state.js';
 import { collectLookups, descend, type Lookup, type Walk } from './walk.js';
 
@@ -84,6 +85,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       forwarder: new HeaderForwarder(request.header),
       args: new Map(),
       signal: request.signal,
+      warnings: options.exposeDetail ? [] : undefined,
     };
     try {
       let lookups: Lookup[] = [];
@@ -99,7 +101,10 @@ export function createExecutor(options: ExecutorOptions): Executor {
         }
         lookups = walk.out;
       }
-      result = await shaper.shape(request, root, { store, exposeDetail: options.exposeDetail });
+      // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
+      result = await shaper.shape({ document: request.document, operationName: request.operationName, variables }, root, { store, exposeDetail: options.exposeDetail });
+      result = presentValueErrors(result, p, blueprint, options.exposeDetail);
+      if (state.warnings && state.warnings.length > 0) result = { ...result, extensions: { ...result.extensions, warnings: state.warnings } };
     } catch (err) {
       if (!(err instanceof SubrequestLimitError)) throw err;
       result = { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };

@@ -1,6 +1,7 @@
 import {
   GraphQLError,
   execute,
+  isAbstractType,
   isObjectType,
   type DocumentNode,
   type ExecutionResult,
@@ -12,6 +13,7 @@ import { expandedFieldCount } from '../plan/measure.js';
 import type { ResultStore } from './state.js';
 import { readDotted } from '../../directives/dotted.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
+import { concreteTypeOf } from './concrete-type.js';
 
 /**
  * graphql-jit compiles only operations of at most this many field selections (fragments expanded).
@@ -30,18 +32,35 @@ export interface ShapeContext {
 
 /**
  * Gives every field of the schema the resolver that reads what the rounds fetched: @fetch fields
- * read the store, @from fields their parent's key, others graphql-js's default. Run once per
- * schema at start-up; graphql-js then shapes each response synchronously (aliases, fragments,
- * __typename, @skip/@include, non-null propagation, errors at their paths).
+ * read the store, @from fields their parent's key or path, namespaces an empty object when the
+ * parent has none, others graphql-js's default. Every union and interface tells its items' types
+ * by its discriminator (an item it cannot tell is an UPSTREAM_BAD_RESPONSE at its path), and every
+ * object type below the roots accepts only JSON objects (execute/value-errors.ts names the error).
+ * Run once per schema at start-up; graphql-js then shapes each response synchronously (aliases,
+ * fragments, __typename, @skip/@include, non-null propagation, errors at their paths).
  */
 export function installResolvers(blueprint: Blueprint): void {
-  for (const type of Object.values(blueprint.schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+  const { schema } = blueprint;
+  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]);
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__')) continue;
+    if (isAbstractType(type)) {
+      const d = blueprint.discriminators.get(type.name);
+      // An item it cannot tell resolves to no type: graphql-js and graphql-jit then report an error at
+      // the item's path, which execute/value-errors.ts turns into UPSTREAM_BAD_RESPONSE.
+      if (d) type.resolveType = (value: unknown) => concreteTypeOf(d, value);
+      continue;
+    }
+    if (!isObjectType(type)) continue;
+    if (!roots.has(type)) type.isTypeOf = isJsonObject;
     for (const field of Object.values(type.getFields())) {
       const bp = blueprint.fields.get(`${type.name}.${field.name}`);
       if (!bp) continue;
       if (bp.fetch) {
         field.resolve = fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name);
+      } else if (bp.namespace) {
+        const key = bp.read[0]!;
+        field.resolve = (source: unknown, _args, ctx: ShapeContext) => (source as Record<string, unknown>)[key] ?? ctx.store.namespace(source as object, key);
       } else if (bp.read.length > 1) {
         const steps = bp.read;
         field.resolve = (source: unknown) => readDotted(source, steps);
@@ -51,6 +70,10 @@ export function installResolvers(blueprint: Blueprint): void {
       }
     }
   }
+}
+
+function isJsonObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: string): GraphQLFieldResolver<unknown, ShapeContext> {

@@ -38,6 +38,7 @@ export interface ForwardedHeaders {
 
 /** Results of lookups, by parent object and field node: what the response shaper reads. */
 export class ResultStore {
+  private readonly namespaces = new WeakMap<object, Map<string, object>>();
   private readonly map = new WeakMap<object, Map<FieldNode, UpstreamOutcome | null>>();
 
   /** Marks a lookup as taken; false when this parent already had this field looked up. */
@@ -58,6 +59,24 @@ export class ResultStore {
 
   get(parent: object, node: FieldNode): UpstreamOutcome | null | undefined {
     return this.map.get(parent)?.get(node);
+  }
+
+  /**
+   * The empty object a namespace field (SPEC.md "@from") stands for under `parent` when the parent
+   * has no value for it: one per (parent, key) and request, so the walk and the shaper see the same.
+   */
+  namespace(parent: object, key: string): object {
+    let m = this.namespaces.get(parent);
+    if (!m) {
+      m = new Map();
+      this.namespaces.set(parent, m);
+    }
+    let ns = m.get(key);
+    if (!ns) {
+      ns = {};
+      m.set(key, ns);
+    }
+    return ns;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Condition, PlanEntry, PlanSelection } from '../plan/types.js';
 import type { ResultStore } from './state.js';
 import { readDotted } from '../../directives/dotted.js';
+import { concreteTypeOf } from './concrete-type.js';
 
 /** A @fetch field to look up for one parent object. */
 export interface Lookup {
@@ -28,8 +29,9 @@ export function collectLookups(selection: PlanSelection, parent: object, typeNam
     if (entry.blueprint.fetch) {
       if (store.claim(parent, entry.fieldNode)) out.push({ entry, parent });
     } else if (entry.fetchBelow) {
-      const read = entry.blueprint.read;
-      descend(entry, read.length === 1 ? (parent as Record<string, unknown>)[read[0]!] : readDotted(parent, read), walk);
+      const { read, namespace } = entry.blueprint;
+      const value = read.length === 1 ? (parent as Record<string, unknown>)[read[0]!] : readDotted(parent, read);
+      descend(entry, namespace ? (value ?? store.namespace(parent, read[0]!)) : value, walk);
     }
   }
 }
@@ -41,8 +43,9 @@ export function descend(entry: PlanEntry, value: unknown, walk: Walk): void {
     for (const item of value) descend(entry, item, walk);
     return;
   }
-  const typeName = entry.childIsAbstract ? String((value as Record<string, unknown>).__typename) : entry.childType;
-  collectLookups(entry.children, value, typeName, walk);
+  const typeName = entry.childIsAbstract ? concreteTypeOf(entry.blueprint.discriminator!, value) : entry.childType;
+  // An item whose type cannot be told has nothing looked up below it; the shaper reports it.
+  if (typeName !== undefined) collectLookups(entry.children, value, typeName, walk);
 }
 
 function conditionsHold(conditions: readonly Condition[], variables: Readonly<Record<string, unknown>>): boolean {

@@ -1,0 +1,71 @@
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import type { Blueprint } from '../blueprint/types.js';
+import type { Plan, PlanEntry, PlanSelection } from '../plan/types.js';
+import { undecidableTypeMessage } from './concrete-type.js';
+
+/**
+ * Upstream values that do not fit their schema type (SPEC.md "@fetch"): graphql-js and graphql-jit
+ * find them while shaping (a scalar's serializer refuses the value, an object where a list is
+ * declared or the other way round, a union item whose type cannot be told) and word the error
+ * with the value in it, which could be anything the upstream holds (a password hash). Each such
+ * error becomes `UPSTREAM_BAD_RESPONSE` at the same path, with the `source` of the nearest fetched
+ * field above it, a message that names only the expected type, and the engine's own message in
+ * `extensions.detail` in debug mode only. Errors that already carry a code are left as they are.
+ */
+export function presentValueErrors(result: ExecutionResult, plan: Plan, blueprint: Blueprint, exposeDetail: boolean): ExecutionResult {
+  if (!result.errors?.some((e) => e.extensions?.code === undefined)) return result;
+  const errors = result.errors.map((error) => {
+    if (error.extensions?.code !== undefined) return error;
+    const message = safeMessage(error.message, blueprint);
+    if (message === undefined) return error;
+    const extensions: Record<string, unknown> = { code: 'UPSTREAM_BAD_RESPONSE' };
+    const source = error.path ? sourceAt(plan.root, error.path) : undefined;
+    if (source !== undefined) extensions.source = source;
+    if (exposeDetail) extensions.detail = error.message;
+    const rebuilt = new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions });
+    if (rebuilt.locations === undefined && error.locations) Object.defineProperty(rebuilt, 'locations', { value: error.locations, enumerable: true });
+    return rebuilt;
+  });
+  return { ...result, errors };
+}
+
+/** graphql-js's and graphql-jit's wordings, with what each one expected in group 1 or 2. */
+const SERIALIZE = /^(?:Enum "([^"]+)"|(Int|Float|String|Boolean|ID)) cannot represent /;
+const INVALID = /^Expected a value of type "([^"]+)" but received: /;
+const NOT_OBJECT = /^Expected value of type "([^"]+)" but got: /;
+const NOT_LIST = /^Expected Iterable, but did not find one for field /;
+const UNDECIDED = [
+  /^Runtime Object type is not a possible type for "([^"]+)"/,
+  /^Abstract type "?([^" ]+)"? must resolve to an Object type at runtime/,
+  /^Runtime Object type "[^"]*" is not a possible type for "([^"]+)"/,
+];
+
+function safeMessage(message: string, blueprint: Blueprint): string | undefined {
+  let m = SERIALIZE.exec(message) ?? INVALID.exec(message);
+  if (m) return `the source answered a value that does not fit the type ${m[1] ?? m[2]}`;
+  m = NOT_OBJECT.exec(message);
+  if (m) return `the source answered a value that does not fit the type ${m[1]}: an object was expected`;
+  if (NOT_LIST.test(message)) return 'the source answered a value that does not fit its type: a list was expected';
+  for (const re of UNDECIDED) {
+    m = re.exec(message);
+    const d = m && blueprint.discriminators.get(m[1]!);
+    if (d) return undecidableTypeMessage(d);
+  }
+  return undefined;
+}
+
+/** The source of the deepest fetched field on a response path (list indices skipped). */
+function sourceAt(root: PlanSelection, path: ReadonlyArray<string | number>): string | undefined {
+  let selection: PlanSelection | undefined = root;
+  let source: string | undefined;
+  for (const key of path) {
+    if (typeof key === 'number') continue;
+    if (!selection) break;
+    const entries: PlanEntry[] = selection.entries.filter((e) => e.responseKey === key);
+    if (entries.length === 0) break;
+    const fetched: PlanEntry | undefined = entries.find((e) => e.blueprint.fetch);
+    if (fetched) source = fetched.blueprint.fetch!.source.name;
+    selection = (fetched ?? entries[0]!).children;
+  }
+  return source;
+}
