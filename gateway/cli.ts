@@ -106,7 +106,11 @@ async function serveCommand(configPath: string, values: CliValues): Promise<numb
       return 2;
     }
   }
-  const { startGateway, ListenError } = await import('./server/start.js');
+  const [{ startGateway, ListenError }, { reloadedLine }, { watchGatewayFiles }] = await Promise.all([
+    import('./server/start.js'),
+    import('./server/reload.js'),
+    import('./server/watch.js'),
+  ]);
   let gateway: RunningGateway;
   try {
     gateway = await startGateway({ configPath, port, host: values.host });
@@ -115,11 +119,10 @@ async function serveCommand(configPath: string, values: CliValues): Promise<numb
     process.stderr.write(`gqlgw: ${err.message}\n`);
     return 1;
   }
-  process.stdout.write(`gqlgw listening on ${gateway.url}\n`);
+  // Signal handlers first: once the line is out, SIGHUP must reload, not end the process.
   handleStopSignals(gateway);
-  const { reloadedLine } = await import('./server/reload.js');
-  const { watchGatewayFiles } = await import('./server/watch.js');
   handleReloads(gateway, values.watch ? watchGatewayFiles : undefined, reloadedLine);
+  process.stdout.write(`gqlgw listening on ${gateway.url}\n`);
   return -1;
 }
 
