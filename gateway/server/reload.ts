@@ -24,7 +24,7 @@ import { L2Cache } from '../cache/l2.js';
  * shared with other gateways and is left alone: its entries expire by their ttl.
  *
  * What a running process cannot change is reported in `restart`: the listen address (unless
- * `--host`/`--port` fixed it) and `[metrics] enabled`.
+ * `--host`/`--port` fixed it), `headers_timeout_ms`, `request_timeout_ms` and `[metrics] enabled`.
  */
 export interface InstalledVersion {
   readonly config: GatewayConfig;
@@ -114,8 +114,14 @@ function restartNotes(old: GatewayConfig, next: GatewayConfig, options: Reloader
   if (!options.overridden.port && old.port !== next.port) {
     notes.push(`[gateway] port changed from ${old.port} to ${next.port}: restart gqlgw to listen there (still serving ${options.url})`);
   }
-  if (old.metrics.enabled !== next.metrics.enabled) {
-    notes.push(`[metrics] enabled changed to ${next.metrics.enabled}: restart gqlgw for it to take effect`);
+  // Read once when the process starts (the HTTP server's timeouts, the metrics registry).
+  const startOnly: Array<[string, unknown, unknown]> = [
+    ['[gateway] headers_timeout_ms', old.headersTimeoutMs, next.headersTimeoutMs],
+    ['[gateway] request_timeout_ms', old.requestTimeoutMs, next.requestTimeoutMs],
+    ['[metrics] enabled', old.metrics.enabled, next.metrics.enabled],
+  ];
+  for (const [key, before, after] of startOnly) {
+    if (before !== after) notes.push(`${key} changed from ${String(before)} to ${String(after)}: restart gqlgw for it to take effect`);
   }
   return notes;
 }
