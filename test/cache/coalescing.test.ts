@@ -13,7 +13,7 @@ import { parsePromText, valueOf } from '../support/prom-text.js';
 import { until } from '../support/wait.js';
 
 /** Long enough that concurrent requests overlap on a loaded machine; the tests count, never time. */
-const SLOW_MS = 400;
+const SLOW_MS = 250;
 
 const SCHEMA = `
 type Query {
