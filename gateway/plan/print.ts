@@ -2,21 +2,43 @@ import type { Plan, PlanSelection } from './types.js';
 
 /**
  * A stable, human-readable text of a Plan: one line per fetched field, grouped by round, saying how
- * it is fetched (single or batched, source, path template), whether it is cached, and where it sits
- * in the response. Used by `gqlgw plan` and by tests.
+ * it is fetched (single or batched, source, path template), how it is cached (ttl, stale, missing),
+ * and where it sits in the response; then, when any of its sources coalesces, what
+ * X-GQL-Subrequests counts. Used by `gqlgw plan` and by tests.
  */
 export function printPlan(plan: Plan): string {
   const rounds = new Map<number, string[]>();
-  walk(plan.root, [], rounds);
+  const coalescing = new Set<string>();
+  walk(plan.root, [], { rounds, coalescing });
   const lines = [`${plan.operation.operation} ${plan.operationName}: ${plan.maxRound} round${plan.maxRound === 1 ? '' : 's'} when every field is reached`];
   for (const round of [...rounds.keys()].sort((a, b) => a - b)) {
     lines.push(`round ${round}:`);
     for (const l of rounds.get(round)!) lines.push(`  ${l}`);
   }
+  if (coalescing.size > 0) {
+    lines.push(
+      `X-GQL-Subrequests counts only what this operation sends: a lookup of ${[...coalescing].sort().join(', ')} (coalesce = true) ` +
+        'that another request already has in flight waits for that call and is counted in gqlgw_coalesced_total instead',
+    );
+  }
   return lines.join('\n') + '\n';
 }
 
-function walk(sel: PlanSelection, path: string[], rounds: Map<number, string[]>): void {
+interface Printed {
+  readonly rounds: Map<number, string[]>;
+  /** Names of the coalescing sources the plan fetches from. */
+  readonly coalescing: Set<string>;
+}
+
+function printCache(cache: { ttlSeconds: number; staleSeconds: number; missingSeconds: number } | undefined): string {
+  if (!cache) return '';
+  const stale = cache.staleSeconds > 0 ? `, stale ${cache.staleSeconds}s` : '';
+  const missing = cache.missingSeconds > 0 ? `, missing ${cache.missingSeconds}s` : '';
+  return `, cache ${cache.ttlSeconds}s${stale}${missing}`;
+}
+
+function walk(sel: PlanSelection, path: string[], printed: Printed): void {
+  const { rounds } = printed;
   for (const e of sel.entries) {
     const here = [...path, e.responseKey];
     const fetch = e.blueprint.fetch;
@@ -24,13 +46,14 @@ function walk(sel: PlanSelection, path: string[], rounds: Map<number, string[]>)
       const how = fetch.batch
         ? `batch ${fetch.source.name} ${fetch.batch.template.text} (match ${fetch.batch.match}, max ${fetch.batch.max}; single ${fetch.template.text})`
         : `fetch ${fetch.source.name} ${fetch.template.text}`;
-      const cache = fetch.cache ? `, cache ${fetch.cache.ttlSeconds}s` : '';
+      const cache = printCache(fetch.cache);
+      if (fetch.source.coalesce) printed.coalescing.add(fetch.source.name);
       const conds = e.conditions.length ? `, when ${e.conditions.map(printCondition).join(' and ')}` : '';
       const list = rounds.get(e.round) ?? [];
       list.push(`${here.join('.')}  ${e.blueprint.coordinate}  ${how}${cache}${conds}`);
       rounds.set(e.round, list);
     }
-    if (e.children) walk(e.children, here, rounds);
+    if (e.children) walk(e.children, here, printed);
   }
 }
 

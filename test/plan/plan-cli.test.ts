@@ -31,6 +31,7 @@ test('the blog query plans into three rounds, batched and cached fields named', 
       'round 3:',
       '  posts.author.posts  User.posts  batch posts /posts?author_ids={keys} (match author_id, max 50; single /users/{parent.id}/posts), cache 30s',
       '  posts.comments.author  Comment.author  batch users /users?ids={keys} (match id, max 100; single /users/{parent.authorId}), cache 300s',
+      'X-GQL-Subrequests counts only what this operation sends: a lookup of comments, posts, users (coalesce = true) that another request already has in flight waits for that call and is counted in gqlgw_coalesced_total instead',
       '',
     ].join('\n'),
   );
@@ -41,7 +42,11 @@ test('fields that only read fetched data cost no round; fragments are flattened'
   const doc = parse('{ post(id: 1) { ...P ... on Post { authorId } } } fragment P on Post { title createdAt }');
   const plan = buildPlan(blueprint, doc)!;
   assert.equal(plan.maxRound, 1);
-  assert.equal(printPlan(plan), 'query anonymous: 1 round when every field is reached\nround 1:\n  post  Query.post  fetch posts /posts/{args.id}, cache 60s\n');
+  assert.equal(
+    printPlan(plan),
+    'query anonymous: 1 round when every field is reached\nround 1:\n  post  Query.post  fetch posts /posts/{args.id}, cache 60s\n' +
+      'X-GQL-Subrequests counts only what this operation sends: a lookup of posts (coalesce = true) that another request already has in flight waits for that call and is counted in gqlgw_coalesced_total instead\n',
+  );
 });
 
 test('plan with an unknown operation name or a syntax error exits 1 with a message', () => {
