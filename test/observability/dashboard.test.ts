@@ -28,6 +28,7 @@ async function exported(): Promise<PromText> {
   metrics.listener.onSubrequest({ ...at, batchSize: undefined, durationMs: 2, errorCode: undefined });
   metrics.listener.onCache({ ...at, tier: 'l2', hit: true });
   metrics.listener.onDedupe(at);
+  for (const kind of ['coalesced', 'stale-served', 'refreshed', 'missing-served'] as const) metrics.listener.onLookups({ ...at, kind, count: 1 });
   metrics.listener.onOperation({ operationName: 'Feed', durationMs: 5, rounds: 2, subrequests: 2, batches: 1 });
   metrics.onCacheTierFailure('timeout', 'get');
   metrics.onCacheTierSkip('get');

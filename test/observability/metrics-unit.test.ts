@@ -108,6 +108,23 @@ describe('gqlgw metrics: cache, dedupe, memcached tier', () => {
     assert.equal(valueOf(text, 'gqlgw_cache_tier_skips_total', { call: 'get' }), 2);
     assert.equal(valueOf(text, 'gqlgw_cache_tier_skips_total', { call: 'set' }), 1);
   });
+
+  it('counts coalesced lookups, stale serves, refreshes and remembered misses per coordinate and source', async () => {
+    const metrics = createMetrics();
+    const l = metrics.listener;
+    l.onLookups({ ...author, kind: 'coalesced', count: 19 });
+    l.onLookups({ ...author, kind: 'coalesced', count: 2 });
+    l.onLookups({ ...author, kind: 'stale-served', count: 5 });
+    l.onLookups({ ...author, kind: 'refreshed', count: 1 });
+    l.onLookups({ coordinate: 'Query.user', source: 'users', kind: 'missing-served', count: 3 });
+    l.onLookups({ ...author, kind: 'bogus' as never, count: 1 });
+    const text = await scrape(metrics);
+    assert.equal(valueOf(text, 'gqlgw_coalesced_total', author), 21);
+    assert.equal(valueOf(text, 'gqlgw_cache_stale_served_total', author), 5);
+    assert.equal(valueOf(text, 'gqlgw_cache_refreshes_total', author), 1);
+    assert.equal(valueOf(text, 'gqlgw_cache_missing_served_total', { coordinate: 'Query.user', source: 'users' }), 3);
+    assert.equal(valueOf(text, 'gqlgw_metrics_listener_errors_total'), 0, 'an unknown kind is ignored, not an error');
+  });
 });
 
 describe('gqlgw metrics: operations', () => {
