@@ -86,6 +86,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       args: new Map(),
       signal: request.signal,
       warnings: options.exposeDetail ? [] : undefined,
+      coalesce: p.operation.operation === 'query',
     };
     try {
       let lookups: Lookup[] = [];

@@ -38,6 +38,11 @@ export interface RequestState {
   readonly signal?: AbortSignal;
   /** Debug mode only: what looked wrong without failing (a batch answer that matched none of its keys). */
   readonly warnings?: BatchWarning[];
+  /**
+   * Whether this request may share calls with other requests (execute/coalesce.ts), on sources with
+   * `coalesce = true`: queries only. A mutation operation never coalesces (SPEC.md "Mutations").
+   */
+  readonly coalesce: boolean;
 }
 
 /** Raised before sending when a round would take the operation over its subrequest limit. */
@@ -193,6 +198,7 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
     stats: { rounds: 1, subrequests: 0, batches: 0 },
     forwarder,
     args: new Map(),
+    coalesce: true,
   };
   void send(renew, state, deps, tally)
     .catch(ignore)
@@ -216,7 +222,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
   // the inner key is '' in the common case of a path without {args.*} and no forwarded headers.
   const groupsByField = new Map<object, Map<string, BatchGroup>>();
   for (const m of entries) {
-    if (m.fetch.source.coalesce) {
+    if (state.coalesce && m.fetch.source.coalesce) {
       const call = deps.inFlight.join(m);
       if (call) {
         waits.wait(call, true);
@@ -254,7 +260,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
   const own: Array<Promise<void>> = [];
   for (const m of singles) {
-    if (!m.fetch.source.coalesce) {
+    if (!state.coalesce || !m.fetch.source.coalesce) {
       own.push(sendSingle(m, undefined, state, deps));
       continue;
     }
@@ -263,7 +269,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
     waits.wait(call, false);
   }
   for (const c of chunks) {
-    if (!c.group.fetch.source.coalesce) {
+    if (!state.coalesce || !c.group.fetch.source.coalesce) {
       own.push(sendChunk(c, undefined, state, deps));
       continue;
     }
