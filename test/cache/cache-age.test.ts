@@ -11,7 +11,7 @@ import { debugCounts, startTestGateway, type TestGateway } from '../support/gate
 import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { listItems, startMemcached, type RunningMemcached } from '../support/memcached.js';
 import { parsePromText, sumOf } from '../support/prom-text.js';
-import { until } from '../support/until.js';
+import { pollUntil, sleep, until } from '../support/wait.js';
 
 const SCHEMA = `
 type Query {
@@ -86,12 +86,7 @@ describe('@cache stale, missing and one age across tiers', { timeout: 30_000 }, 
     sumOf(parsePromText((await gw.get('/metrics')).text), name, labels);
   /** Waits until memcached holds an item whose key ends with `suffix` (writes are fire-and-forget). */
   const stored = async (suffix: string): Promise<void> => {
-    let items: Awaited<ReturnType<typeof listItems>> = [];
-    const deadline = Date.now() + 3000;
-    while (!items.some((i) => i.key === keyPrefix + suffix) && Date.now() < deadline) {
-      items = await listItems(mc.address);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const items = await pollUntil(() => listItems(mc.address), (all) => all.some((i) => i.key === keyPrefix + suffix));
     assert.ok(items.some((i) => i.key === keyPrefix + suffix), `memcached holds ${suffix}`);
   };
 
@@ -159,12 +154,7 @@ describe('@cache stale, missing and one age across tiers', { timeout: 30_000 }, 
       assert.equal(debugCounts(r).subrequests, 0, 'the refresh is in no request');
     }
     await until(() => users.count('GET /news') >= 2, 'the refresh reached the source');
-    let renewed = await a.query('{ news { edition } }');
-    const deadline = Date.now() + 3000;
-    while ((renewed.body.data?.news as { edition: number }).edition !== 2 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      renewed = await a.query('{ news { edition } }');
-    }
+    const renewed = await pollUntil(() => a.query('{ news { edition } }'), (r) => (r.body.data?.news as { edition: number }).edition === 2);
     assert.deepEqual(renewed.body.data, { news: { edition: 2 } }, 'the refresh filled the cache');
     assert.equal(users.count('GET /news'), 2, 'exactly one refresh for every stale answer');
     assert.equal(await metric(a, 'gqlgw_cache_refreshes_total', { coordinate: 'Query.news' }), 1);
@@ -177,7 +167,7 @@ describe('@cache stale, missing and one age across tiers', { timeout: 30_000 }, 
     const freshUntil = Date.now() + 1000; // the entry's freshUntil is at most this
     assert.deepEqual(fetched.body.data, { brief: { name: 'brief 1' } });
     await stored('users:/brief/1');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(150);
     const copied = await b.query('{ brief(id: 1) { name } }');
     assert.deepEqual(copied.body.data, { brief: { name: 'brief 1' } });
     assert.equal(users.count('GET /brief/:id'), 1, 'b read memcached');

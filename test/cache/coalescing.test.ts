@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { parsePromText, valueOf } from '../support/prom-text.js';
-import { until } from '../support/wait.js';
+import { sleep, until } from '../support/wait.js';
 
 /** Long enough that concurrent requests overlap on a loaded machine; the tests count, never time. */
 const SLOW_MS = 250;
@@ -128,7 +128,7 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
       body: JSON.stringify({ query: '{ user(id: 8) { name } }' }),
       signal: waiterLeaving.signal,
     }).catch(() => 'aborted');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     leaving.abort();
     waiterLeaving.abort();
     assert.equal(await leader, 'aborted');
