@@ -76,7 +76,6 @@ export async function runRound(lookups: readonly Lookup[], state: RequestState, 
   if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
   tally.flush(deps.listener);
   await send(fromNetwork, state, deps, tally);
-  tally.flush(deps.listener);
   for (const [lookup, memo] of round.attached) state.store.set(lookup.parent, lookup.entry.fieldNode, memo.outcome!);
   for (const [lookup, memos] of round.listAttached) {
     state.store.set(lookup.parent, lookup.entry.fieldNode, listKeyValue(lookup.entry.blueprint.fetch!, memos, deps.exposeDetail === true));
@@ -204,7 +203,6 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
     .catch(ignore)
     .finally(() => {
       for (const m of renew) refreshing.delete(m.key);
-      tally.flush(deps.listener);
     });
 }
 
@@ -253,6 +251,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
     if (waiting) waiting.push(m);
     else group.keys.set(m.batchKey, [m]);
   }
+  tally.flush(deps.listener); // coalesced lookups show while they wait, not only once answered
   const chunks: BatchChunk[] = [];
   for (const groups of groupsByField.values()) for (const g of groups.values()) chunks.push(...chunkBatchGroup(g));
   const planned = singles.length + chunks.length;

@@ -19,7 +19,7 @@ type Query {
   strictUser(id: ID!): User! @fetch(source: "users", path: "/users/{args.id}") @cache(ttl: 60, missing: 60)
   plainUser(id: ID!): User @fetch(source: "users", path: "/plain/{args.id}") @cache(ttl: 60)
   news: News @fetch(source: "users", path: "/news") @cache(ttl: 1, stale: 30)
-  brief(id: ID!): User @fetch(source: "users", path: "/brief/{args.id}") @cache(ttl: 1)
+  brief(id: ID!): User @fetch(source: "users", path: "/brief/{args.id}") @cache(ttl: 2)
   posts(ids: String!): [Post] @fetch(source: "posts", path: "/posts?ids={args.ids}")
 }
 type Post {
@@ -164,10 +164,12 @@ describe('@cache stale, missing and one age across tiers', { timeout: 30_000 }, 
   it('a value copied from memcached into L2 keeps its age: it expires ttl after it was fetched', async () => {
     users.reset();
     const fetched = await a.query('{ brief(id: 1) { name } }');
-    const freshUntil = Date.now() + 1000; // the entry's freshUntil is at most this
+    const freshUntil = Date.now() + 2000; // the entry's freshUntil is at most this
     assert.deepEqual(fetched.body.data, { brief: { name: 'brief 1' } });
     await stored('users:/brief/1');
-    await sleep(150);
+    // b copies it half a second after it was fetched: a copy that got a fresh full ttl would live
+    // on in b's L2 half a second after the original expired.
+    await sleep(500);
     const copied = await b.query('{ brief(id: 1) { name } }');
     assert.deepEqual(copied.body.data, { brief: { name: 'brief 1' } });
     assert.equal(users.count('GET /brief/:id'), 1, 'b read memcached');

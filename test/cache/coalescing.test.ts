@@ -9,11 +9,32 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
-import { parsePromText, valueOf } from '../support/prom-text.js';
-import { sleep, until } from '../support/wait.js';
+import { parsePromText, sumOf, valueOf } from '../support/prom-text.js';
+import { pollUntil, sleep, until } from '../support/wait.js';
 
-/** Long enough that concurrent requests overlap on a loaded machine; the tests count, never time. */
-const SLOW_MS = 250;
+/**
+ * Holds a route's answers while closed, so a test can let every request join the call in flight
+ * (it watches gqlgw_coalesced_total) before the source answers: counts, never clocks.
+ */
+class Gate {
+  private promise: Promise<void> = Promise.resolve();
+  private release: () => void = () => undefined;
+
+  close(): void {
+    this.promise = new Promise((resolve) => {
+      this.release = resolve;
+    });
+  }
+
+  open(): void {
+    this.release();
+    this.promise = Promise.resolve();
+  }
+
+  passed(): Promise<void> {
+    return this.promise;
+  }
+}
 
 const SCHEMA = `
 type Query {
@@ -40,18 +61,31 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
   let accounts: CountingUpstream;
   let gw: TestGateway;
   let flakyStatus = 500;
+  const gate = new Gate();
 
   before(async () => {
     users = await startUpstream({
-      'GET /users/:id': ({ params }) => ({ json: { id: params.id, name: `User ${params.id}` }, delayMs: SLOW_MS }),
-      'GET /users': ({ query }) => ({ json: splitIds(query.get('ids')).map((id) => ({ id, name: `User ${id}` })), delayMs: SLOW_MS }),
-      'GET /flaky': () => (flakyStatus === 200 ? { json: { id: 'f', name: 'Flaky' } } : { status: flakyStatus, json: { error: 'down' }, delayMs: SLOW_MS }),
+      'GET /users/:id': async ({ params }) => {
+        await gate.passed();
+        return { json: { id: params.id, name: `User ${params.id}` } };
+      },
+      'GET /users': async ({ query }) => {
+        await gate.passed();
+        return { json: splitIds(query.get('ids')).map((id) => ({ id, name: `User ${id}` })) };
+      },
+      'GET /flaky': async () => {
+        await gate.passed();
+        return flakyStatus === 200 ? { json: { id: 'f', name: 'Flaky' } } : { status: flakyStatus, json: { error: 'down' } };
+      },
     });
     posts = await startUpstream({
       'GET /posts': ({ query }) => ({ json: splitIds(query.get('ids')).map((id) => ({ id, author_id: id })) }),
     });
     accounts = await startUpstream({
-      'GET /me': ({ headers }) => ({ json: { name: `me as ${headers.authorization ?? 'nobody'}` }, delayMs: SLOW_MS }),
+      'GET /me': async ({ headers }) => {
+        await gate.passed();
+        return { json: { name: `me as ${headers.authorization ?? 'nobody'}` } };
+      },
     });
     gw = await startTestGateway({
       sources: {
@@ -70,23 +104,37 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
 
   const metric = async (name: string, labels: Record<string, string>): Promise<number | undefined> =>
     valueOf(parsePromText((await gw.get('/metrics')).text), name, labels);
+  const coalesced = async (coordinate: string): Promise<number> => sumOf(parsePromText((await gw.get('/metrics')).text), 'gqlgw_coalesced_total', { coordinate });
+  /** Waits (the gate closed) until `n` more lookups of `coordinate` joined a call in flight, then opens the gate. */
+  const joinedThenOpen = async (coordinate: string, baseline: number, n: number): Promise<void> => {
+    const seen = await pollUntil(() => coalesced(coordinate), (count) => count >= baseline + n, 5000, 10);
+    gate.open();
+    assert.equal(seen - baseline, n, `${n} lookups of ${coordinate} waited for the call in flight`);
+  };
 
   it('20 concurrent identical queries make 1 upstream request; only the first counts it', async () => {
     users.reset();
-    const results = await Promise.all(Array.from({ length: 20 }, () => gw.query('{ user(id: 7) { id name } }')));
+    gate.close();
+    const baseline = await coalesced('Query.user');
+    const asked = Promise.all(Array.from({ length: 20 }, () => gw.query('{ user(id: 7) { id name } }')));
+    await joinedThenOpen('Query.user', baseline, 19);
+    const results = await asked;
     assert.equal(users.count('GET /users/:id'), 1);
     for (const r of results) assert.deepEqual(r.body.data, { user: { id: '7', name: 'User 7' } });
     const subrequests = results.map((r) => debugCounts(r).subrequests).sort();
     assert.deepEqual(subrequests, [...Array(19).fill(0), 1], 'X-GQL-Subrequests counts only what a request sent');
-    assert.equal(await metric('gqlgw_coalesced_total', { coordinate: 'Query.user', source: 'users' }), 19);
+    assert.equal(await metric('gqlgw_coalesced_total', { coordinate: 'Query.user', source: 'users' }), baseline + 19);
   });
 
   it('asks a @batch key in flight for another request at most once: only new keys go out', async () => {
     users.reset();
+    gate.close();
     const first = gw.query('{ posts(ids: "1,2,3,4") { id author { name } } }');
     await until(() => users.count('GET /users') === 1, 'the first batch reached users');
-    const second = await gw.query('{ posts(ids: "3,4,5,6") { id author { name } } }');
-    const one = await first;
+    const later = gw.query('{ posts(ids: "3,4,5,6") { id author { name } } }');
+    await until(() => users.count('GET /users') === 2, 'the second batch reached users');
+    await joinedThenOpen('Post.author', 0, 2);
+    const [one, second] = await Promise.all([first, later]);
     const batches = users.requestsFor('GET /users').map((r) => splitIds(r.query.get('ids')).sort());
     assert.deepEqual(batches, [['1', '2', '3', '4'], ['5', '6']]);
     assert.deepEqual(
@@ -100,15 +148,20 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
 
   it('never shares a call between callers with different forwarded header values', async () => {
     accounts.reset();
+    gate.close();
     const ask = (who: string | undefined) => gw.query('{ me { name } }', undefined, who ? { authorization: who } : {});
     const callers = ['Bearer a', 'Bearer b', undefined];
-    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => ask(callers[i % 3])));
+    const asked = Promise.all(Array.from({ length: 15 }, (_, i) => ask(callers[i % 3])));
+    await joinedThenOpen('Query.me', 0, 12);
+    const results = await asked;
     assert.equal(accounts.count('GET /me'), 3, 'one call per distinct forwarded value');
     results.forEach((r, i) => assert.equal((r.body.data?.me as { name: string }).name, `me as ${callers[i % 3] ?? 'nobody'}`));
   });
 
   it('a caller that goes away, even the one that sent the call, harms none of the others', async () => {
     users.reset();
+    gate.close();
+    const baseline = await coalesced('Query.user');
     const leaving = new AbortController();
     const leader = fetch(gw.url, {
       method: 'POST',
@@ -128,11 +181,14 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
       body: JSON.stringify({ query: '{ user(id: 8) { name } }' }),
       signal: waiterLeaving.signal,
     }).catch(() => 'aborted');
-    await sleep(50);
+    const seen = await pollUntil(() => coalesced('Query.user'), (count) => count >= baseline + 4, 5000, 10);
+    assert.equal(seen - baseline, 4, 'every waiter joined the leader\'s call');
     leaving.abort();
     waiterLeaving.abort();
     assert.equal(await leader, 'aborted');
     assert.equal(await leavingWaiter, 'aborted');
+    await sleep(50); // the gateway notices the disconnects; then the source answers
+    gate.open();
     for (const r of await waiters) assert.deepEqual([r.body.data, r.body.errors], [{ user: { name: 'User 8' } }, undefined]);
     assert.equal(users.count('GET /users/:id'), 1, 'the shared call ran on for the others');
   });
@@ -140,7 +196,10 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
   it('gives a failed call\'s error to every waiter and never caches it', async () => {
     users.reset();
     flakyStatus = 503;
-    const failed = await Promise.all(Array.from({ length: 5 }, () => gw.query('{ flaky { name } }')));
+    gate.close();
+    const asked = Promise.all(Array.from({ length: 5 }, () => gw.query('{ flaky { name } }')));
+    await joinedThenOpen('Query.flaky', 0, 4);
+    const failed = await asked;
     assert.equal(users.count('GET /flaky'), 1);
     for (const r of failed) {
       assert.equal(r.body.data?.flaky, null);
