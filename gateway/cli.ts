@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import './production-mode.js';
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { parse, validate, Source, type GraphQLError } from 'graphql';
 import { DIRECTIVE_DEFINITIONS } from '../directives/definitions.js';
 import { didYouMean } from '../directives/suggest.js';
-import { loadConfig } from './config/load.js';
+import { DEFAULTS, loadConfig } from './config/load.js';
 import { buildBlueprint } from './blueprint/build.js';
 import { collectWarnings } from './blueprint/warnings.js';
 import { GatewayConfigError, formatDiagnostic, type Diagnostic } from './config/diagnostics.js';
@@ -16,8 +17,9 @@ import type { reloadedLine } from './server/reload.js';
 import type { watchGatewayFiles } from './server/watch.js';
 
 const USAGE = `usage:
-  gqlgw serve --config FILE [--port N] [--host H] [--watch]
-                                                    serve a gateway.toml; --watch (or SIGHUP) reloads it
+  gqlgw serve --config FILE [--port N] [--host H] [--watch] [--workers N]
+                                                    serve a gateway.toml; --watch (or SIGHUP) reloads it;
+                                                    --workers N serves from N processes on one port
   gqlgw check --config FILE [--strict]              validate config and schema; exit 1 with every problem
                                                     (--strict: warnings fail too)
   gqlgw plan  --config FILE [--operation NAME] (QUERY | --file FILE.graphql)
@@ -36,6 +38,7 @@ interface CliValues {
   config?: string;
   port?: string;
   host?: string;
+  workers?: string;
   operation?: string;
   file?: string;
   help?: boolean;
@@ -56,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
         config: { type: 'string', short: 'c' },
         port: { type: 'string', short: 'p' },
         host: { type: 'string' },
+        workers: { type: 'string' },
         operation: { type: 'string' },
         file: { type: 'string', short: 'f' },
         help: { type: 'boolean', short: 'h' },
@@ -106,18 +110,40 @@ async function serveCommand(configPath: string, values: CliValues): Promise<numb
       return 2;
     }
   }
-  const [{ startGateway, ListenError }, { reloadedLine }, { watchGatewayFiles }] = await Promise.all([
+  const workersFlag = values.workers === undefined ? undefined : Number(values.workers);
+  if (workersFlag !== undefined && (!/^\d+$/.test(values.workers!) || workersFlag < 1 || workersFlag > DEFAULTS.maxWorkers)) {
+    process.stderr.write(`gqlgw: --workers must be an integer from 1 to ${DEFAULTS.maxWorkers}, found "${values.workers}"\n`);
+    return 2;
+  }
+  const [{ startGateway, ListenError }, { reloadedLine }, { watchGatewayFiles }, workers] = await Promise.all([
     import('./server/start.js'),
     import('./server/reload.js'),
     import('./server/watch.js'),
+    import('./server/workers.js'),
   ]);
+  if (cluster.isPrimary) {
+    const config = loadConfig(configPath);
+    const count = workersFlag ?? config.workers;
+    if (count > 1) {
+      buildBlueprint(config); // every mistake is printed once, before any worker starts
+      const url = await workers.servePrimary({ workers: count, config, watch: values.watch ? watchGatewayFiles : undefined });
+      if (url === undefined) return 1;
+      process.stdout.write(`gqlgw listening on ${url}\n`);
+      return -1;
+    }
+  }
   let gateway: RunningGateway;
   try {
-    gateway = await startGateway({ configPath, port, host: values.host });
+    gateway = await startGateway({ configPath, port, host: values.host, worker: cluster.isWorker ? workers.workerRole() : undefined });
   } catch (err) {
     if (!(err instanceof ListenError)) throw err;
     process.stderr.write(`gqlgw: ${err.message}\n`);
     return 1;
+  }
+  if (cluster.isWorker) {
+    // One process of `--workers N`: the primary prints the listening line, watches and stops it.
+    workers.serveAsWorker(gateway, handleReloads(gateway, undefined, reloadedLine));
+    return -1;
   }
   // Signal handlers first: once the line is out, SIGHUP must reload, not end the process.
   handleStopSignals(gateway);
@@ -151,9 +177,10 @@ function checkCommand(configPath: string, strict: boolean): number {
 /**
  * SIGHUP, and with `--watch` every change to gateway.toml or a schema file, reloads
  * (gateway/server/reload.ts). The reload line goes to stdout; diagnostics and restart notes to
- * stderr; a broken edit leaves the last good version serving.
+ * stderr; a broken edit leaves the last good version serving. Returns the reload-and-report, which
+ * a cluster worker runs when the primary asks (gateway/server/workers.ts).
  */
-function handleReloads(gateway: RunningGateway, watch: typeof watchGatewayFiles | undefined, line: typeof reloadedLine): void {
+function handleReloads(gateway: RunningGateway, watch: typeof watchGatewayFiles | undefined, line: typeof reloadedLine): (ifChanged: boolean) => void {
   const watcher = watch?.(gateway.config, () => reload(true));
   function reload(ifChanged: boolean): void {
     const report = gateway.reload({ ifChanged });
@@ -168,6 +195,7 @@ function handleReloads(gateway: RunningGateway, watch: typeof watchGatewayFiles 
     process.stdout.write(`${line(report)}\n`);
   }
   process.on('SIGHUP', () => reload(false));
+  return reload;
 }
 
 /**
@@ -246,7 +274,10 @@ function queryError(err: GraphQLError, shownName: string): string {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exitCode = code;
+    if (code < 0) return;
+    process.exitCode = code;
+    // A cluster worker's channel to the primary would keep it running.
+    if (cluster.isWorker) process.exit(code);
   },
   (err: unknown) => {
     process.stderr.write(`gqlgw: internal error: ${(err as Error).stack ?? String(err)}\n`);

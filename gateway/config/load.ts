@@ -19,6 +19,8 @@ export const DEFAULTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   corsMaxAgeS: 600,
+  workers: 1,
+  maxWorkers: 256,
   l2MaxEntries: 100_000,
   memcachedTimeoutMs: 150,
   memcachedKeyPrefix: 'gqlgw:',
@@ -82,6 +84,7 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
   const requestTimeoutMs = gw.int('request_timeout_ms', DEFAULTS.requestTimeoutMs, 100, 3_600_000);
   if (requestTimeoutMs < headersTimeoutMs) gw.problem('request_timeout_ms', `gateway.request_timeout_ms (${requestTimeoutMs}) must be at least gateway.headers_timeout_ms (${headersTimeoutMs})`);
   const shutdownGraceMs = gw.int('shutdown_grace_ms', DEFAULTS.shutdownGraceMs, 0, 600_000);
+  const workers = gw.int('workers', DEFAULTS.workers, 1, DEFAULTS.maxWorkers);
   gw.finish();
 
   const sources = new Map<string, SourceConfig>();
@@ -179,6 +182,7 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
     requestTimeoutMs,
     cors,
     shutdownGraceMs,
+    workers,
     sources,
     cache: Object.freeze({ l2MaxEntries, memcached }),
     metrics: Object.freeze(metrics),

@@ -74,6 +74,8 @@ export interface GatewayConfig {
   readonly cors: CorsConfig | undefined;
   /** On SIGTERM, how long in-flight requests may take to finish before their connections are closed. */
   readonly shutdownGraceMs: number;
+  /** Processes `gqlgw serve` runs on one port (node:cluster; docs/scale-out.md). 1 = no cluster. */
+  readonly workers: number;
   readonly sources: ReadonlyMap<string, SourceConfig>;
   readonly cache: {
     readonly l2MaxEntries: number;

@@ -30,6 +30,16 @@ export interface StartOptions {
   /** Overrides [gateway] port; 0 picks a free port. */
   readonly port?: number;
   readonly host?: string;
+  /** Set when this process is one worker of `gqlgw serve --workers N` (gateway/server/workers.ts). */
+  readonly worker?: WorkerRole;
+}
+
+/** What a cluster worker changes in its gateway (docs/scale-out.md). */
+export interface WorkerRole {
+  /** The worker's id, sent as `X-GQL-Worker` when debug headers are on. */
+  readonly id: number;
+  /** Given this worker's metrics once at start-up; returns what `/metrics` serves: the sum over all workers. */
+  shareMetrics(metrics: GatewayMetrics): () => Promise<string>;
 }
 
 export interface RunningGateway {
@@ -66,7 +76,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const config = loadConfig(options.configPath);
   const blueprint = buildBlueprint(config);
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
-  let version = createVersion({ config, blueprint, metrics, l2: new L2Cache(config.cache.l2MaxEntries), previous: undefined });
+  const renderMetrics = metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render);
+  let version = createVersion({ config, blueprint, metrics, renderMetrics, l2: new L2Cache(config.cache.l2MaxEntries), previous: undefined });
+  const workerId = options.worker && String(options.worker.id);
   // A client must send its request headers within headers_timeout_ms and its whole request within
   // request_timeout_ms (defaults 10 s and 30 s, docs/hardening.md), or it gets 408 and its socket is
   // closed. Node checks these every connectionsCheckingInterval: 1 s keeps the cut within 2 s.
@@ -78,6 +90,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
     },
     (req: IncomingMessage, res: ServerResponse) => {
+      if (workerId !== undefined && version.config.debugHeaders) res.setHeader('x-gql-worker', workerId);
       if (lifecycle.admit(req, res)) return;
       // The version current when the request arrives answers it to the end, whatever reloads meanwhile.
       version.handle(req, res);
@@ -105,7 +118,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     current: () => version,
     install(next) {
       const old = version;
-      version = createVersion({ ...next, metrics, previous: old });
+      version = createVersion({ ...next, metrics, renderMetrics, previous: old });
       void old.retire(version);
     },
   });
@@ -180,12 +193,14 @@ interface ServingVersion extends InstalledVersion {
 
 interface VersionParts extends InstalledVersion {
   readonly metrics: GatewayMetrics | undefined;
+  /** What the metrics path serves: this process's metrics, or in a worker the sum over all workers. */
+  readonly renderMetrics: (() => Promise<string>) | undefined;
   /** The version being replaced: its source pools and memcached tier are reused where their config is unchanged. */
   readonly previous: ServingVersion | undefined;
 }
 
 function createVersion(parts: VersionParts): ServingVersion {
-  const { config, blueprint, metrics, l2, previous } = parts;
+  const { config, blueprint, metrics, renderMetrics, l2, previous } = parts;
   const clients = new Map(
     [...config.sources.values()].map((s) => {
       const old = previous?.clients.get(s.name);
@@ -245,8 +260,8 @@ function createVersion(parts: VersionParts): ServingVersion {
     clients,
     memcached,
     handle(req, res) {
-      if (metrics && req.method === 'GET' && req.url?.split('?')[0] === metricsPath) {
-        void serveMetrics(metrics, res);
+      if (metrics && renderMetrics && req.method === 'GET' && req.url?.split('?')[0] === metricsPath) {
+        void serveMetrics(renderMetrics, metrics.contentType, res);
         return;
       }
       if (req.method === 'OPTIONS' && isGraphQLPath(req.url)) {
@@ -271,10 +286,10 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-async function serveMetrics(metrics: GatewayMetrics, res: ServerResponse): Promise<void> {
+async function serveMetrics(render: () => Promise<string>, contentType: string, res: ServerResponse): Promise<void> {
   try {
-    const text = await metrics.render();
-    res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
+    const text = await render();
+    res.writeHead(200, { 'content-type': contentType }).end(text);
   } catch {
     res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n');
   }

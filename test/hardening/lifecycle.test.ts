@@ -4,9 +4,6 @@
  * per-source concurrency limits keep one slow source from taking everything.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startGateway } from '../../gateway/server/start.js';
 import { startTestGateway, writeGatewayFiles, type GatewayFiles, type GraphQLResult, type TestGateway } from '../support/gateway.js';
@@ -14,8 +11,7 @@ import { startFaultyUpstream, type FaultyUpstream } from '../support/faulty-upst
 import { errorAt } from '../support/assert.js';
 import { canConnect } from '../support/listen.js';
 import { eventually } from '../support/wait.js';
-
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../gateway/cli.js');
+import { serveCli as serve, type ServeProcess } from '../support/cli.js';
 
 const SCHEMA = `
 type Query {
@@ -43,36 +39,6 @@ const refused = async (port: number): Promise<boolean> => !(await canConnect(por
 async function postQuery(url: string, query: string, signal?: AbortSignal): Promise<{ status: number; body: GraphQLResult }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }), signal });
   return { status: res.status, body: (await res.json()) as GraphQLResult };
-}
-
-interface ServeProcess {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly port: number;
-  stderr(): string;
-  exited: Promise<{ code: number | null; atMs: number }>;
-}
-
-/** Runs `gqlgw serve --config FILE --port 0` and waits for its listening line. */
-async function serve(configPath: string): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', configPath, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<{ code: number | null; atMs: number }>((resolve) => child.once('exit', (code) => resolve({ code, atMs: performance.now() })));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no listening line; stderr: ${err}`)), 10_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /gqlgw listening on (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', () => reject(new Error(`exited early; stderr: ${err}`)));
-  });
-  return { child, url, port: Number(new URL(url).port), stderr: () => err, exited };
 }
 
 describe('SIGTERM', () => {
