@@ -1,12 +1,14 @@
 /**
  * Issue 12, every core: `gqlgw serve --workers 2` (or `[gateway] workers = 2`) serves one
  * port from two processes; /metrics is the sum over both, whichever worker answers the scrape;
- * SIGTERM to the primary drains both, so every request in flight is answered.
+ * SIGHUP reaches both; SIGTERM to the primary drains both, so every request in flight is answered.
  * Real CLI processes over real HTTP; each request below opens its own connection, so node:cluster
  * hands them to the workers in turn.
  */
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseConfig } from '../../gateway/config/load.js';
 import { GatewayConfigError } from '../../gateway/config/diagnostics.js';
@@ -50,7 +52,8 @@ function request(url: string, method: 'GET' | 'POST', body?: string): Promise<An
   });
 }
 
-const query = (url: string, id: number): Promise<Answer> => request(url, 'POST', JSON.stringify({ query: `{ user(id: ${id}) { name } }` }));
+const query = (url: string, id: number, field = 'name'): Promise<Answer> =>
+  request(url, 'POST', JSON.stringify({ query: `{ user(id: ${id}) { ${field} } }` }));
 
 describe('gqlgw serve with two workers', () => {
   let users: FaultyUpstream;
@@ -95,6 +98,18 @@ describe('gqlgw serve with two workers', () => {
       assert.equal(metricValue(scrape.body, 'gqlgw_subrequests_total', { coordinate: 'Query.user', source: 'users' }), 6);
     }
     assert.equal(users.count(), 6);
+  });
+
+  test('SIGHUP to the primary reloads both workers', async () => {
+    const before = await query(proc.url, 7, 'nick');
+    assert.equal(before.status, 400, 'User.nick is not in the schema yet');
+    await writeFile(path.join(files.dir, 's.graphqls'), SCHEMA.replace('name: String', 'name: String\n  nick: String @from(key: "name")'));
+    proc.child.kill('SIGHUP');
+    assert.ok(await eventually(() => (proc.stdout().match(/gqlgw reloaded/g)?.length ?? 0) === 2, 10_000), `each worker reloaded: ${proc.stdout()}${proc.stderr()}`);
+    const answers: Answer[] = [];
+    for (let i = 0; i < 4; i++) answers.push(await query(proc.url, 7, 'nick'));
+    for (const a of answers) assert.deepEqual((JSON.parse(a.body) as GraphQLResult).data, { user: { nick: 'u7' } });
+    assert.equal(new Set(answers.map((a) => a.worker)).size, 2, 'both workers serve the new schema');
   });
 
   test('SIGTERM to the primary drains both workers: every request in flight is answered, then exit 0', async () => {
