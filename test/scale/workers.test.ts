@@ -101,8 +101,8 @@ describe('gqlgw serve with two workers', () => {
   });
 
   test('SIGHUP to the primary reloads both workers', async () => {
-    const before = await query(proc.url, 7, 'nick');
-    assert.equal(before.status, 400, 'User.nick is not in the schema yet');
+    const unknownField = await query(proc.url, 7, 'nick');
+    assert.equal(unknownField.status, 400, 'User.nick is not in the schema yet');
     await writeFile(path.join(files.dir, 's.graphqls'), SCHEMA.replace('name: String', 'name: String\n  nick: String @from(key: "name")'));
     proc.child.kill('SIGHUP');
     assert.ok(await eventually(() => (proc.stdout().match(/gqlgw reloaded/g)?.length ?? 0) === 2, 10_000), `each worker reloaded: ${proc.stdout()}${proc.stderr()}`);
