@@ -18,6 +18,10 @@ export interface FieldContext {
   readonly readOf: (typeName: string, fieldName: string) => readonly string[];
   /** Whether a field of any type carries @fetch (placeholders read the parent's own data, never fetched fields). */
   readonly isFetched: (typeName: string, fieldName: string) => boolean;
+  /** The field belongs to the schema's Mutation type. */
+  readonly isMutation: boolean;
+  /** The field's named type when that is an object type: what `{result.F}` reads. */
+  readonly resultType: GraphQLObjectType | undefined;
 }
 
 /** A directive as written on the field, with its argument values already coerced by graphql-js. */

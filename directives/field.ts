@@ -4,6 +4,7 @@ import { compileFrom } from './from.js';
 import { compileFetch, type CompiledFetch } from './fetch.js';
 import { compileBatch, type CompiledBatch } from './batch.js';
 import { compileCache, type CompiledCache } from './cache.js';
+import { checkRequestNeighbours, compileRequest, type CompiledRequest } from './request.js';
 
 /** What the directives of one field compile to. */
 export interface CompiledFieldDirectives {
@@ -12,6 +13,8 @@ export interface CompiledFieldDirectives {
   readonly fetch: CompiledFetch | undefined;
   readonly batch: CompiledBatch | undefined;
   readonly cache: CompiledCache | undefined;
+  /** The @fetch's method and body (set whenever `fetch` is). */
+  readonly request: CompiledRequest | undefined;
 }
 
 /** Compiles the gateway directives found on one field, pushing every misuse onto `problems`. */
@@ -33,7 +36,10 @@ export function compileFieldDirectives(
     read = compileFrom(fromUse, ctx, problems) ?? read;
   }
   const fetch = fetchUse ? compileFetch(fetchUse, ctx, problems) : undefined;
-  const batch = batchUse ? compileBatch(batchUse, { fetch, hasFetch: fetchUse !== undefined }, ctx, problems) : undefined;
+  // A Mutation field's @batch is refused as a whole (checkRequestNeighbours), not checked further.
+  const batch = batchUse && !ctx.isMutation ? compileBatch(batchUse, { fetch, hasFetch: fetchUse !== undefined }, ctx, problems) : undefined;
   const cache = cacheUse ? compileCache(cacheUse, fetchUse !== undefined, ctx, problems) : undefined;
-  return { read, fetch, batch, cache };
+  const request = fetchUse ? compileRequest(fetchUse, ctx, problems) : undefined;
+  checkRequestNeighbours(request, { batch: batchUse, cache: cacheUse }, ctx, problems);
+  return { read, fetch, batch, cache, request };
 }

@@ -20,11 +20,13 @@ import {
   type DefinitionNode,
   type DocumentNode,
   type GraphQLField,
+  type GraphQLOutputType,
   type GraphQLObjectType,
 } from 'graphql';
 import { validateSDL } from 'graphql/validation/validate.js';
 import { DIRECTIVE_DEFINITIONS, DIRECTIVE_NAMES } from '../../directives/definitions.js';
 import { compileFieldDirectives } from '../../directives/field.js';
+import { compileInvalidations } from '../../directives/invalidate.js';
 import { compileTypeFrom, fromSteps } from '../../directives/from.js';
 import type { DirectiveUse, FieldContext } from '../../directives/context.js';
 import type { Problem } from '../../directives/problem.js';
@@ -90,6 +92,8 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   }
   const readOf = (typeName: string, fieldName: string): readonly string[] => fromSteps(usesByType.get(typeName)?.get(fieldName)?.get('from'), fieldName);
   const isFetched = (typeName: string, fieldName: string): boolean => usesByType.get(typeName)?.get(fieldName)?.has('fetch') ?? false;
+  const selectSuffixes = selectSuffixesBySource(usesByType);
+  const mutationType = schema.getMutationType()?.name;
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || !isInterfaceType(type)) continue;
     for (const field of Object.values(type.getFields())) {
@@ -117,8 +121,11 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
         field,
         readOf,
         isFetched,
+        isMutation: type.name === mutationType,
+        resultType: objectTypeOf(field.type),
       };
       const compiled = compileFieldDirectives(field.name, uses.get(field.name)!, ctx, problems);
+      const invalidates = compileInvalidations(repeatedUses(schema, field, 'invalidate', problems), uses.get(field.name)!.has('fetch'), ctx, problems);
       let fetch: FieldBlueprint['fetch'];
       if (compiled.fetch) {
         const unwrapped = isNonNullType(field.type) ? field.type.ofType : field.type;
@@ -141,6 +148,10 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
             body: compiled.batch.body,
           },
           cache: compiled.cache,
+          method: compiled.request?.method ?? 'GET',
+          body: compiled.request?.body,
+          emptyIsTrue: getNamedType(field.type).name === 'Boolean',
+          invalidates: invalidates.map((inv) => ({ source: config.sources.get(inv.source)!, template: inv.template, selectSuffixes: selectSuffixes.get(inv.source) ?? [''] })),
           isList: isListType(unwrapped),
           isNonNull: isNonNullType(field.type),
           itemNonNull: isListType(unwrapped) && isNonNullType(unwrapped.ofType),
@@ -193,7 +204,7 @@ function directiveUses(
   if (!node) return uses;
   for (const d of node.directives ?? []) {
     const name = d.name.value;
-    if (!(DIRECTIVE_NAMES as readonly string[]).includes(name)) continue;
+    if (!(DIRECTIVE_NAMES as readonly string[]).includes(name) || name === 'invalidate') continue;
     const def = schema.getDirective(name)!;
     try {
       const args = getDirectiveValues(def, { directives: [d] }) ?? {};
@@ -203,6 +214,42 @@ function directiveUses(
     }
   }
   return uses;
+}
+
+/** Every use of a repeatable gateway directive on a field, in order, with argument values coerced. */
+function repeatedUses(schema: GraphQLSchema, field: GraphQLField<unknown, unknown>, name: string, problems: Problem[]): DirectiveUse[] {
+  const def = schema.getDirective(name)!;
+  const out: DirectiveUse[] = [];
+  for (const d of field.astNode?.directives ?? []) {
+    if (d.name.value !== name) continue;
+    try {
+      out.push({ node: d, args: getDirectiveValues(def, { directives: [d] }) ?? {} });
+    } catch (err) {
+      problems.push({ message: `@${name} on ${field.name}: ${(err as Error).message}`, node: d });
+    }
+  }
+  return out;
+}
+
+/** Per source, '' and `|{select}` for each distinct `select` of its @fetch uses: the key suffixes its entries may have. */
+function selectSuffixesBySource(usesByType: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, DirectiveUse>>>): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const fieldsOfType of usesByType.values()) {
+    for (const uses of fieldsOfType.values()) {
+      const fetch = uses.get('fetch');
+      if (!fetch) continue;
+      const source = String(fetch.args.source);
+      const suffixes = out.get(source) ?? new Set(['']);
+      if (typeof fetch.args.select === 'string') suffixes.add(`|${fetch.args.select}`);
+      out.set(source, suffixes);
+    }
+  }
+  return new Map([...out].map(([source, suffixes]) => [source, [...suffixes]]));
+}
+
+function objectTypeOf(type: GraphQLOutputType): GraphQLObjectType | undefined {
+  const named = getNamedType(type);
+  return isObjectType(named) ? named : undefined;
 }
 
 function at(node: ASTNode, message: string): Diagnostic {

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { CompiledCache } from '../../directives/cache.js';
 import type { PathTemplate } from '../../directives/template.js';
+import type { CompiledRequest, HttpMethod } from '../../directives/request.js';
 import type { SourceConfig } from '../config/types.js';
 
 /** What one field (schema coordinate `Type.field`) compiles to. Frozen; read on every request. */
@@ -41,11 +42,32 @@ export interface FetchBlueprint {
   readonly keySuffix: string;
   readonly batch: BatchBlueprint | undefined;
   readonly cache: CompiledCache | undefined;
+  /** GET unless `@fetch(method:)` says otherwise; a non-GET read is never cached nor coalesced. */
+  readonly method: HttpMethod;
+  /** `@fetch(body:)`, with the JSON steps each `{parent.…}` placeholder reads. */
+  readonly body: CompiledRequest['body'];
+  /** The field's named type is Boolean: a 204 or empty answer is `true` (SPEC.md "Mutations"). */
+  readonly emptyIsTrue: boolean;
+  /** `@invalidate` uses, in order (Mutation fields only). */
+  readonly invalidates: readonly InvalidateBlueprint[];
   /** The field's type is a list (one-to-many for @batch). */
   readonly isList: boolean;
   readonly isNonNull: boolean;
   /** The items of a list field are non-null (`[Tag!]`): a missing list-key item is NOT_FOUND. */
   readonly itemNonNull: boolean;
+}
+
+/** One `@invalidate(source, path)`: the entry `{source}:{resolved path}` deleted after a 2xx. */
+export interface InvalidateBlueprint {
+  readonly source: SourceConfig;
+  /** `{result.a.b}` is compiled as `{parent.a.b}` bound through the result type's @from. */
+  readonly template: PathTemplate;
+  /**
+   * The suffixes of the entries to delete beside the plain path: '' and `|{select}` for every
+   * `select` a @fetch of this source uses, so entries of fields that select part of the same
+   * answer go too.
+   */
+  readonly selectSuffixes: readonly string[];
 }
 
 export interface BatchBlueprint {

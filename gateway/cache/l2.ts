@@ -29,6 +29,11 @@ export class L2Cache {
     if (ms > 0) this.lru.set(key, entry, { ttl: ms });
   }
 
+  /** Drops one entry (SPEC.md "@invalidate"). */
+  delete(key: string): void {
+    this.lru?.delete(key);
+  }
+
   /** Drops every entry whose key starts with `prefix` (a reload whose fetch changed); returns how many. */
   deletePrefix(prefix: string): number {
     if (!this.lru) return 0;

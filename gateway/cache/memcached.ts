@@ -22,7 +22,11 @@ import type { MemcachedTier } from './tier.js';
  *   JSON exceeds `maxValueBytes` and entries already past their `staleUntil` are dropped, each is
  *   kept until its `staleUntil` (whole seconds, rounded up), and the writes go out in the
  *   background under the same deadline. Their failures are counted, never surfaced.
- * - Every getMany/setMany call that goes out is one outcome for the circuit breaker: after
+ * - deleteMany sends every delete of the call at once under the same deadline and resolves when
+ *   all answered (a key that was not there counts as deleted) or the deadline passed: true when
+ *   every delete was answered, false when the call failed, was late or was skipped. It never
+ *   rejects; a failure is counted like any other call (operation `delete`).
+ * - Every getMany/setMany/deleteMany call that goes out is one outcome for the circuit breaker: after
  *   `failureThreshold` failed calls in a row, calls are skipped (instant misses, dropped writes)
  *   for `cooldownMs`, then one probe call goes out and its outcome closes or reopens it.
  * - After a call that timed out or failed the connection is thrown away (socket destroyed,
@@ -34,7 +38,7 @@ import type { MemcachedTier } from './tier.js';
  */
 
 export type MemcachedFailureKind = 'timeout' | 'error' | 'garbage';
-export type MemcachedOperation = 'get' | 'set';
+export type MemcachedOperation = 'get' | 'set' | 'delete';
 
 /**
  * Optional observers, for metrics and logs. Called synchronously; an observer that throws is
@@ -245,6 +249,14 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
     settle(used, classify(outcomes, false), 'set');
   }
 
+  async function removeMany(keys: readonly string[]): Promise<boolean> {
+    const used = currentClient();
+    const outcomes = await callAllWithDeadline<string, boolean | null>(keys, config.timeoutMs, (key, done) => used.delete(key, (error, ok) => done(error, ok)));
+    const kind = classify(outcomes, false);
+    settle(used, kind, 'delete');
+    return kind === undefined;
+  }
+
   return {
     async getMany(keys) {
       if (closed || keys.length === 0) return new Map();
@@ -280,6 +292,19 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
         track(storeMany(writes)).catch(() => undefined);
       } catch {
         // a write is best effort: nothing may reach the response
+      }
+    },
+
+    async deleteMany(keys) {
+      try {
+        if (closed || keys.length === 0) return keys.length === 0;
+        if (!breaker.tryPass()) {
+          emit(() => events.onSkip?.('delete'));
+          return false;
+        }
+        return await track(removeMany([...new Set(keys.map((key) => memcachedKey(config.keyPrefix, key)))]));
+      } catch {
+        return false; // unreachable by construction; the contract says never reject
       }
     },
 

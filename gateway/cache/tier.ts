@@ -21,5 +21,11 @@ export interface MemcachedTier {
    * an entry already past it is dropped). Never throws, never awaited by a response.
    */
   setMany(entries: ReadonlyArray<{ readonly key: string; readonly entry: CacheEntry }>): void;
+  /**
+   * Deletes entries (SPEC.md "@invalidate"), awaited by the mutation that wrote. Never rejects:
+   * resolves true once every key is gone (or was never there), false when the call failed, was
+   * late or was skipped; the failure is counted, never surfaced.
+   */
+  deleteMany(keys: readonly string[]): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -4,11 +4,13 @@ import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { InFlight } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
-import { runRound, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
+import { runMutationFields, type MutationDeps } from './mutation.js';
+import { SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
+import { runRounds } from './run-rounds.js';
 import { installResolvers, ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
 import { HeaderForwarder, ResultStore, type OperationStats } from './state.js';
-import { collectLookups, descend, type Lookup, type Walk } from './walk.js';
+import { collectLookups, type Lookup } from './walk.js';
 
 export interface ExecuteRequest {
   readonly document: DocumentNode;
@@ -48,7 +50,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   installResolvers(blueprint);
   const shaper = new ResponseShaper(blueprint);
   const listener = options.listener ?? {};
-  const deps: RoundDeps = { ...options, listener, inFlight: new InFlight() };
+  const deps: MutationDeps = { ...options, listener, inFlight: new InFlight(), anonymous: new HeaderForwarder(() => undefined) };
   const plans = new WeakMap<DocumentNode, Map<string, Plan | undefined>>();
 
   function plan(document: DocumentNode, operationName?: string | null): Plan | undefined {
@@ -89,18 +91,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
       coalesce: p.operation.operation === 'query',
     };
     try {
-      let lookups: Lookup[] = [];
-      collectLookups(p.root, root, p.rootType, { variables, store, out: lookups });
-      while (lookups.length > 0) {
-        stats.rounds++;
-        await runRound(lookups, state, deps);
-        const walk: Walk = { variables, store, out: [] };
-        for (const l of lookups) {
-          if (!l.entry.fetchBelow) continue;
-          const o = store.get(l.parent, l.entry.fieldNode);
-          if (o?.kind === 'ok') descend(l.entry, o.body, walk);
-        }
-        lookups = walk.out;
+      if (p.operation.operation === 'mutation') {
+        await runMutationFields(p.root, root, state, deps);
+      } else {
+        const lookups: Lookup[] = [];
+        collectLookups(p.root, root, p.rootType, { variables, store, out: lookups });
+        await runRounds(lookups, state, deps);
       }
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
       result = await shaper.shape({ document: request.document, operationName: request.operationName, variables }, root, { store, exposeDetail: options.exposeDetail });

@@ -12,7 +12,9 @@ import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
 import { RoundTally } from './tally.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
-import { ResultStore, type HeaderForwarder, type MemoEntry, type OperationStats } from './state.js';
+import { lookupKey, ResultStore, writeLookupKey, type HeaderForwarder, type MemoEntry, type OperationStats } from './state.js';
+import { renderFetchBody } from './body.js';
+import type { HttpMethod } from '../../directives/request.js';
 import type { Lookup } from './walk.js';
 
 /** What a round needs from the running gateway. */
@@ -138,14 +140,16 @@ class RoundLookups {
   private memo(lookup: Lookup, path: string, batchKey: string | undefined, batchKeyValue: unknown): MemoEntry {
     const fetch = lookup.entry.blueprint.fetch!;
     const coordinate = lookup.entry.blueprint.coordinate;
-    const key = `${fetch.source.name}:${path}${fetch.keySuffix}${this.state.forwarder.for(fetch.source).keySuffix}`;
+    const suffix = fetch.keySuffix + this.state.forwarder.for(fetch.source).keySuffix;
+    const body = fetch.body && renderFetchBody(fetch.body, this.input);
+    const key = fetch.method === 'GET' ? lookupKey(fetch.source.name, path, suffix) : writeLookupKey({ source: fetch.source.name, method: fetch.method, path, body }, suffix);
     let memo = this.state.memo.get(key);
     if (memo) {
       this.tally.dedupeEvent(coordinate, fetch.source.name);
       if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', true);
       return memo;
     }
-    memo = { key, coordinate, fetch, path, batchKey, batchKeyValue, args: this.input.args, outcome: undefined, call: undefined, leader: undefined };
+    memo = { key, coordinate, fetch, path, batchKey, batchKeyValue, args: this.input.args, body, outcome: undefined, call: undefined, leader: undefined };
     this.state.memo.set(key, memo);
     this.fresh.push(memo);
     if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);
@@ -220,7 +224,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
   // the inner key is '' in the common case of a path without {args.*} and no forwarded headers.
   const groupsByField = new Map<object, Map<string, BatchGroup>>();
   for (const m of entries) {
-    if (state.coalesce && m.fetch.source.coalesce) {
+    if (coalesces(m, state)) {
       const call = deps.inFlight.join(m);
       if (call) {
         waits.wait(call, true);
@@ -259,7 +263,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
   const own: Array<Promise<void>> = [];
   for (const m of singles) {
-    if (!state.coalesce || !m.fetch.source.coalesce) {
+    if (!coalesces(m, state)) {
       own.push(sendSingle(m, undefined, state, deps));
       continue;
     }
@@ -280,6 +284,11 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
   for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
 }
 
+/** Only GET subrequests of a coalescing source are shared across requests (SPEC.md "Coalescing"). */
+function coalesces(m: MemoEntry, state: RequestState): boolean {
+  return state.coalesce && m.fetch.source.coalesce && m.fetch.method === 'GET';
+}
+
 function chunkMemos(chunk: BatchChunk): MemoEntry[] {
   const memos: MemoEntry[] = [];
   for (const key of chunk.keys) memos.push(...chunk.group.keys.get(key)!);
@@ -288,8 +297,8 @@ function chunkMemos(chunk: BatchChunk): MemoEntry[] {
 
 /** Sends one single fetch (as a shared call when `call` is given) and stores its answer in the caches. */
 async function sendSingle(m: MemoEntry, call: SharedCall | undefined, state: RequestState, deps: RoundDeps): Promise<void> {
-  const sub: Subrequest = { source: m.fetch.source.name, coordinate: m.coordinate, path: m.path, headers: state.forwarder.for(m.fetch.source).headers, mayResend: true };
-  m.outcome = selected(await request(sub, { state, signal: call ? call.signal : state.signal }, deps), m.fetch.select);
+  const sub: Subrequest = { source: m.fetch.source.name, coordinate: m.coordinate, method: m.fetch.method, path: m.path, body: m.body, headers: state.forwarder.for(m.fetch.source).headers, mayResend: true };
+  m.outcome = selected(await sendSubrequest(sub, { state, signal: call ? call.signal : state.signal }, deps), m.fetch.select);
   if (call) deps.inFlight.settle(call);
   fillCaches([m], deps);
 }
@@ -302,8 +311,8 @@ async function sendChunk(chunk: BatchChunk, call: SharedCall | undefined, state:
   const { group } = chunk;
   const by: RequestBy = { state, signal: call ? call.signal : state.signal };
   const sendOne = (c: BatchChunk, mayResend: boolean) =>
-    request(
-      { source: group.fetch.source.name, coordinate: group.coordinate, path: c.path, headers: group.headers.headers, batchSize: c.keys.length, mayResend, judge: (o) => checkBatchAnswer(c, o) },
+    sendSubrequest(
+      { source: group.fetch.source.name, coordinate: group.coordinate, method: 'GET', path: c.path, headers: group.headers.headers, batchSize: c.keys.length, mayResend, judge: (o) => checkBatchAnswer(c, o) },
       by,
       deps,
     );
@@ -319,22 +328,25 @@ async function sendChunk(chunk: BatchChunk, call: SharedCall | undefined, state:
 }
 
 /** A single fetch's value: with `select`, that dotted path of the body (missing: null). */
-function selected(outcome: UpstreamOutcome, select: readonly string[] | undefined): UpstreamOutcome {
+export function selected(outcome: UpstreamOutcome, select: readonly string[] | undefined): UpstreamOutcome {
   if (!select || outcome.kind !== 'ok') return outcome;
   return { kind: 'ok', body: readDotted(outcome.body, select) ?? null };
 }
 
 /** Who a subrequest is sent for: the request whose stats count it, and the signal that cancels it. */
-interface RequestBy {
+export interface RequestBy {
   readonly state: RequestState;
   readonly signal: AbortSignal | undefined;
 }
 
-/** One GET to send: to which source, for which field, and how its answer is judged. */
-interface Subrequest {
+/** One request to send: to which source, for which field, and how its answer is judged. */
+export interface Subrequest {
   readonly source: string;
   readonly coordinate: string;
+  readonly method: HttpMethod;
   readonly path: string;
+  /** JSON text for a method other than GET. */
+  readonly body?: string;
   readonly headers: Readonly<Record<string, string>>;
   /** Keys in the request for a @batch chunk; undefined for a single fetch. */
   readonly batchSize?: number;
@@ -344,20 +356,20 @@ interface Subrequest {
 }
 
 /**
- * Sends one GET and reports it to the listener; every attempt is a counted subrequest. `judge`
+ * Sends one request and reports it to the listener; every attempt is a counted subrequest. `judge`
  * turns a well-formed HTTP answer into what the lookup makes of it (a batch answer that is not an
  * array is an error), so metrics count what the keys see. With `mayResend`, a reset connection
- * is sent once more (upstream/retry-policy.ts) if max_subrequests allows.
+ * is sent once more if upstream/retry-policy.ts allows it (a GET only) and max_subrequests too.
  */
-async function request(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise<UpstreamOutcome> {
-  const { source, coordinate, path, headers, batchSize, mayResend, judge } = sub;
+export async function sendSubrequest(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise<UpstreamOutcome> {
+  const { source, coordinate, method, path, body, headers, batchSize, mayResend, judge } = sub;
   const client = deps.clients.get(source)!;
   const { state, signal } = by;
   const attempt = async (): Promise<UpstreamOutcome> => {
     state.stats.subrequests++;
     if (batchSize !== undefined) state.stats.batches++;
     const t0 = performance.now();
-    const answer = await client.send({ method: 'GET', path, headers, signal });
+    const answer = await client.send({ method, path, headers, body, signal });
     const outcome = judge ? judge(answer) : answer;
     deps.listener.onSubrequest?.({
       coordinate,
@@ -369,11 +381,12 @@ async function request(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise
     return outcome;
   };
   const first = await attempt();
-  if (!mayResend || first.kind !== 'error' || !shouldResend(first.error) || state.stats.subrequests >= deps.maxSubrequests) return first;
+  if (!mayResend || first.kind !== 'error' || !shouldResend(first.error, method) || state.stats.subrequests >= deps.maxSubrequests) return first;
   return attempt();
 }
 
-function argsOf(entry: PlanEntry, state: RequestState): Record<string, unknown> {
+/** The field's argument values for this request (coerced once per plan entry). */
+export function argsOf(entry: PlanEntry, state: RequestState): Record<string, unknown> {
   let args = state.args.get(entry);
   if (!args) {
     args = entry.fieldDef.args.length ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>) : {};

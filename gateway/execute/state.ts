@@ -22,11 +22,27 @@ export interface MemoEntry {
   readonly batchKeyValue: unknown;
   /** The field's argument values, for `{args.*}` in a batch path. */
   readonly args: Readonly<Record<string, unknown>>;
+  /** The rendered JSON body of a non-GET read (`@fetch(method:, body:)`); part of the memo key. */
+  readonly body: string | undefined;
   outcome: UpstreamOutcome | undefined;
   /** The shared call this entry leads or waits for (coalescing sources only; execute/coalesce.ts). */
   call: SharedCall | undefined;
   /** Set when the entry waits for another request's call: the entry whose outcome it takes. */
   leader: MemoEntry | undefined;
+}
+
+/**
+ * The memo and cache key of a single fetch: `{source}:{path}` and the forwarded-headers suffix
+ * (SPEC.md "@cache"). A read with another method than GET (never cached) is keyed by its method
+ * and body too, so only identical requests are deduped. @invalidate builds the keys it deletes
+ * here as well, so they are exactly the keys reads fill.
+ */
+export function lookupKey(source: string, path: string, keySuffix: string): string {
+  return `${source}:${path}${keySuffix}`;
+}
+
+export function writeLookupKey(request: { readonly source: string; readonly method: string; readonly path: string; readonly body: string | undefined }, keySuffix: string): string {
+  return `${request.source}:${request.method} ${request.path} ${request.body ?? ''}${keySuffix}`;
 }
 
 /** Forwarded headers of one source for this request, and the suffix that keeps cache keys apart. */

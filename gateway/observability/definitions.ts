@@ -146,13 +146,13 @@ export function defineMetrics(registry: Registry): MetricSet {
     }),
     cacheTierFailures: new Counter({
       name: 'gqlgw_cache_tier_failures_total',
-      help: 'Failed calls to memcached: a get served as misses, a set dropped. kind is timeout, error or garbage; call is get or set.',
+      help: 'Failed calls to memcached: a get served as misses, a set dropped, a delete (@invalidate) not confirmed. kind is timeout, error or garbage; call is get, set or delete.',
       labelNames: ['kind', 'call'],
       registers,
     }),
     cacheTierSkips: new Counter({
       name: 'gqlgw_cache_tier_skips_total',
-      help: 'memcached calls (call is get or set) skipped while it cools down after repeated failures.',
+      help: 'memcached calls (call is get, set or delete) skipped while it cools down after repeated failures.',
       labelNames: ['call'],
       registers,
     }),

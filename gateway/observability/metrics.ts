@@ -66,11 +66,11 @@ export const MAX_CODE_LABELS = 64;
  * metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip }` plugs straight in.
  */
 export type CacheTierFailureKind = 'timeout' | 'error' | 'garbage';
-export type CacheTierOperation = 'get' | 'set';
+export type CacheTierOperation = 'get' | 'set' | 'delete';
 const FAILURE_KINDS: readonly CacheTierFailureKind[] = ['timeout', 'error', 'garbage'];
 /** The tier label's values, one name per tier as everywhere else (gateway/cache/tier.ts). */
 const CACHE_TIERS: readonly CacheTierName[] = ['l1', 'l2', 'memcached'];
-const TIER_OPERATIONS: readonly CacheTierOperation[] = ['get', 'set'];
+const TIER_OPERATIONS: readonly CacheTierOperation[] = ['get', 'set', 'delete'];
 
 export interface GatewayMetrics {
   /** This gateway's own registry, holding its metrics and the Node process metrics. */

@@ -1,9 +1,9 @@
 import { Pool } from 'undici';
 import type { SourceConfig } from '../config/types.js';
+import type { HttpMethod } from '../../directives/request.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
 
-/** The methods a @fetch may use (SPEC.md "@fetch": method). */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type { HttpMethod };
 
 /** One request to a source. */
 export interface UpstreamRequest {

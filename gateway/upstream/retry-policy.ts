@@ -1,3 +1,4 @@
+import type { HttpMethod } from '../../directives/request.js';
 import type { UpstreamFailure } from './outcome.js';
 
 /**
@@ -8,6 +9,10 @@ import type { UpstreamFailure } from './outcome.js';
  * 1. Re-send once on a reset socket: a GET (single fetch or batch chunk) whose connection was reset
  *    or closed before its whole answer arrived is sent once more. GETs are idempotent, and a reset
  *    is most often a keep-alive connection the source closed just as it was reused.
+ *    Any other method is never sent again, not even after a reset (SPEC.md "Mutations"): a reset
+ *    says nothing about whether the source already acted on the request, so a POST, PUT, PATCH or
+ *    DELETE of a Mutation field could be applied twice. The same holds for a POST read (search,
+ *    POST @batch): the gateway cannot know the source treats it as idempotent.
  * 2. Split a failed chunk once: a @batch chunk of two or more keys that failed with a 5xx, a
  *    413/414/431 (request too large for the source), a body that is not JSON, too large, or not an
  *    array, is sent again as two halves, concurrently. Each half settles its own keys, so one bad
@@ -16,8 +21,8 @@ import type { UpstreamFailure } from './outcome.js';
  * Nothing else is retried: a timeout has used up its deadline, a 4xx is the source's considered
  * answer, a refused connection means the source is down, an overloaded pool needs less traffic.
  */
-export function shouldResend(failure: UpstreamFailure): boolean {
-  return failure.cause === 'reset';
+export function shouldResend(failure: UpstreamFailure, method: HttpMethod): boolean {
+  return method === 'GET' && failure.cause === 'reset';
 }
 
 /** Statuses worth splitting a chunk for: server errors and "your request is too large". */

@@ -1,11 +1,12 @@
 /**
- * upstream/retry-policy.ts, table by table: which failures are sent again, which chunks are split,
+ * upstream/retry-policy.ts, table by table: which failures are sent again (only a GET's reset), which chunks are split,
  * and how a chunk's keys are halved.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FailureCause, UpstreamFailure } from '../../gateway/upstream/outcome.js';
 import { shouldResend, shouldSplitChunk, splitInHalves } from '../../gateway/upstream/retry-policy.js';
+import { HTTP_METHODS } from '../../directives/request.js';
 
 function failureOf(cause: FailureCause, status?: number): UpstreamFailure {
   return { code: 'UPSTREAM_UNREACHABLE', source: 's', status, message: 'm', detail: 'd', cause };
@@ -14,11 +15,13 @@ function failureOf(cause: FailureCause, status?: number): UpstreamFailure {
 const ALL_CAUSES: readonly FailureCause[] = ['reset', 'status', 'not-json', 'too-large', 'shape', 'timeout', 'refused', 'overloaded', 'other'];
 
 describe('shouldResend', () => {
-  for (const cause of ALL_CAUSES) {
-    const expected = cause === 'reset';
-    test(`${cause} → ${expected ? 'sent once more' : 'not retried'}`, () => {
-      assert.equal(shouldResend(failureOf(cause, cause === 'status' ? 503 : undefined)), expected);
-    });
+  for (const method of HTTP_METHODS) {
+    for (const cause of ALL_CAUSES) {
+      const expected = method === 'GET' && cause === 'reset';
+      test(`${method} ${cause} → ${expected ? 'sent once more' : 'not retried'}`, () => {
+        assert.equal(shouldResend(failureOf(cause, cause === 'status' ? 503 : undefined), method), expected);
+      });
+    }
   }
 });
 

@@ -1,0 +1,106 @@
+import { NO_KEY, resolvePathTemplate } from '../../directives/template.js';
+import type { FetchBlueprint } from '../blueprint/types.js';
+import type { PlanEntry, PlanSelection } from '../plan/types.js';
+import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
+import { renderFetchBody } from './body.js';
+import { argsOf, selected, sendSubrequest, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
+import { runRounds } from './run-rounds.js';
+import { lookupKey, type HeaderForwarder } from './state.js';
+import { collectLookups, descend, type Lookup, type Walk } from './walk.js';
+
+/** What a mutation needs beyond a round's dependencies. */
+export interface MutationDeps extends RoundDeps {
+  /** The forwarded headers of a caller that sends none: whose entries @invalidate also deletes. */
+  readonly anonymous: HeaderForwarder;
+}
+
+const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
+const TRUE_VALUE: UpstreamOutcome = { kind: 'ok', body: true };
+const NO_PARENT: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/**
+ * Runs the root fields of a mutation operation (SPEC.md "Mutations"; GraphQL spec §6.2.2, "Normal
+ * and Serial Execution"): one after another in document order. For each field:
+ * 1. its one request is sent: never deduped (two identical fields send twice), never looked up in
+ *    or stored to a cache tier, never coalesced, never re-sent (upstream/retry-policy.ts); it
+ *    counts as a round and a subrequest;
+ * 2. after a 2xx, every `@invalidate` entry is deleted from L2 and memcached (awaited);
+ * 3. the selections under its result run in rounds as a query's do (batched, deduped, cached),
+ *    with a fresh request memo, so reads after a write never reuse what was read before it.
+ * Fields merged under one response key (same field and arguments, by validation) are one field.
+ */
+export async function runMutationFields(selection: PlanSelection, root: object, state: RequestState, deps: MutationDeps): Promise<void> {
+  const byResponseKey = new Map<string, PlanEntry[]>();
+  for (const entry of selection.entries) {
+    const same = byResponseKey.get(entry.responseKey);
+    if (same) same.push(entry);
+    else byResponseKey.set(entry.responseKey, [entry]);
+  }
+  for (const entries of byResponseKey.values()) {
+    const found: Lookup[] = [];
+    collectLookups({ entries }, root, entries[0]!.blueprint.typeName, { variables: state.variables, store: state.store, out: found });
+    const own = found.filter((l) => l.parent === root);
+    const below = found.filter((l) => l.parent !== root);
+    state.memo.clear();
+    const first = own[0];
+    if (first) {
+      const { outcome, args } = await sendMutation(first.entry, state, deps);
+      for (const l of own) state.store.set(l.parent, l.entry.fieldNode, outcome);
+      if (outcome.kind === 'ok') {
+        await invalidate(first.entry.blueprint.fetch!, { args, result: outcome.body }, state, deps);
+        const walk: Walk = { variables: state.variables, store: state.store, out: below };
+        for (const l of own) if (l.entry.fetchBelow) descend(l.entry, outcome.body, walk);
+      }
+    }
+    await runRounds(below, state, deps);
+  }
+}
+
+/** Sends a mutation field's one request; a 404 is an HTTP error here, an empty answer null (true for Boolean). */
+async function sendMutation(entry: PlanEntry, state: RequestState, deps: MutationDeps): Promise<{ outcome: UpstreamOutcome; args: Readonly<Record<string, unknown>> }> {
+  const fetch = entry.blueprint.fetch!;
+  const args = argsOf(entry, state);
+  const path = resolvePathTemplate(fetch.template, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY });
+  if (path === null) return { outcome: NULL_VALUE, args };
+  if (state.stats.subrequests + 1 > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
+  state.stats.rounds++;
+  const source = fetch.source.name;
+  const answer = await sendSubrequest(
+    {
+      source,
+      coordinate: entry.blueprint.coordinate,
+      method: fetch.method,
+      path,
+      body: fetch.body && renderFetchBody(fetch.body, { parent: NO_PARENT, args }),
+      headers: state.forwarder.for(fetch.source).headers,
+      mayResend: false,
+    },
+    { state, signal: state.signal },
+    deps,
+  );
+  if (answer.kind === 'not-found') {
+    const detail = `${fetch.method} ${path} → 404`;
+    return { outcome: failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404`, detail, status: 404 }), args };
+  }
+  if (answer.kind === 'ok' && answer.body === null && fetch.emptyIsTrue) return { outcome: TRUE_VALUE, args };
+  return { outcome: selected(answer, fetch.select), args };
+}
+
+/**
+ * Deletes the entries a succeeded mutation names (SPEC.md "@invalidate"): `{source}:{resolved path}`
+ * from L2 and memcached, for a source with forward_headers both the caller's entry and the entry of
+ * a caller without headers. A path whose placeholder is null names no entry. memcached failures
+ * are counted by the tier and never fail the mutation.
+ */
+async function invalidate(fetch: FetchBlueprint, scope: { readonly args: Readonly<Record<string, unknown>>; readonly result: unknown }, state: RequestState, deps: MutationDeps): Promise<void> {
+  if (fetch.invalidates.length === 0) return;
+  const keys = new Set<string>();
+  for (const inv of fetch.invalidates) {
+    const path = resolvePathTemplate(inv.template, { parent: scope.result, args: scope.args, keys: undefined, key: NO_KEY });
+    if (path === null) continue;
+    const callers = [state.forwarder.for(inv.source).keySuffix, deps.anonymous.for(inv.source).keySuffix];
+    for (const select of inv.selectSuffixes) for (const caller of callers) keys.add(lookupKey(inv.source.name, path, select + caller));
+  }
+  for (const key of keys) deps.l2.delete(key);
+  if (deps.memcached && keys.size > 0) await deps.memcached.deleteMany([...keys]);
+}
