@@ -29,7 +29,7 @@ export function compileRequest(use: DirectiveUse, ctx: FieldContext, problems: P
   const methodText = String(use.args.method ?? 'GET');
   const method = HTTP_METHODS.find((m) => m === methodText);
   if (!method) {
-    problems.push({ message: `${at}: method "${methodText}" is not one of ${HTTP_METHODS.join(', ')}${didYouMean(methodText.toUpperCase(), HTTP_METHODS)}`, node: use.node });
+    problems.push({ message: `${at}: method "${methodText}" is not one of ${HTTP_METHODS.join(', ')}${didYouMean(methodText, HTTP_METHODS)}`, node: use.node });
   } else if (ctx.isMutation && method === 'GET') {
     problems.push({ message: `${at} sends GET, but a Mutation field writes: add method: "POST" (or "PUT", "PATCH", "DELETE") to its @fetch`, node: use.node });
   }
