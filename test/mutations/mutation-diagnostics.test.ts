@@ -44,9 +44,9 @@ const CASES: ReadonlyArray<[string, string, string[]]> = [
     'body placeholders that name nothing, {keys} and {result.*}',
     'type Mutation {\n  create(title: String): Post @fetch(source: "posts", path: "/posts", method: "POST", body: """{"t": {args.titel}, "k": {keys}, "r": {result.id}}""")\n}\n',
     [
+      '4:31: @fetch on Mutation.create: {args.titel} names no argument of Mutation.create; did you mean "{args.title}"? (arguments: title)',
       '4:31: @fetch on Mutation.create: {keys} belongs in a @batch body, not in @fetch',
       '4:31: @fetch on Mutation.create: {result.id} is only known after the request; read the result in @invalidate, and send {args.…} or {parent.…} in the body',
-      '4:31: @fetch body on Mutation.create: {args.titel} names no argument of Mutation.create; did you mean "{args.title}"? (arguments: title)',
     ],
   ],
   [
