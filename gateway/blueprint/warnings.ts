@@ -23,8 +23,8 @@ import type { Blueprint } from './types.js';
  *   through a list field: it sends one request per item of that list. The message names the list
  *   nearest to the field on the first path found from a root type (breadth-first, fields in
  *   schema order).
- * - A root field (Query, Mutation) with no @fetch that is not a namespace (SPEC.md @from: an
- *   object-typed field whose type declares a @fetch field): it is always null.
+ * - A root field (Query, Mutation) with no @fetch that is not a namespace (the blueprint's
+ *   `namespace`, SPEC.md @from): it is always null.
  * - @cache on a field whose source forwards headers: entries are kept per distinct forwarded value
  *   (README "Per-caller data"), so the hit rate is per caller.
  *
@@ -59,7 +59,8 @@ export function collectWarnings(blueprint: Blueprint): Diagnostic[] {
   for (const root of [schema.getQueryType(), schema.getMutationType()]) {
     if (!root) continue;
     for (const def of Object.values(root.getFields())) {
-      if (blueprint.fields.get(`${root.name}.${def.name}`)?.fetch || isNamespace(blueprint, def.type)) continue;
+      const field = blueprint.fields.get(`${root.name}.${def.name}`);
+      if (field?.fetch || field?.namespace) continue;
       warnings.push(
         located(
           def.astNode,
@@ -97,13 +98,6 @@ function listMultipliers(schema: GraphQLSchema): Map<string, string> {
 function hasList(type: GraphQLType): boolean {
   const t = isNonNullType(type) ? type.ofType : type;
   return isListType(t);
-}
-
-/** SPEC.md @from: an object-typed field whose type declares a @fetch field. */
-function isNamespace(blueprint: Blueprint, type: GraphQLType): boolean {
-  const t = isNonNullType(type) ? type.ofType : type;
-  if (!isObjectType(t)) return false;
-  return Object.keys(t.getFields()).some((name) => blueprint.fields.get(`${t.name}.${name}`)?.fetch !== undefined);
 }
 
 function fieldDefinition(schema: GraphQLSchema, typeName: string, fieldName: string): GraphQLField<unknown, unknown> | undefined {
