@@ -24,7 +24,8 @@ import { L2Cache } from '../cache/l2.js';
  * shared with other gateways and is left alone: its entries expire by their ttl.
  *
  * What a running process cannot change is reported in `restart`: the listen address (unless
- * `--host`/`--port` fixed it), `headers_timeout_ms`, `request_timeout_ms` and `[metrics] enabled`.
+ * `--host`/`--port` fixed it), `headers_timeout_ms`, `request_timeout_ms`, `workers` and
+ * `[metrics] enabled`.
  */
 export interface InstalledVersion {
   readonly config: GatewayConfig;
@@ -118,6 +119,7 @@ function restartNotes(old: GatewayConfig, next: GatewayConfig, options: Reloader
   const startOnly: Array<[string, unknown, unknown]> = [
     ['[gateway] headers_timeout_ms', old.headersTimeoutMs, next.headersTimeoutMs],
     ['[gateway] request_timeout_ms', old.requestTimeoutMs, next.requestTimeoutMs],
+    ['[gateway] workers', old.workers, next.workers],
     ['[metrics] enabled', old.metrics.enabled, next.metrics.enabled],
   ];
   for (const [key, before, after] of startOnly) {

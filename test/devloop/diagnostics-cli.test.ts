@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { writeGatewayFiles, type GatewayFiles } from '../support/gateway.js';
-import { runCli, type CliRun } from './cli-run.js';
+import { runCli, type CliRun } from '../support/cli.js';
 
 const NO_STACK = /\n\s+at /;
 

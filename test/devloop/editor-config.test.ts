@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from 'graphql-config';
 import { getDiagnostics } from 'graphql-language-service';
 import { DIRECTIVE_DEFINITIONS } from '../../directives/definitions.js';
-import { runCli } from './cli-run.js';
+import { runCli } from '../support/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 

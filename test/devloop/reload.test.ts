@@ -11,7 +11,7 @@ import path from 'node:path';
 import { startUpstream } from '../support/upstream.js';
 import { writeGatewayFiles, type GatewayFiles } from '../support/gateway.js';
 import { startGateway } from '../../gateway/server/start.js';
-import { spawnCli, type RunningCli } from './cli-run.js';
+import { spawnCli, type RunningCli } from '../support/cli.js';
 
 const V1 = `type Query {
   post: Post @fetch(source: "api", path: "/v1/post")
