@@ -7,7 +7,7 @@ import type { ExecutionListener } from './listener.js';
 import { runMutationFields, type MutationDeps } from './mutation.js';
 import { SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
 import { runRounds } from './run-rounds.js';
-import { installResolvers, ResponseShaper } from './shape.js';
+import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
 import { HeaderForwarder, ResultStore, type OperationStats } from './state.js';
 import { collectLookups, type Lookup } from './walk.js';
@@ -47,7 +47,6 @@ export interface Executor {
  */
 export function createExecutor(options: ExecutorOptions): Executor {
   const { blueprint } = options;
-  installResolvers(blueprint);
   const shaper = new ResponseShaper(blueprint);
   const listener = options.listener ?? {};
   const deps: MutationDeps = { ...options, listener, inFlight: new InFlight(), anonymous: new HeaderForwarder(() => undefined) };

@@ -1,12 +1,15 @@
 import {
   GraphQLError,
+  GraphQLInterfaceType,
+  GraphQLObjectType,
+  GraphQLUnionType,
   execute,
-  isAbstractType,
-  isObjectType,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLFieldResolver,
+  type GraphQLSchema,
 } from 'graphql';
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Blueprint } from '../blueprint/types.js';
 import { expandedFieldCount } from '../plan/measure.js';
@@ -31,45 +34,55 @@ export interface ShapeContext {
 }
 
 /**
- * Gives every field of the schema the resolver that reads what the rounds fetched: @fetch fields
- * read the store, @from fields their parent's key or path, namespaces an empty object when the
- * parent has none, others graphql-js's default. Every union and interface tells its items' types
- * by its discriminator (an item it cannot tell is an UPSTREAM_BAD_RESPONSE at its path), and every
- * object type below the roots accepts only JSON objects (execute/value-errors.ts names the error).
- * Run once per schema at start-up; graphql-js then shapes each response synchronously (aliases,
- * fragments, __typename, @skip/@include, non-null propagation, errors at their paths).
+ * The schema responses are shaped with: a copy of the blueprint's schema that carries, from the
+ * start, the resolvers that read what the rounds fetched (@fetch fields read the store, @from
+ * fields their parent's key or path, namespaces an empty object when the parent has none, others
+ * graphql-js's default). Every union and interface tells its items' types by its discriminator (an
+ * item it cannot tell is an UPSTREAM_BAD_RESPONSE at its path), and every object type below the
+ * roots accepts only JSON objects (execute/value-errors.ts names the error). Built once per
+ * blueprint; the blueprint's own schema, which the server validates against, is never changed.
+ * graphql-js or graphql-jit then shape each response synchronously (aliases, fragments,
+ * __typename, @skip/@include, non-null propagation, errors at their paths).
  */
-export function installResolvers(blueprint: Blueprint): void {
+export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
   const { schema } = blueprint;
-  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]);
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (type.name.startsWith('__')) continue;
-    if (isAbstractType(type)) {
-      const d = blueprint.discriminators.get(type.name);
-      // An item it cannot tell resolves to no type: graphql-js and graphql-jit then report an error at
-      // the item's path, which execute/value-errors.ts turns into UPSTREAM_BAD_RESPONSE.
-      if (d) type.resolveType = (value: unknown) => concreteTypeOf(d, value);
-      continue;
-    }
-    if (!isObjectType(type)) continue;
-    if (!roots.has(type)) type.isTypeOf = isJsonObject;
-    for (const field of Object.values(type.getFields())) {
-      const bp = blueprint.fields.get(`${type.name}.${field.name}`);
-      if (!bp) continue;
-      if (bp.fetch) {
-        field.resolve = fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name);
-      } else if (bp.namespace) {
+  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].map((t) => t?.name));
+  // An item it cannot tell resolves to no type: graphql-js and graphql-jit then report an error at
+  // the item's path, which execute/value-errors.ts turns into UPSTREAM_BAD_RESPONSE.
+  const resolveTypeOf = (name: string) => {
+    const d = blueprint.discriminators.get(name);
+    return d && ((value: unknown) => concreteTypeOf(d, value));
+  };
+  return mapSchema(schema, {
+    [MapperKind.OBJECT_TYPE]: (type) => (roots.has(type.name) ? type : new GraphQLObjectType({ ...type.toConfig(), isTypeOf: isJsonObject })),
+    [MapperKind.UNION_TYPE]: (type) => {
+      const resolveType = resolveTypeOf(type.name);
+      return resolveType ? new GraphQLUnionType({ ...type.toConfig(), resolveType }) : type;
+    },
+    [MapperKind.INTERFACE_TYPE]: (type) => {
+      const resolveType = resolveTypeOf(type.name);
+      return resolveType ? new GraphQLInterfaceType({ ...type.toConfig(), resolveType }) : type;
+    },
+    [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
+      const bp = blueprint.fields.get(`${typeName}.${fieldName}`);
+      if (!bp) return field;
+      if (bp.fetch) return { ...field, resolve: fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name) };
+      if (bp.namespace) {
         const key = bp.read[0]!;
-        field.resolve = (source: unknown, _args, ctx: ShapeContext) => (source as Record<string, unknown>)[key] ?? ctx.store.namespace(source as object, key);
-      } else if (bp.read.length > 1) {
-        const steps = bp.read;
-        field.resolve = (source: unknown) => readDotted(source, steps);
-      } else if (bp.read[0] !== field.name) {
-        const key = bp.read[0]!;
-        field.resolve = (source: unknown) => (source as Record<string, unknown> | null)?.[key];
+        const resolve = (source: unknown, _args: unknown, ctx: ShapeContext) => (source as Record<string, unknown>)[key] ?? ctx.store.namespace(source as object, key);
+        return { ...field, resolve };
       }
-    }
-  }
+      if (bp.read.length > 1) {
+        const steps = bp.read;
+        return { ...field, resolve: (source: unknown) => readDotted(source, steps) };
+      }
+      if (bp.read[0] !== fieldName) {
+        const key = bp.read[0]!;
+        return { ...field, resolve: (source: unknown) => (source as Record<string, unknown> | null)?.[key] };
+      }
+      return field;
+    },
+  });
 }
 
 function isJsonObject(value: unknown): boolean {
@@ -109,14 +122,18 @@ export interface ShapeRequest {
 export class ResponseShaper {
   private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | undefined>>();
 
-  constructor(private readonly blueprint: Blueprint) {}
+  private readonly schema: GraphQLSchema;
+
+  constructor(blueprint: Blueprint) {
+    this.schema = shapingSchema(blueprint);
+  }
 
   shape(request: ShapeRequest, rootValue: object, context: ShapeContext): ExecutionResult | Promise<ExecutionResult> {
     const { document, operationName, variables } = request;
     const query = this.compiledQuery(document, operationName);
     if (query) return query.query(rootValue, context, variables as Record<string, unknown> | undefined) as ExecutionResult | Promise<ExecutionResult>;
     return execute({
-      schema: this.blueprint.schema,
+      schema: this.schema,
       document,
       operationName,
       variableValues: variables as Record<string, unknown> | undefined,
@@ -136,7 +153,7 @@ export class ResponseShaper {
       let compiled: CompiledQuery | undefined;
       if (expandedFieldCount(document, operationName) <= JIT_MAX_FIELDS) {
         try {
-          const result = compileQuery(this.blueprint.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
+          const result = compileQuery(this.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
           compiled = isCompiledQuery(result) ? result : undefined;
         } catch {
           compiled = undefined;
