@@ -37,8 +37,10 @@ import type { MemcachedTier } from './tier.js';
  *   it never waits on the server. Calls after close() are misses / no-ops.
  */
 
-export type MemcachedFailureKind = 'timeout' | 'error' | 'garbage';
-export type MemcachedOperation = 'get' | 'set' | 'delete';
+export const MEMCACHED_FAILURE_KINDS = ['timeout', 'error', 'garbage'] as const;
+export type MemcachedFailureKind = (typeof MEMCACHED_FAILURE_KINDS)[number];
+export const MEMCACHED_OPERATIONS = ['get', 'set', 'delete'] as const;
+export type MemcachedOperation = (typeof MEMCACHED_OPERATIONS)[number];
 
 /**
  * Optional observers, for metrics and logs. Called synchronously; an observer that throws is

@@ -6,7 +6,8 @@ import type { CacheEntry } from './entry.js';
  * - `l2`: the process's LRU (l2.ts);
  * - `memcached`: shared by every gateway process configured with the same servers and key prefix.
  */
-export type CacheTierName = 'l1' | 'l2' | 'memcached';
+export const CACHE_TIER_NAMES = ['l1', 'l2', 'memcached'] as const;
+export type CacheTierName = (typeof CACHE_TIER_NAMES)[number];
 
 /**
  * The seam between the executor and memcached (memcached.ts implements it; the executor never

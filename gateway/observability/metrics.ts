@@ -42,12 +42,14 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type {
   CacheEvent,
-  CacheTierName,
   ExecutionListener,
   LookupEventKind,
   OperationEvent,
   SubrequestEvent,
 } from '../execute/listener.js';
+import { CACHE_TIER_NAMES } from '../cache/tier.js';
+import { MEMCACHED_FAILURE_KINDS, MEMCACHED_OPERATIONS, type MemcachedFailureKind, type MemcachedOperation } from '../cache/memcached.js';
+import { UPSTREAM_ERROR_CODES } from '../upstream/outcome.js';
 import { BoundedLabel, isErrorCode, isFieldCoordinate, isGraphQLName, isSourceName, OTHER_LABEL } from './bounded-label.js';
 import { DEFAULT_METRICS_PREFIX, defineMetrics, type MetricSet } from './definitions.js';
 
@@ -60,18 +62,6 @@ export const ANONYMOUS_OPERATION = 'anonymous';
 /** Distinct `code` values of gqlgw_http_requests_total; the gateway's own codes are far fewer. */
 export const MAX_CODE_LABELS = 64;
 
-/**
- * Why a shared cache tier (memcached) call was served as a miss, and which call it was. Same
- * shapes as MemcachedTierEvents in gateway/cache/memcached.ts, so `{ onFailure:
- * metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip }` plugs straight in.
- */
-export type CacheTierFailureKind = 'timeout' | 'error' | 'garbage';
-export type CacheTierOperation = 'get' | 'set' | 'delete';
-const FAILURE_KINDS: readonly CacheTierFailureKind[] = ['timeout', 'error', 'garbage'];
-/** The tier label's values, one name per tier as everywhere else (gateway/cache/tier.ts). */
-const CACHE_TIERS: readonly CacheTierName[] = ['l1', 'l2', 'memcached'];
-const TIER_OPERATIONS: readonly CacheTierOperation[] = ['get', 'set', 'delete'];
-
 export interface GatewayMetrics {
   /** This gateway's own registry, holding its metrics and the Node process metrics. */
   readonly registry: Registry;
@@ -80,9 +70,9 @@ export interface GatewayMetrics {
   /** Content-Type of `render()`'s text (Prometheus text exposition format 0.0.4). */
   readonly contentType: string;
   /** A shared-tier call failed or timed out and was served as a miss (or dropped). Never throws. */
-  onCacheTierFailure(kind: CacheTierFailureKind, operation?: CacheTierOperation): void;
+  onCacheTierFailure(kind: MemcachedFailureKind, operation?: MemcachedOperation): void;
   /** A shared-tier call was skipped because the tier is cooling down. Never throws. */
-  onCacheTierSkip(operation?: CacheTierOperation): void;
+  onCacheTierSkip(operation?: MemcachedOperation): void;
   /** An answer on the GraphQL path was sent (gqlgw_http_requests_total). Never throws. */
   onHttpAnswer(status: number, code: string): void;
   /** The fast path served a request (gqlgw_http_fast_path_total). Never throws. */
@@ -127,7 +117,7 @@ export function createMetrics(): GatewayMetrics {
       set.cacheRequests.inc(
         {
           ...where(event),
-          tier: oneOf(event.tier, CACHE_TIERS),
+          tier: oneOf(event.tier, CACHE_TIER_NAMES),
           result: event.hit ? 'hit' : 'miss',
         },
         count(event.count ?? 1) ?? 1,
@@ -150,11 +140,11 @@ export function createMetrics(): GatewayMetrics {
     registry,
     listener,
     contentType: registry.contentType,
-    onCacheTierFailure: guarded((kind: CacheTierFailureKind, operation?: CacheTierOperation) => {
-      set.cacheTierFailures.inc({ kind: oneOf(kind, FAILURE_KINDS), call: oneOf(operation, TIER_OPERATIONS) });
+    onCacheTierFailure: guarded((kind: MemcachedFailureKind, operation?: MemcachedOperation) => {
+      set.cacheTierFailures.inc({ kind: oneOf(kind, MEMCACHED_FAILURE_KINDS), call: oneOf(operation, MEMCACHED_OPERATIONS) });
     }),
-    onCacheTierSkip: guarded((operation?: CacheTierOperation) => {
-      set.cacheTierSkips.inc({ call: oneOf(operation, TIER_OPERATIONS) });
+    onCacheTierSkip: guarded((operation?: MemcachedOperation) => {
+      set.cacheTierSkips.inc({ call: oneOf(operation, MEMCACHED_OPERATIONS) });
     }),
     onHttpAnswer: guarded((status: number, code: string) => {
       const shownStatus = Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : OTHER_LABEL;
@@ -183,13 +173,7 @@ function recordSubrequest(
   if (event.errorCode !== undefined) {
     set.upstreamErrors.inc({
       ...at,
-      code: oneOf(event.errorCode, [
-        'UPSTREAM_HTTP_ERROR',
-        'UPSTREAM_TIMEOUT',
-        'UPSTREAM_BAD_RESPONSE',
-        'UPSTREAM_UNREACHABLE',
-        'NOT_FOUND',
-      ]),
+      code: oneOf(event.errorCode, UPSTREAM_ERROR_CODES),
     });
   }
 }

@@ -1,5 +1,6 @@
 /** The `extensions.code` of a GraphQL error caused by a failed lookup (SPEC.md "Errors and limits"). */
-export type UpstreamErrorCode = 'UPSTREAM_HTTP_ERROR' | 'UPSTREAM_TIMEOUT' | 'UPSTREAM_BAD_RESPONSE' | 'UPSTREAM_UNREACHABLE' | 'NOT_FOUND';
+export const UPSTREAM_ERROR_CODES = ['UPSTREAM_HTTP_ERROR', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE', 'UPSTREAM_UNREACHABLE', 'NOT_FOUND'] as const;
+export type UpstreamErrorCode = (typeof UPSTREAM_ERROR_CODES)[number];
 
 /**
  * What one HTTP subrequest came to. A 404 is its own outcome: the field decides whether it is a
