@@ -101,7 +101,8 @@ function destroyClient(client: MemjsClient, reason: DiscardedConnection['reason'
   }
 }
 
-type CallOutcome<T> =
+/** How one memcached call ended: answered, failed, or still unanswered at the deadline. */
+type MemcachedReply<T> =
   | { readonly status: 'ok'; readonly value: T }
   | { readonly status: 'failed'; readonly error: unknown }
   | { readonly status: 'late' };
@@ -114,10 +115,10 @@ function callAllWithDeadline<I, T>(
   items: readonly I[],
   deadlineMs: number,
   start: (item: I, done: (error: unknown, value: T) => void) => void,
-): Promise<CallOutcome<T>[]> {
+): Promise<MemcachedReply<T>[]> {
   const count = items.length;
   return new Promise((resolve) => {
-    const outcomes: CallOutcome<T>[] = new Array<CallOutcome<T>>(count).fill({ status: 'late' });
+    const outcomes: MemcachedReply<T>[] = new Array<MemcachedReply<T>>(count).fill({ status: 'late' });
     let pending = count;
     let settled = false;
     const finish = (): void => {
@@ -150,7 +151,7 @@ function callAllWithDeadline<I, T>(
  * for success, or `closed` when only close() cut it short (which is neither).
  */
 function classify(
-  outcomes: ReadonlyArray<CallOutcome<unknown>>,
+  outcomes: ReadonlyArray<MemcachedReply<unknown>>,
   garbage: boolean,
 ): MemcachedFailureKind | 'closed' | undefined {
   let error = false;

@@ -22,7 +22,8 @@ export interface ExecuteRequest {
   readonly signal?: AbortSignal;
 }
 
-export interface ExecuteOutcome {
+/** What execute() gives back: the GraphQL result and what it cost. */
+export interface ExecutedOperation {
   readonly result: ExecutionResult;
   readonly stats: Readonly<OperationStats>;
 }
@@ -35,7 +36,7 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
 }
 
 export interface Executor {
-  execute(request: ExecuteRequest): Promise<ExecuteOutcome>;
+  execute(request: ExecuteRequest): Promise<ExecutedOperation>;
   /** The (cached) plan of an operation of a validated document. */
   plan(document: DocumentNode, operationName?: string | null): Plan | undefined;
 }
@@ -63,7 +64,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return byName.get(key);
   }
 
-  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+  async function execute(request: ExecuteRequest): Promise<ExecutedOperation> {
     const started = performance.now();
     const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
     const p = plan(request.document, request.operationName);
