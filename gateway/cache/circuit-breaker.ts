@@ -54,9 +54,4 @@ export class CircuitBreaker {
       this.openUntil = this.now() + this.cooldownMs;
     }
   }
-
-  /** True while calls are being refused (open, or half-open with a probe out). */
-  get isOpen(): boolean {
-    return this.state !== 'closed';
-  }
 }

@@ -13,8 +13,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 export interface Lifecycle {
   /** False once draining began. */
   readonly ready: boolean;
-  /** Requests received whose response has not finished or closed yet. */
-  readonly inFlight: number;
   /**
    * Call first for every request. Counts it in flight until its response closes, and answers
    * `/readyz` itself (returns true when it did: the caller must not handle the request further).
@@ -35,9 +33,6 @@ export function createLifecycle(server: Server): Lifecycle {
   return {
     get ready() {
       return ready;
-    },
-    get inFlight() {
-      return inFlight.size;
     },
     admit(req, res) {
       inFlight.add(res);

@@ -20,8 +20,6 @@ export interface YogaOptions {
   readonly maxBodyBytes: number;
   /** [gateway] graphiql: the GraphiQL page for browsers. */
   readonly graphiql: boolean;
-  /** Extra plugins placed after the gateway's own. */
-  readonly plugins?: readonly Plugin[];
 }
 
 /**
@@ -40,7 +38,6 @@ export function createGatewayYoga(options: YogaOptions) {
     usePreparedDocuments(options.documents),
     useHttpAnswers(options.answers, statsOf),
     useGatewayExecutor(options.executor, statsOf),
-    ...(options.plugins ?? []),
   ];
   return createYoga({
     schema: options.schema,

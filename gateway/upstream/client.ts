@@ -51,11 +51,6 @@ export class SourceClient {
     return this.config.name;
   }
 
-  /** Requests sent or waiting for a connection right now. */
-  get inFlight(): number {
-    return this.active;
-  }
-
   /**
    * Sends one request (`path` already resolved and encoded) and reads its answer. Never rejects,
    * except with `signal.reason` once the caller's `signal` aborts (the client went away): then the
