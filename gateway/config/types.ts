@@ -1,6 +1,6 @@
 /**
  * The checked, defaulted, frozen form of gateway.toml. Everything on the request path reads this,
- * never the TOML text. Keys are documented in README.md ("gateway.toml reference").
+ * never the TOML text. Keys are documented in README.md, section "gateway.toml".
  */
 export interface SourceConfig {
   readonly name: string;
