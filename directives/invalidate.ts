@@ -6,6 +6,8 @@ import { didYouMean } from './suggest.js';
 
 export interface CompiledInvalidate {
   readonly source: string;
+  /** The path as written, `{result.…}` and all. */
+  readonly path: string;
   /**
    * The path template of the cache entry to delete. `{result.F}` is compiled as `{parent.F}` of
    * the result type (the result plays the parent's part: it is read through F's @from), so the
@@ -60,7 +62,7 @@ export function compileInvalidations(
     }
     for (const message of bound?.messages ?? []) problems.push({ message: asResult(message), node: use.node });
     const template = bound?.template ?? compiled.template;
-    if (problems.length === before) out.push({ source, template });
+    if (problems.length === before) out.push({ source, path, template });
   }
   return out;
 }

@@ -1,6 +1,7 @@
 /**
- * The little HTTP layer the three blog services share: a route table of `GET /path/:param`
- * patterns, JSON answers, a 404 JSON body for anything unknown, and start/close on node:http.
+ * The little HTTP layer the three blog services share: a route table of `/path/:param` patterns
+ * (GET, or `METHOD /path/:param` for writes), JSON request bodies, JSON answers (none for a 204),
+ * a 404 JSON body for anything unknown, and start/close on node:http.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,12 +9,14 @@ import type { AddressInfo } from 'node:net';
 export interface BlogRequest {
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
+  /** The parsed JSON body of a write (undefined when there is none). */
+  readonly body: unknown;
 }
 
-/** A handler answers with a JSON body and an optional status (200 when absent). */
-export type BlogHandler = (request: BlogRequest) => { readonly status?: number; readonly json: unknown };
+/** A handler answers with a JSON body and an optional status (200 when absent); a 204 has no body. */
+export type BlogHandler = (request: BlogRequest) => { readonly status?: number; readonly json?: unknown };
 
-/** Pattern such as `/users/:id`; only GET is served. */
+/** Pattern such as `/users/:id` (GET) or `PATCH /users/:id`. */
 export type BlogRoutes = ReadonlyArray<readonly [pattern: string, handler: BlogHandler]>;
 
 export interface RunningService {
@@ -42,34 +45,52 @@ function matchPattern(pattern: string, path: string): Record<string, string> | u
 }
 
 function send(res: http.ServerResponse, status: number, json: unknown): void {
+  if (status === 204) {
+    res.writeHead(204).end();
+    return;
+  }
   const body = JSON.stringify(json);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
-function handle(routes: BlogRoutes, req: http.IncomingMessage, res: http.ServerResponse): void {
+function handle(routes: BlogRoutes, req: http.IncomingMessage, res: http.ServerResponse, text: string): void {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  if (req.method !== 'GET') {
-    send(res, 405, { error: 'method not allowed' });
+  const method = req.method ?? 'GET';
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    send(res, 400, { error: 'the request body is not JSON' });
     return;
   }
-  for (const [pattern, handler] of routes) {
+  let pathMatched = false;
+  for (const [route, handler] of routes) {
+    const space = route.indexOf(' ');
+    const [routeMethod, pattern] = space < 0 ? ['GET', route] : [route.slice(0, space), route.slice(space + 1)];
     const params = matchPattern(pattern, url.pathname);
     if (params === undefined) continue;
+    pathMatched = true;
+    if (routeMethod !== method) continue;
     try {
-      const answer = handler({ params, query: url.searchParams });
+      const answer = handler({ params, query: url.searchParams, body });
       send(res, answer.status ?? 200, answer.json);
     } catch {
       send(res, 500, { error: 'internal error' });
     }
     return;
   }
-  send(res, 404, { error: `no route for GET ${url.pathname}` });
+  if (pathMatched) send(res, 405, { error: `method ${method} not allowed on ${url.pathname}` });
+  else send(res, 404, { error: `no route for ${method} ${url.pathname}` });
 }
 
 /** Starts a service on host:port (0 picks a free port) and resolves once it listens. */
 export function startService(routes: BlogRoutes, host: string, port: number): Promise<RunningService> {
-  const server = http.createServer((req, res) => handle(routes, req, res));
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => handle(routes, req, res, Buffer.concat(chunks).toString('utf8')));
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -151,7 +151,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           method: compiled.request?.method ?? 'GET',
           body: compiled.request?.body,
           emptyIsTrue: getNamedType(field.type).name === 'Boolean',
-          invalidates: invalidates.map((inv) => ({ source: config.sources.get(inv.source)!, template: inv.template, selectSuffixes: selectSuffixes.get(inv.source) ?? [''] })),
+          invalidates: invalidates.map((inv) => ({ source: config.sources.get(inv.source)!, path: inv.path, template: inv.template, selectSuffixes: selectSuffixes.get(inv.source) ?? [''] })),
           isList: isListType(unwrapped),
           isNonNull: isNonNullType(field.type),
           itemNonNull: isListType(unwrapped) && isNonNullType(unwrapped.ofType),

@@ -60,6 +60,8 @@ export interface FetchBlueprint {
 /** One `@invalidate(source, path)`: the entry `{source}:{resolved path}` deleted after a 2xx. */
 export interface InvalidateBlueprint {
   readonly source: SourceConfig;
+  /** The path as written, for `gqlgw plan`. */
+  readonly path: string;
   /** `{result.a.b}` is compiled as `{parent.a.b}` bound through the result type's @from. */
   readonly template: PathTemplate;
   /**

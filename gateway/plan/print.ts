@@ -7,20 +7,45 @@ import type { Plan, PlanSelection } from './types.js';
  * X-GQL-Subrequests counts. Used by `gqlgw plan` and by tests.
  */
 export function printPlan(plan: Plan): string {
-  const rounds = new Map<number, string[]>();
   const coalescing = new Set<string>();
+  if (plan.operation.operation === 'mutation') return printMutationPlan(plan);
+  const rounds = new Map<number, string[]>();
   walk(plan.root, [], { rounds, coalescing });
   const lines = [`${plan.operation.operation} ${plan.operationName}: ${plan.maxRound} round${plan.maxRound === 1 ? '' : 's'} when every field is reached`];
-  for (const round of [...rounds.keys()].sort((a, b) => a - b)) {
-    lines.push(`round ${round}:`);
-    for (const l of rounds.get(round)!) lines.push(`  ${l}`);
-  }
+  printRounds(rounds, '', lines);
   if (coalescing.size > 0) {
     lines.push(
       `X-GQL-Subrequests counts only what this operation sends: a lookup of ${[...coalescing].sort().join(', ')} (coalesce = true) ` +
         'that another request already has in flight waits for that call and is counted in gqlgw_coalesced_total instead',
     );
   }
+  return lines.join('\n') + '\n';
+}
+
+function printRounds(rounds: ReadonlyMap<number, readonly string[]>, indent: string, lines: string[]): void {
+  for (const round of [...rounds.keys()].sort((a, b) => a - b)) {
+    lines.push(`${indent}round ${round}:`);
+    for (const l of rounds.get(round)!) lines.push(`${indent}  ${l}`);
+  }
+}
+
+/**
+ * A mutation's plan (SPEC.md "Mutations"): its root fields as serial steps in document order, each
+ * with its one request (never cached, deduped, coalesced or retried), the entries it invalidates
+ * after a 2xx, and the rounds of its selections, which run before the next step starts.
+ */
+function printMutationPlan(plan: Plan): string {
+  const steps = plan.root.entries.filter((e) => e.blueprint.fetch);
+  const lines = [`mutation ${plan.operationName}: ${steps.length} serial step${steps.length === 1 ? '' : 's'}, one after another in document order; each runs its rounds before the next starts`];
+  steps.forEach((e, i) => {
+    const fetch = e.blueprint.fetch!;
+    const invalidates = fetch.invalidates.map((inv) => `, then invalidate ${inv.source.name}:${inv.path}`).join('');
+    const conds = e.conditions.length ? `, when ${e.conditions.map(printCondition).join(' and ')}` : '';
+    lines.push(`step ${i + 1}: ${e.responseKey}  ${e.blueprint.coordinate}  ${fetch.method} ${fetch.source.name} ${fetch.template.text}${fetch.body ? ' with a JSON body' : ''}${invalidates}${conds}`);
+    const rounds = new Map<number, string[]>();
+    if (e.children) walk(e.children, [e.responseKey], { rounds, coalescing: new Set() });
+    printRounds(rounds, '  ', lines);
+  });
   return lines.join('\n') + '\n';
 }
 
@@ -45,7 +70,7 @@ function walk(sel: PlanSelection, path: string[], printed: Printed): void {
     if (fetch) {
       const how = fetch.batch
         ? `batch ${fetch.source.name} ${fetch.batch.template.text} (match ${fetch.batch.match}, max ${fetch.batch.max}; single ${fetch.template.text})`
-        : `fetch ${fetch.source.name} ${fetch.template.text}`;
+        : `fetch ${fetch.source.name} ${fetch.method === 'GET' ? '' : `${fetch.method} `}${fetch.template.text}`;
       const cache = printCache(fetch.cache);
       if (fetch.source.coalesce) printed.coalescing.add(fetch.source.name);
       const conds = e.conditions.length ? `, when ${e.conditions.map(printCondition).join(' and ')}` : '';

@@ -92,4 +92,26 @@ describe('the example blog behind schema/blog.graphqls', () => {
     }
     assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 2, batches: 1 });
   });
+  test('writes: updateUser, createPost and deletePost, each invalidating what it changed', async () => {
+    const name = async () => ((await gateway.query('{ user(id: 3) { name } }')).body.data?.user as { name: string }).name;
+    await name();
+    const cached = await gateway.query('{ user(id: 3) { name } }');
+    assert.equal(debugCounts(cached).subrequests, 0, 'the second read is a cache hit');
+    const updated = await gateway.query('mutation { updateUser(id: 3, input: { name: "Renamed" }) { id name } }');
+    assert.deepEqual(updated.body, { data: { updateUser: { id: '3', name: 'Renamed' } }, extensions: updated.body.extensions });
+    assert.equal(await name(), 'Renamed', 'the read after the write reaches the users service');
+
+    const postsOf3 = async () => ((await gateway.query('{ user(id: 3) { posts { id } } }')).body.data?.user as { posts: Array<{ id: string }> }).posts.map((p) => p.id);
+    const before3 = await postsOf3();
+    const created = await gateway.query('mutation { createPost(input: { title: "New", body: "Hello", authorId: 3 }) { id title author { name } } }');
+    assert.equal(created.body.errors, undefined);
+    const post = created.body.data?.createPost as { id: string; title: string; author: { name: string } };
+    assert.deepEqual({ title: post.title, author: post.author }, { title: 'New', author: { name: 'Renamed' } });
+    assert.deepEqual(await postsOf3(), [...before3, post.id], "the author's cached post list was invalidated");
+
+    await gateway.query(`{ post(id: ${post.id}) { title } }`);
+    const deleted = await gateway.query(`mutation { deletePost(id: ${post.id}) }`);
+    assert.deepEqual(deleted.body.data, { deletePost: true });
+    assert.deepEqual((await gateway.query(`{ post(id: ${post.id}) { title } }`)).body.data, { post: null });
+  });
 });

@@ -49,6 +49,22 @@ test('fields that only read fetched data cost no round; fragments are flattened'
   );
 });
 
+test('a mutation plans as serial steps: each request, what it invalidates, then the rounds under it', () => {
+  const blueprint = buildBlueprint(loadConfig(ROOT_CONFIG));
+  const doc = parse('mutation M { a: updateUser(id: 1, input: { name: "x" }) { name posts { id } } deletePost(id: 2) }');
+  assert.equal(
+    printPlan(buildPlan(blueprint, doc)!),
+    [
+      'mutation M: 2 serial steps, one after another in document order; each runs its rounds before the next starts',
+      'step 1: a  Mutation.updateUser  PATCH users /users/{args.id} with a JSON body, then invalidate users:/users/{args.id}',
+      '  round 2:',
+      '    a.posts  User.posts  batch posts /posts?author_ids={keys} (match author_id, max 50; single /users/{parent.id}/posts), cache 30s',
+      'step 2: deletePost  Mutation.deletePost  DELETE posts /posts/{args.id}, then invalidate posts:/posts/{args.id}',
+      '',
+    ].join('\n'),
+  );
+});
+
 test('plan with an unknown operation name or a syntax error exits 1 with a message', () => {
   const unknown = spawnSync(process.execPath, [CLI, 'plan', '--config', ROOT_CONFIG, '--operation', 'Nope', 'query A { users { id } }'], { encoding: 'utf8' });
   assert.equal(unknown.status, 1);
