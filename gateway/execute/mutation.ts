@@ -28,6 +28,8 @@ const NO_PARENT: Readonly<Record<string, unknown>> = Object.freeze({});
  * 3. the selections under its result run in rounds as a query's do (batched, deduped, cached),
  *    with a fresh request memo, so reads after a write never reuse what was read before it.
  * Fields merged under one response key (same field and arguments, by validation) are one field.
+ * A non-null field that fails (or answers nothing) ends the operation: `data` is null, and the
+ * fields after it are not sent, as graphql-js's serial execution would not run them.
  */
 export async function runMutationFields(selection: PlanSelection, root: object, state: RequestState, deps: MutationDeps): Promise<void> {
   const byResponseKey = new Map<string, PlanEntry[]>();
@@ -36,9 +38,15 @@ export async function runMutationFields(selection: PlanSelection, root: object, 
     if (same) same.push(entry);
     else byResponseKey.set(entry.responseKey, [entry]);
   }
+  let stopped = false;
   for (const entries of byResponseKey.values()) {
     const found: Lookup[] = [];
     collectLookups({ entries }, root, entries[0]!.blueprint.typeName, { variables: state.variables, store: state.store, out: found });
+    if (stopped) {
+      // Not run; `data` is null anyway. A value keeps the shaper (which may still visit them) quiet.
+      for (const l of found) state.store.set(l.parent, l.entry.fieldNode, NULL_VALUE);
+      continue;
+    }
     const own = found.filter((l) => l.parent === root);
     const below = found.filter((l) => l.parent !== root);
     state.memo.clear();
@@ -50,6 +58,12 @@ export async function runMutationFields(selection: PlanSelection, root: object, 
         await invalidate(first.entry.blueprint.fetch!, { args, result: outcome.body }, state, deps);
         const walk: Walk = { variables: state.variables, store: state.store, out: below };
         for (const l of own) if (l.entry.fetchBelow) descend(l.entry, outcome.body, walk);
+      }
+      // A non-null field without a value nulls the whole `data` (GraphQL spec §6.4.4): the fields after it do not run.
+      stopped = first.entry.blueprint.fetch!.isNonNull && (outcome.kind !== 'ok' || outcome.body === null);
+      if (stopped) {
+        for (const l of below) state.store.set(l.parent, l.entry.fieldNode, NULL_VALUE);
+        continue;
       }
     }
     await runRounds(below, state, deps);

@@ -25,6 +25,7 @@ type Mutation {
   archivePost(id: ID!): Post @fetch(source: "blog", path: "/posts/{args.id}/archive", method: "PUT")
   touchPost(id: ID!): Boolean @fetch(source: "blog", path: "/posts/{args.id}/touch", method: "POST")
   failing(id: ID!): Post @fetch(source: "blog", path: "/posts/{args.id}/fail", method: "POST") @invalidate(source: "blog", path: "/posts/{args.id}")
+  failingStrict(id: ID!): Post! @fetch(source: "blog", path: "/posts/{args.id}/fail", method: "POST")
 }
 input PostInput { title: String! authorId: ID }
 type Post {

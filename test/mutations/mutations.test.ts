@@ -85,6 +85,14 @@ describe('mutations: order, requests and answers', () => {
     assert.equal(blog.count(), 3);
   });
 
+  test('a failed non-null field nulls data and the fields after it are not sent', async () => {
+    blog.reset();
+    const res = await gateway.query('mutation { failingStrict(id: 1) { title } touchPost(id: 1) }');
+    assert.equal(res.body.data, null);
+    assert.deepEqual(res.body.errors?.map((e) => [e.path, e.extensions?.status]), [[['failingStrict'], 422]]);
+    assert.deepEqual(blog.requests.map((r) => `${r.method} ${r.path}`), ['POST /posts/1/fail']);
+  });
+
   test('a read with POST (search) sends its body, is deduped only when identical, and is never cached', async () => {
     blog.reset();
     const query = '{ a: search(q: "First") { title } b: search(q: "First") { title } c: search(q: "Sec") { title } }';
