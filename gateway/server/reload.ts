@@ -19,9 +19,10 @@ import { L2Cache } from '../cache/l2.js';
  * Caches: L2 is kept, except that for every coordinate whose fetch changed (source name, URL or
  * forwarded headers, @fetch method, path or select, @batch path, match, select, method or body)
  * or that disappeared, the L2 entries under that fetch's key prefix (`{source}:` + the path text
- * before its first placeholder or `?`, e.g. `users:/users/`) are dropped; entries of other coordinates with the same prefix go too, which
- * costs a miss, never a wrong answer. A changed `l2_max_entries` starts an empty L2. memcached is
- * shared with other gateways and is left alone: its entries expire by their ttl.
+ * before its first placeholder or `?`, e.g. `users:/users/`) are dropped; entries of other
+ * coordinates with the same prefix go too, which costs a miss, never a wrong answer. A changed
+ * `l2_max_entries` starts an empty L2. memcached is shared with other gateways and is left alone:
+ * its entries expire by their ttl.
  *
  * What a running process cannot change is reported in `restart`: the listen address (unless
  * `--host`/`--port` fixed it), `headers_timeout_ms`, `request_timeout_ms`, `workers` and
