@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { writeGatewayFiles, type GatewayFiles } from '../support/gateway.js';
 import { runCli, type CliRun } from '../support/cli.js';
 
@@ -76,7 +77,7 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
   const taken = (blocker.address() as { port: number }).port;
   try {
     const [schemaTypos, nameTypos, warnings, tomlTypos] = await Promise.all([files(SCHEMA_TYPOS), files(NAME_TYPOS), files(WARNINGS), files('type Query { a: String }', TOML_TYPOS)]);
-    const [typoRun, nameRun, warnRun, strictRun, tomlRun, planRun, missingFile, listen, missingConfig] = await Promise.all([
+    const [typoRun, nameRun, warnRun, strictRun, tomlRun, planRun, missingFile, listen, missingConfig, example] = await Promise.all([
       runCli(['check'], schemaTypos.dir),
       runCli(['check'], nameTypos.dir),
       runCli(['check', '--config', 'gateway.toml'], warnings.dir),
@@ -86,6 +87,7 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
       runCli(['plan', '--config', warnings.configPath, '--file', 'missing.graphql'], warnings.dir),
       runCli(['serve', '--config', warnings.configPath, '--port', String(taken)]),
       runCli(['check', '--config', 'nowhere/gateway.toml'], warnings.dir),
+      runCli(['check', '--strict'], fileURLToPath(new URL('../../../', import.meta.url))),
     ]);
     for (const run of [typoRun, nameRun, warnRun, strictRun, tomlRun, planRun, missingFile, listen, missingConfig]) {
       assert.doesNotMatch(run.stderr, NO_STACK, `no stack trace:\n${run.stderr}`);
@@ -132,6 +134,7 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
       assert.match(warnRun.stdout, /: ok, 3 warnings in s\.graphqls\n$/);
       assert.equal(strictRun.status, 1);
       assert.deepEqual(lines(strictRun), [...expected, '3 warnings in s.graphqls; --strict makes warnings fail']);
+      assert.deepEqual([example.status, example.stdout, example.stderr], [0, 'gateway.toml: ok\n', ''], 'the bundled example passes --strict');
     });
 
     await t.test('plan validates the query first: graphql-js errors at line:column, exit 1', () => {
