@@ -1,7 +1,7 @@
 /**
  * @invalidate beyond one process's L2 (SPEC.md "@invalidate"): through a real memcached shared by
- * two gateways with L2 off, per-caller entries of a source with forward_headers, and a memcached
- * that does not answer (the delete is counted, the mutation still succeeds).
+ * two gateways with L2 off, including the per-caller entries of a source with forward_headers, and
+ * a memcached that does not answer (the delete is counted, the mutation still succeeds).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -12,22 +12,23 @@ import { parsePromText, sumOf } from '../support/prom-text.js';
 import { pollUntil } from '../support/wait.js';
 import { BLOG_SCHEMA, startBlog } from './blog-fixture.js';
 
+/** Beside BLOG_SCHEMA: a source that forwards `authorization`, so its entries are kept per caller. */
 const PRIVATE_SCHEMA = `
-type Query {
-  mine(id: ID!): Post @fetch(source: "priv", path: "/posts/{args.id}") @cache(ttl: 300)
+extend type Query {
+  mine(id: ID!): Mine @fetch(source: "priv", path: "/posts/{args.id}") @cache(ttl: 300)
 }
-type Mutation {
-  retitleMine(id: ID!, title: String!): Post
+extend type Mutation {
+  retitleMine(id: ID!, title: String!): Mine
     @fetch(source: "priv", path: "/posts/{args.id}", method: "PATCH", body: """{"title": {args.title}}""")
     @invalidate(source: "priv", path: "/posts/{args.id}")
 }
-type Post { id: ID! title: String! }
+type Mine { id: ID! title: String! }
 `;
 
 const memcachedToml = (address: string, prefix: string, timeoutMs = 500): string =>
   ['[cache.memcached]', `servers = ["${address}"]`, `key_prefix = "${prefix}"`, `timeout_ms = ${timeoutMs}`].join('\n');
 
-describe('@invalidate through memcached shared by two gateways', () => {
+describe('@invalidate through memcached shared by two gateways (L2 off)', () => {
   let mc: RunningMemcached;
   let blog: CountingUpstream;
   let writer: TestGateway;
@@ -37,7 +38,12 @@ describe('@invalidate through memcached shared by two gateways', () => {
   before(async () => {
     mc = await startMemcached();
     ({ upstream: blog } = await startBlog());
-    const options = { sources: { blog: { url: blog.url } }, schemas: { 's.graphqls': BLOG_SCHEMA }, l2MaxEntries: 0, extraToml: memcachedToml(mc.address, prefix) };
+    const options = {
+      sources: { blog: { url: blog.url }, priv: { url: blog.url, forwardHeaders: ['authorization'] } },
+      schemas: { 's.graphqls': BLOG_SCHEMA, 'p.graphqls': PRIVATE_SCHEMA },
+      l2MaxEntries: 0,
+      extraToml: memcachedToml(mc.address, prefix),
+    };
     writer = await startTestGateway(options);
     reader = await startTestGateway(options);
   });
@@ -66,38 +72,27 @@ describe('@invalidate through memcached shared by two gateways', () => {
     assert.equal(await titleVia(reader), 'Retitled');
     assert.equal(blog.count('GET /posts/:id'), 2, 'the reader reached the upstream');
   });
-});
-
-describe('@invalidate on a source with forward_headers', () => {
-  let blog: CountingUpstream;
-  let gateway: TestGateway;
-  before(async () => {
-    ({ upstream: blog } = await startBlog());
-    gateway = await startTestGateway({ sources: { priv: { url: blog.url, forwardHeaders: ['authorization'] } }, schemas: { 's.graphqls': PRIVATE_SCHEMA } });
-  });
-  after(async () => {
-    await gateway.close();
-    await blog.close();
-  });
-
-  test("deletes the caller's own entry and the entry without headers; another caller's entry stays until its ttl", async () => {
+  test("per caller: deletes the caller's own entry and the entry without headers; another caller's stays until its ttl", async () => {
     const A = { authorization: 'Bearer a' };
     const B = { authorization: 'Bearer b' };
-    const read = async (headers?: Record<string, string>): Promise<string> => ((await gateway.query('{ mine(id: 2) { title } }', undefined, headers)).body.data?.mine as { title: string }).title;
-    for (const who of [A, B, undefined]) await read(who);
+    const read = async (gw: TestGateway, headers?: Record<string, string>): Promise<string> =>
+      ((await gw.query('{ mine(id: 2) { title } }', undefined, headers)).body.data?.mine as { title: string }).title;
+    blog.reset();
+    for (const who of [A, B, undefined]) await read(writer, who);
     assert.equal(blog.count('GET /posts/:id'), 3, 'one entry per caller');
-    for (const who of [A, B, undefined]) await read(who);
-    assert.equal(blog.count('GET /posts/:id'), 3, 'all three cached');
+    const perCaller = await pollUntil(async () => (await listItems(mc.address)).filter((i) => i.key.startsWith(`${prefix}priv:/posts/2#h=`)).length, (n) => n === 3);
+    assert.equal(perCaller, 3, 'three entries in memcached, keyed by a digest of the header values');
+    for (const who of [A, B, undefined]) await read(reader, who);
+    assert.equal(blog.count('GET /posts/:id'), 3, 'the other gateway reads all three from memcached');
 
     blog.reset();
-    const res = await gateway.query('mutation { retitleMine(id: 2, title: "Mine") { title } }', undefined, A);
+    const res = await writer.query('mutation { retitleMine(id: 2, title: "Mine") { title } }', undefined, A);
     assert.equal((res.body.data?.retitleMine as { title: string }).title, 'Mine');
     assert.equal(blog.requests[0]?.headers.authorization, 'Bearer a', 'the write forwards the caller header');
-
-    assert.equal(await read(A), 'Mine');
-    assert.equal(await read(undefined), 'Mine');
+    assert.equal(await read(reader, A), 'Mine');
+    assert.equal(await read(reader, undefined), 'Mine');
     assert.equal(blog.count('GET /posts/:id'), 2, "A's entry and the anonymous entry were deleted");
-    assert.equal(await read(B), 'Second', "B's entry keeps the old value until its ttl");
+    assert.equal(await read(reader, B), 'Second', "B's entry keeps the old value until its ttl");
     assert.equal(blog.count('GET /posts/:id'), 2);
   });
 });
