@@ -1,10 +1,11 @@
-import { isListType, isNonNullType } from 'graphql';
+import { isListType, isNonNullType, type DirectiveNode } from 'graphql';
 import type { DirectiveUse, FieldContext } from './context.js';
 import type { Problem } from './problem.js';
 import { compileSelect, type CompiledFetch } from './fetch.js';
 import { compilePathTemplate, type PathTemplate } from './template.js';
 import { bindTemplate } from './placeholders.js';
 import { dottedNameHelp, parseDottedName } from './dotted.js';
+import { compileBodyTemplate, type BodyTemplate } from './body-template.js';
 
 export interface CompiledBatch {
   readonly template: PathTemplate;
@@ -19,8 +20,8 @@ export interface CompiledBatch {
   /** `select: "data.users"`: where the item array is inside the answer; undefined: the answer is the array. */
   readonly select: readonly string[] | undefined;
   readonly method: 'GET' | 'POST';
-  /** The JSON body template of a POST batch (`{"ids": {keys}}`). */
-  readonly body: string | undefined;
+  /** The JSON body template of a POST batch (`{"ids": {keys}}`, directives/body-template.ts). */
+  readonly body: BodyTemplate | undefined;
 }
 
 /** The @fetch beside a @batch: whether the field has one, and what it compiled to (undefined when it is malformed). */
@@ -83,7 +84,8 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
     problems.push({ message: `${at} has a malformed path "${path}": ${compiled.error}`, node: use.node });
     return undefined;
   }
-  const keys = compiled.template.placeholders.filter((p) => p.kind === 'keys').length + (body !== undefined && body.includes('{keys}') ? 1 : 0);
+  const bodyTemplate = body === undefined || method !== 'POST' ? undefined : compileBatchBody(body, { at, node: use.node }, ctx, problems);
+  const keys = compiled.template.placeholders.filter((p) => p.kind === 'keys').length + (bodyTemplate?.placeholders.filter((p) => p.kind === 'keys').length ?? 0);
   if (keys !== 1) {
     problems.push({ message: `${at} needs exactly one {keys} placeholder in its path${method === 'POST' ? ' or body' : ''}, found ${keys}`, node: use.node });
   }
@@ -92,7 +94,7 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   }
   const bound = bindTemplate('@batch', compiled.template, ctx);
   for (const message of bound.messages) problems.push({ message, node: use.node });
-  if (problems.length > before || keyRead === undefined || !matchSteps || select === null) return undefined;
+  if (problems.length > before || keyRead === undefined || !matchSteps || select === null || (method === 'POST' && !bodyTemplate)) return undefined;
   return {
     template: bound.template,
     match,
@@ -102,6 +104,28 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
     listKeys,
     select,
     method: method as 'GET' | 'POST',
-    body,
+    body: bodyTemplate,
   };
+}
+
+/** A POST batch's body: a JSON template whose placeholders are `{keys}` and the field's `{args.*}`. */
+function compileBatchBody(body: string, where: { readonly at: string; readonly node: DirectiveNode }, ctx: FieldContext, problems: Problem[]): BodyTemplate | undefined {
+  const { at, node } = where;
+  const compiled = compileBodyTemplate(body);
+  if (!compiled.ok) {
+    problems.push({ message: `${at} has a malformed body: ${compiled.error}`, node });
+    return undefined;
+  }
+  let ok = true;
+  for (const p of compiled.template.placeholders) {
+    if (p.kind === 'parent' || p.kind === 'result') {
+      problems.push({ message: `${at}: its body takes the parents' keys through {keys}; ${p.text} has no single value in a batch`, node });
+      ok = false;
+    } else if (p.kind === 'args' && !ctx.field.args.some((a) => a.name === p.path[0])) {
+      const names = ctx.field.args.map((a) => a.name);
+      problems.push({ message: `${at}: ${p.text} in its body names no argument of ${ctx.coordinate} (arguments: ${names.join(', ') || 'none'})`, node });
+      ok = false;
+    }
+  }
+  return ok ? compiled.template : undefined;
 }

@@ -40,7 +40,7 @@ export function bindTemplate(directive: string, template: PathTemplate, ctx: Fie
     const at = `${directive} on ${ctx.coordinate}: {${p.kind}.${p.name}}`;
     const step = p.kind === 'parent' ? stepParent(p.steps, ctx) : stepArgs(p.steps, ctx);
     if (typeof step === 'string') {
-      messages.push(`${at} ${step}`);
+      messages.push(step.startsWith(':') ? `${at}${step}` : `${at} ${step}`);
       return p;
     }
     const b = { ...p, read: step.read };

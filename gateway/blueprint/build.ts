@@ -142,7 +142,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
             max: compiled.batch.max,
             keyRead: compiled.batch.keyRead,
             listKeys: compiled.batch.listKeys,
-            hasArgs: compiled.batch.template.placeholders.some((p) => p.kind === 'args'),
+            hasArgs: compiled.batch.template.placeholders.some((p) => p.kind === 'args') || (compiled.batch.body?.placeholders.some((p) => p.kind === 'args') ?? false),
             select: compiled.batch.select,
             method: compiled.batch.method,
             body: compiled.batch.body,

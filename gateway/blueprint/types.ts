@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { CompiledCache } from '../../directives/cache.js';
 import type { PathTemplate } from '../../directives/template.js';
 import type { CompiledRequest, HttpMethod } from '../../directives/request.js';
+import type { BodyTemplate } from '../../directives/body-template.js';
 import type { SourceConfig } from '../config/types.js';
 
 /** What one field (schema coordinate `Type.field`) compiles to. Frozen; read on every request. */
@@ -86,7 +87,7 @@ export interface BatchBlueprint {
   readonly select: readonly string[] | undefined;
   readonly method: 'GET' | 'POST';
   /** The JSON body template of a POST batch. */
-  readonly body: string | undefined;
+  readonly body: BodyTemplate | undefined;
   /** The batch path has `{args.*}`: fields with other argument values are batched apart. */
   readonly hasArgs: boolean;
 }

@@ -5,6 +5,7 @@ import type { CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, SourceCo
 import { readPersistedDocuments } from './persisted-documents.js';
 import { GatewayConfigError, type Diagnostic } from './diagnostics.js';
 import { TableReader, isTable, type ConfigDocument } from './table-reader.js';
+import { expandEnvironment } from './env.js';
 
 /** Defaults of every optional key; README.md's gateway.toml reference lists the same values. */
 export const DEFAULTS = {
@@ -50,8 +51,11 @@ export function loadConfig(configPath: string): GatewayConfig {
   return parseConfig(text, file, configPath);
 }
 
-/** Like loadConfig, from text; `shownName` is how diagnostics name the file. */
-export function parseConfig(text: string, file: string, shownName = file): GatewayConfig {
+/**
+ * Like loadConfig, from text; `shownName` is how diagnostics name the file, `env` where `${NAME}`
+ * is read (config/env.ts).
+ */
+export function parseConfig(text: string, file: string, shownName = file, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   let doc: Record<string, unknown>;
   try {
     doc = parse(text) as Record<string, unknown>;
@@ -63,6 +67,7 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
     throw err;
   }
   const diagnostics: Diagnostic[] = [];
+  doc = expandEnvironment(doc, { file: shownName, text }, env, diagnostics);
   const configDoc: ConfigDocument = { file: shownName, text, diagnostics };
   const root = new TableReader(doc, [], configDoc);
 
@@ -97,15 +102,17 @@ export function parseConfig(text: string, file: string, shownName = file): Gatew
     const s = new TableReader(value, ['sources', name], configDoc);
     if (!s.has('url')) s.problem(undefined, `sources.${name}.url is required`);
     const url = s.string('url', 'http://127.0.0.1', checkUrl).replace(/\/+$/, '');
+    const forwardHeaders = s.strings('forward_headers', []).map((h) => h.toLowerCase());
     sources.set(name, {
       name,
       url,
       timeoutMs: s.int('timeout_ms', DEFAULTS.timeoutMs, 1, 600_000),
-      forwardHeaders: s.strings('forward_headers', []).map((h) => h.toLowerCase()),
+      forwardHeaders,
       maxResponseBytes: s.int('max_response_bytes', DEFAULTS.maxResponseBytes, 1),
       connections: s.int('connections', DEFAULTS.connections, 1, 10_000),
       maxQueued: s.int('max_queued', DEFAULTS.maxQueued, 0, 1_000_000),
       coalesce: s.bool('coalesce', true),
+      headers: sourceHeaders(s, name, forwardHeaders),
     });
     s.finish();
   }
@@ -210,4 +217,22 @@ function checkUrl(v: string): string | undefined {
   } catch {
     return `must be an absolute http:// or https:// URL, found "${v}"`;
   }
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the HTTP client sets itself: a fixed value would break the request. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer']);
+
+/** `[sources.X] headers = { "x-api-key" = "..." }`: sent on every request to the source; names lower-cased. */
+function sourceHeaders(s: TableReader, source: string, forwarded: readonly string[]): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(s.stringTable('headers'))) {
+    const lower = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) s.problem('headers', `sources.${source}.headers: "${name}" is not a valid header name`);
+    else if (RESERVED_HEADERS.has(lower)) s.problem('headers', `sources.${source}.headers: "${name}" is set by the gateway itself; remove it`);
+    else if (/[\r\n\0]/.test(value)) s.problem('headers', `sources.${source}.headers: the value of "${name}" must not contain line breaks`);
+    else if (forwarded.includes(lower)) s.problem('headers', `sources.${source}.headers: "${name}" is also in forward_headers; a header is either fixed or forwarded, keep one`);
+    else out[lower] = value;
+  }
+  return Object.freeze(out);
 }

@@ -93,6 +93,17 @@ export class TableReader {
     return v as string[];
   }
 
+  /** A table of string values (`{ "x-api-key" = "..." }`); empty when absent; anything else is a problem. */
+  stringTable(key: string): Readonly<Record<string, string>> {
+    const v = this.read(key);
+    if (v === undefined) return {};
+    if (!isTable(v) || Object.values(v).some((x) => typeof x !== 'string')) {
+      this.problem(key, `${this.keyPath(key)} must be a table of strings ({ "name" = "value" }), found ${describe(v)}`);
+      return {};
+    }
+    return v as Record<string, string>;
+  }
+
   /** A sub-table, or undefined when absent; a non-table value is a problem. */
   table_(key: string): TableReader | undefined {
     const v = this.read(key);

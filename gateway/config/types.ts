@@ -10,6 +10,8 @@ export interface SourceConfig {
   readonly timeoutMs: number;
   /** Lower-cased request header names passed through to this source. */
   readonly forwardHeaders: readonly string[];
+  /** Fixed headers (lower-cased names) sent on every request to this source, e.g. an API key. */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Bodies larger than this fail with UPSTREAM_BAD_RESPONSE. */
   readonly maxResponseBytes: number;
   /** Keep-alive connections in this source's pool (and so its concurrency limit). */

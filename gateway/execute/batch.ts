@@ -1,5 +1,6 @@
 import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
 import { readDotted } from '../../directives/dotted.js';
+import { renderBodyTemplate, type BodyTemplate } from '../../directives/body-template.js';
 import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import type { ForwardedHeaders, MemoEntry } from './state.js';
@@ -22,6 +23,8 @@ export interface BatchChunk {
   readonly group: BatchGroup;
   readonly keys: readonly string[];
   readonly path: string;
+  /** The JSON body of a POST batch, with `{keys}` as the array of the keys' original values. */
+  readonly body: string | undefined;
 }
 
 /** Splits a group into chunks of at most `max` keys, each with its resolved request path. */
@@ -36,7 +39,13 @@ export function chunkBatchGroup(group: BatchGroup): BatchChunk[] {
 export function batchChunk(group: BatchGroup, keys: readonly string[]): BatchChunk {
   const values = keys.map((k) => group.keys.get(k)![0]!.batchKeyValue);
   const path = resolvePathTemplate(group.batch.template, { parent: undefined, args: group.args, keys: values, key: NO_KEY });
-  return { group, keys, path: path ?? '' };
+  const body = group.batch.body && renderBatchBody(group.batch.body, group.args, values);
+  return { group, keys, path: path ?? '', body };
+}
+
+/** A batch body: `{keys}` is the keys' array, `{args.a.b}` the field's argument values. */
+export function renderBatchBody(template: BodyTemplate, args: Readonly<Record<string, unknown>>, keys: readonly unknown[]): string {
+  return renderBodyTemplate(template, (p) => (p.kind === 'keys' ? keys : p.kind === 'args' ? readDotted(args, p.path) : undefined));
 }
 
 /**
@@ -47,7 +56,7 @@ export function batchChunk(group: BatchGroup, keys: readonly string[]): BatchChu
 export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): UpstreamOutcome {
   const source = chunk.group.fetch.source.name;
   if (outcome.kind === 'not-found') {
-    return failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404 to a batch request`, detail: `GET ${chunk.path} → 404`, status: 404 });
+    return failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404 to a batch request`, detail: `${chunk.group.batch.method} ${chunk.path} → 404`, status: 404 });
   }
   if (outcome.kind !== 'ok') return outcome;
   const select = chunk.group.batch.select;
@@ -58,7 +67,7 @@ export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): U
       code: 'UPSTREAM_BAD_RESPONSE',
       source,
       message: `source "${source}" answered a batch request with something other than a JSON array (${where})`,
-      detail: `GET ${chunk.path}`,
+      detail: `${chunk.group.batch.method} ${chunk.path}`,
       cause: 'shape',
     });
   }
@@ -84,16 +93,16 @@ export interface BatchWarning {
 const SHOWN = 10;
 
 /**
- * Settles every memo entry of a chunk from the chunk's answer: items go to the key whose string
+ * Settles every memo entry of a chunk from the chunk's answer (as checkBatchAnswer judged it: an
+ * error, or the item array): items go to the key whose string
  * form equals the string form of their dotted `match` field, in any order; on a list field every
  * item of a key is collected (one-to-many), on a single field, and for each element of list keys,
  * the first wins. Items for keys not asked are dropped. A key with no item is not-found (an empty
  * list for a one-to-many field). A failed chunk fails only its own keys. With `warnings` (debug),
  * an answer whose items matched none of the keys adds a warning.
  */
-export function settleBatchChunk(chunk: BatchChunk, outcome: UpstreamOutcome, warnings?: BatchWarning[]): void {
+export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, warnings?: BatchWarning[]): void {
   const { group } = chunk;
-  const answer = checkBatchAnswer(chunk, outcome);
   const oneToMany = group.fetch.isList && !group.batch.listKeys;
   let items: Map<string, unknown> | undefined;
   if (answer.kind === 'ok') {

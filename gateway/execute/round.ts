@@ -1,12 +1,12 @@
 import { getArgumentValues } from 'graphql';
 import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
 import { readDotted } from '../../directives/dotted.js';
-import type { FetchBlueprint } from '../blueprint/types.js';
+import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry } from '../plan/types.js';
 import type { SourceClient } from '../upstream/client.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
-import { batchChunk, checkBatchAnswer, chunkBatchGroup, settleBatchChunk, type BatchChunk, type BatchGroup, type BatchWarning } from './batch.js';
+import { batchChunk, checkBatchAnswer, chunkBatchGroup, renderBatchBody, settleBatchChunk, type BatchChunk, type BatchGroup, type BatchWarning } from './batch.js';
 import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
 import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
@@ -239,7 +239,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
       continue;
     }
     const headers = state.forwarder.for(m.fetch.source);
-    const variant = batch.hasArgs ? String(resolvePathTemplate(batch.template, { parent: undefined, args: m.args, keys: VARIANT_KEYS, key: NO_KEY })) : '';
+    const variant = batch.hasArgs ? batchVariant(batch, m.args) : '';
     const groupKey = headers.keySuffix === '' ? variant : `${variant}${headers.keySuffix}`;
     let groups = groupsByField.get(m.fetch);
     if (!groups) {
@@ -312,7 +312,17 @@ async function sendChunk(chunk: BatchChunk, call: SharedCall | undefined, state:
   const by: RequestBy = { state, signal: call ? call.signal : state.signal };
   const sendOne = (c: BatchChunk, mayResend: boolean) =>
     sendSubrequest(
-      { source: group.fetch.source.name, coordinate: group.coordinate, method: 'GET', path: c.path, headers: group.headers.headers, batchSize: c.keys.length, mayResend, judge: (o) => checkBatchAnswer(c, o) },
+      {
+        source: group.fetch.source.name,
+        coordinate: group.coordinate,
+        method: group.batch.method,
+        path: c.path,
+        body: c.body,
+        headers: group.headers.headers,
+        batchSize: c.keys.length,
+        mayResend,
+        judge: (o) => checkBatchAnswer(c, o),
+      },
       by,
       deps,
     );
@@ -325,6 +335,12 @@ async function sendChunk(chunk: BatchChunk, call: SharedCall | undefined, state:
   }
   if (call) deps.inFlight.settle(call);
   fillCaches(call ? call.memos : chunkMemos(chunk), deps);
+}
+
+/** What tells apart batch groups of one field whose `{args.*}` differ: the path and body without keys. */
+function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unknown>>): string {
+  const path = String(resolvePathTemplate(batch.template, { parent: undefined, args, keys: VARIANT_KEYS, key: NO_KEY }));
+  return batch.body ? `${path} ${renderBatchBody(batch.body, args, VARIANT_KEYS)}` : path;
 }
 
 /** A single fetch's value: with `select`, that dotted path of the body (missing: null). */

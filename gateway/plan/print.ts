@@ -2,9 +2,10 @@ import type { Plan, PlanSelection } from './types.js';
 
 /**
  * A stable, human-readable text of a Plan: one line per fetched field, grouped by round, saying how
- * it is fetched (single or batched, source, path template), how it is cached (ttl, stale, missing),
- * and where it sits in the response; then, when any of its sources coalesces, what
- * X-GQL-Subrequests counts. Used by `gqlgw plan` and by tests.
+ * it is fetched (single or batched, source, method, path template, `repeat`, JSON body, and which
+ * `select` applies: the batch's to its answer, the single fetch's to its body), how it is cached
+ * (ttl, stale, missing), and where it sits in the response; then, when any of its sources
+ * coalesces, what X-GQL-Subrequests counts. Used by `gqlgw plan` and by tests.
  */
 export function printPlan(plan: Plan): string {
   const coalescing = new Set<string>();
@@ -68,9 +69,10 @@ function walk(sel: PlanSelection, path: string[], printed: Printed): void {
     const here = [...path, e.responseKey];
     const fetch = e.blueprint.fetch;
     if (fetch) {
+      const single = `${fetch.template.text}${options(fetch.template.repeat, fetch.body?.template.text, fetch.select)}`;
       const how = fetch.batch
-        ? `batch ${fetch.source.name} ${fetch.batch.template.text} (match ${fetch.batch.match}, max ${fetch.batch.max}; single ${fetch.template.text})`
-        : `fetch ${fetch.source.name} ${fetch.method === 'GET' ? '' : `${fetch.method} `}${fetch.template.text}`;
+        ? `batch ${fetch.source.name} ${methodOf(fetch.batch.method)}${fetch.batch.template.text}${options(fetch.batch.template.repeat, fetch.batch.body?.text, undefined)} (match ${fetch.batch.match}, max ${fetch.batch.max}${fetch.batch.select ? `, select ${fetch.batch.select.join('.')}` : ''}${fetch.batch.listKeys ? ', a key per list element' : ''}; single ${methodOf(fetch.method)}${single})`
+        : `fetch ${fetch.source.name} ${methodOf(fetch.method)}${single}`;
       const cache = printCache(fetch.cache);
       if (fetch.source.coalesce) printed.coalescing.add(fetch.source.name);
       const conds = e.conditions.length ? `, when ${e.conditions.map(printCondition).join(' and ')}` : '';
@@ -80,6 +82,16 @@ function walk(sel: PlanSelection, path: string[], printed: Printed): void {
     }
     if (e.children) walk(e.children, here, printed);
   }
+}
+
+/** A method as the plan shows it: GET, the default, is not written. */
+function methodOf(method: string): string {
+  return method === 'GET' ? '' : `${method} `;
+}
+
+/** What a fetch adds to its path: repeated list parameters, a JSON body, the select into the answer. */
+function options(repeat: boolean, body: string | undefined, select: readonly string[] | undefined): string {
+  return `${repeat ? ' repeat' : ''}${body !== undefined ? ` body ${body.replace(/\s+/g, ' ')}` : ''}${select ? ` select ${select.join('.')}` : ''}`;
 }
 
 function printCondition(c: { include: boolean; value: boolean | { variable: string } }): string {

@@ -34,11 +34,14 @@ const ERROR_DETAIL_CHARS = 512;
 export class SourceClient {
   private readonly pool: Pool;
   private readonly basePath: string;
+  /** `accept` and the source's fixed `headers` (gateway.toml), sent on every request. */
+  private readonly fixedHeaders: Readonly<Record<string, string>>;
   private active = 0;
 
   constructor(private readonly config: SourceConfig) {
     const url = new URL(config.url);
     this.basePath = url.pathname.replace(/\/+$/, '');
+    this.fixedHeaders = { accept: 'application/json', ...config.headers };
     this.pool = new Pool(url.origin, {
       connections: config.connections,
       keepAliveTimeout: 10_000,
@@ -78,7 +81,7 @@ export class SourceClient {
       const res = await this.pool.request({
         path: this.basePath + path,
         method,
-        headers: request.body === undefined ? { accept: 'application/json', ...request.headers } : { accept: 'application/json', ...request.headers, 'content-type': 'application/json' },
+        headers: request.body === undefined ? { ...this.fixedHeaders, ...request.headers } : { ...this.fixedHeaders, ...request.headers, 'content-type': 'application/json' },
         body: request.body,
         signal: controller.signal,
       });
