@@ -1,5 +1,5 @@
 /**
- * The little HTTP layer the three blog services share: a route table of `/path/:param` patterns
+ * The little HTTP layer the example services share (the three blog services, examples/github): a route table of `/path/:param` patterns
  * (GET, or `METHOD /path/:param` for writes), JSON request bodies, JSON answers (none for a 204),
  * a 404 JSON body for anything unknown, and start/close on node:http.
  */
@@ -11,6 +11,8 @@ export interface BlogRequest {
   readonly query: URLSearchParams;
   /** The parsed JSON body of a write (undefined when there is none). */
   readonly body: unknown;
+  /** Request headers, names lower-cased (examples/github checks its token here). */
+  readonly headers: http.IncomingHttpHeaders;
 }
 
 /** A handler answers with a JSON body and an optional status (200 when absent); a 204 has no body. */
@@ -73,7 +75,7 @@ function handle(routes: BlogRoutes, req: http.IncomingMessage, res: http.ServerR
     pathMatched = true;
     if (routeMethod !== method) continue;
     try {
-      const answer = handler({ params, query: url.searchParams, body });
+      const answer = handler({ params, query: url.searchParams, body, headers: req.headers });
       send(res, answer.status ?? 200, answer.json);
     } catch {
       send(res, 500, { error: 'internal error' });
