@@ -4,23 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { writeGatewayFiles } from '../support/gateway.js';
-import { loadConfig } from '../../gateway/config/load.js';
-import { buildBlueprint } from '../../gateway/blueprint/build.js';
-import { GatewayConfigError } from '../../gateway/config/diagnostics.js';
+import { schemaProblems } from '../support/schema-problems.js';
 
-async function problemsOf(sdl: string): Promise<string[]> {
-  const files = await writeGatewayFiles({ schemas: { 's.graphqls': sdl }, sources: { posts: { url: 'http://127.0.0.1:1' } } });
-  try {
-    buildBlueprint(loadConfig(files.configPath));
-    return [];
-  } catch (err) {
-    assert.ok(err instanceof GatewayConfigError, String(err));
-    return err.diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`);
-  } finally {
-    await files.cleanup();
-  }
-}
+const problemsOf = (sdl: string): Promise<string[]> => schemaProblems(sdl, ['posts']);
 
 const BASE = 'type Post { id: ID! title: String authorId: ID @from(key: "author_id") }\ntype Query { post(id: ID!): Post @fetch(source: "posts", path: "/posts/{args.id}") }\n';
 

@@ -7,23 +7,12 @@ import { test } from 'node:test';
 import { parse } from 'graphql';
 import { buildBlueprint } from '../../gateway/blueprint/build.js';
 import { loadConfig } from '../../gateway/config/load.js';
-import { GatewayConfigError } from '../../gateway/config/diagnostics.js';
 import { buildPlan } from '../../gateway/plan/build.js';
 import { printPlan } from '../../gateway/plan/print.js';
 import { writeGatewayFiles } from '../support/gateway.js';
+import { schemaProblems } from '../support/schema-problems.js';
 
-async function check(sdl: string): Promise<string[]> {
-  const files = await writeGatewayFiles({ sources: { gh: { url: 'http://127.0.0.1:1' } }, schemas: { 's.graphqls': sdl } });
-  try {
-    buildBlueprint(loadConfig(files.configPath));
-    return [];
-  } catch (err) {
-    assert.ok(err instanceof GatewayConfigError, String(err));
-    return err.diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`);
-  } finally {
-    await files.cleanup();
-  }
-}
+const check = (sdl: string): Promise<string[]> => schemaProblems(sdl, ['gh']);
 
 const TYPES = `
 type Repo {
