@@ -104,6 +104,20 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
 
   const metric = async (name: string, labels: Record<string, string>): Promise<number | undefined> =>
     valueOf(parsePromText((await gw.get('/metrics')).text), name, labels);
+  /** A query whose client can go away before the answer: `leave()` aborts its HTTP request. */
+  const leavingQuery = (query: string): { answer: Promise<'answered' | 'aborted'>; leave(): void } => {
+    const controller = new AbortController();
+    const answer = fetch(gw.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+      signal: controller.signal,
+    }).then(
+      () => 'answered' as const,
+      () => 'aborted' as const,
+    );
+    return { answer, leave: () => controller.abort() };
+  };
   const coalesced = async (coordinate: string): Promise<number> => sumOf(parsePromText((await gw.get('/metrics')).text), 'gqlgw_coalesced_total', { coordinate });
   /** Waits (the gate closed) until `n` more lookups of `coordinate` joined a call in flight, then opens the gate. */
   const joinedThenOpen = async (coordinate: string, baseline: number, n: number): Promise<void> => {
@@ -162,31 +176,16 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
     users.reset();
     gate.close();
     const baseline = await coalesced('Query.user');
-    const leaving = new AbortController();
-    const leader = fetch(gw.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ user(id: 8) { name } }' }),
-      signal: leaving.signal,
-    }).then(
-      () => 'answered',
-      () => 'aborted',
-    );
+    const leader = leavingQuery('{ user(id: 8) { name } }');
     await until(() => users.count('GET /users/:id') === 1, 'the leader reached users');
     const waiters = Promise.all(Array.from({ length: 3 }, () => gw.query('{ user(id: 8) { name } }')));
-    const waiterLeaving = new AbortController();
-    const leavingWaiter = fetch(gw.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ user(id: 8) { name } }' }),
-      signal: waiterLeaving.signal,
-    }).catch(() => 'aborted');
+    const leavingWaiter = leavingQuery('{ user(id: 8) { name } }');
     const seen = await pollUntil(() => coalesced('Query.user'), (count) => count >= baseline + 4, 5000, 10);
     assert.equal(seen - baseline, 4, 'every waiter joined the leader\'s call');
-    leaving.abort();
-    waiterLeaving.abort();
-    assert.equal(await leader, 'aborted');
-    assert.equal(await leavingWaiter, 'aborted');
+    leader.leave();
+    leavingWaiter.leave();
+    assert.equal(await leader.answer, 'aborted');
+    assert.equal(await leavingWaiter.answer, 'aborted');
     await sleep(50); // the gateway notices the disconnects; then the source answers
     gate.open();
     for (const r of await waiters) assert.deepEqual([r.body.data, r.body.errors], [{ user: { name: 'User 8' } }, undefined]);
