@@ -107,6 +107,21 @@ type Post {
   ]);
 });
 
+test('@cache stale and missing: seconds from 0 to 30 days, stale only beside a ttl', async () => {
+  const sdl = `${BASE}type Query {
+  a: User @fetch(source: "users", path: "/a") @cache(ttl: 0, stale: 10)
+  b: User @fetch(source: "users", path: "/b") @cache(ttl: 5, missing: -1)
+  c: User @fetch(source: "users", path: "/c") @cache(ttl: 5, stale: 2592001)
+  d: User @fetch(source: "users", path: "/d") @cache(ttl: 0, missing: 30)
+}
+`;
+  assert.deepEqual(await problemsOf(sdl), [
+    '3:47: @cache on Query.a: stale needs a ttl above 0 (an entry is served stale only after it was fresh); set ttl or drop stale',
+    '4:47: @cache on Query.b: missing must be 0 or more seconds, found -1',
+    '5:47: @cache on Query.c: stale must be at most 2592000 seconds (30 days), found 2592001',
+  ]);
+});
+
 test('@fetch and @from together', async () => {
   const sdl = `${BASE}type Query { user: User @from(key: "u") @fetch(source: "users", path: "/users/1") }\n`;
   assert.deepEqual(await problemsOf(sdl), [
