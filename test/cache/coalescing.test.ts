@@ -43,6 +43,7 @@ type Query {
   posts(ids: String!): [Post] @fetch(source: "posts", path: "/posts?ids={args.ids}")
   me: Profile @fetch(source: "accounts", path: "/me")
   flaky: User @fetch(source: "users", path: "/flaky") @cache(ttl: 60)
+  lookup(id: ID!): User @fetch(source: "users", method: "POST", path: "/lookup", body: """{"id": {args.id}}""")
 }
 type Post {
   id: ID!
@@ -50,6 +51,9 @@ type Post {
   author: User
     @fetch(source: "users", path: "/users/{parent.authorId}")
     @batch(path: "/users?ids={keys}", match: "id")
+}
+type Mutation {
+  touch(id: ID!): User @fetch(source: "users", method: "POST", path: "/touch/{args.id}")
 }
 type User { id: ID! name: String }
 type Profile { name: String }
@@ -72,6 +76,14 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
       'GET /users': async ({ query }) => {
         await gate.passed();
         return { json: splitIds(query.get('ids')).map((id) => ({ id, name: `User ${id}` })) };
+      },
+      'POST /lookup': async () => {
+        await gate.passed();
+        return { json: { id: 'l', name: 'looked up' } };
+      },
+      'POST /touch/:id': async ({ params }) => {
+        await gate.passed();
+        return { json: { id: params.id, name: `touched ${params.id}` } };
       },
       'GET /flaky': async () => {
         await gate.passed();
@@ -208,6 +220,18 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
     const healed = await gw.query('{ flaky { name } }');
     assert.deepEqual([healed.body.data, healed.body.errors], [{ flaky: { name: 'Flaky' } }, undefined]);
     assert.equal(users.count('GET /flaky'), 2, 'the error was not cached');
+  });
+
+  it('never coalesces a non-GET: identical concurrent mutations and POST reads each reach the source', async () => {
+    users.reset();
+    gate.close();
+    const mutations = Promise.all(Array.from({ length: 3 }, () => gw.query('mutation { touch(id: 3) { name } }')));
+    const reads = Promise.all(Array.from({ length: 3 }, () => gw.query('{ lookup(id: 3) { name } }')));
+    await until(() => users.count('POST /touch/:id') === 3 && users.count('POST /lookup') === 3, 'every request reached users while the first was still out');
+    gate.open();
+    for (const r of await mutations) assert.deepEqual(r.body.data, { touch: { name: 'touched 3' } });
+    for (const r of await reads) assert.deepEqual(r.body.data, { lookup: { name: 'looked up' } });
+    assert.equal((await coalesced('Mutation.touch')) + (await coalesced('Query.lookup')), 0);
   });
 
   it('with coalesce = false every request sends its own subrequests', async () => {
