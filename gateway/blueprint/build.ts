@@ -186,7 +186,8 @@ function compileDiscriminators(schema: GraphQLSchema, problems: Problem[]): Map<
         problems.push({ message: `@from on ${type.name}: ${(err as Error).message}`, node: d });
       }
     }
-    const types = new Map(schema.getPossibleTypes(type).map((t) => [t.name.toLowerCase(), t.name]));
+    const types = new Map<string, string>();
+    for (const t of schema.getPossibleTypes(type)) types.set(t.name, t.name).set(t.name.toLowerCase(), t.name);
     out.set(type.name, Object.freeze({ abstractType: type.name, key, types }));
   }
   return out;

@@ -30,7 +30,7 @@ export interface FieldBlueprint {
 export interface Discriminator {
   readonly abstractType: string;
   readonly key: string;
-  /** Lower-cased name of each possible object type → its name. */
+  /** Each possible object type's name, and its lower-cased name, → its name. */
   readonly types: ReadonlyMap<string, string>;
 }
 

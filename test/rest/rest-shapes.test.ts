@@ -24,7 +24,9 @@ type Query {
   topic(slug: String!): Topic @fetch(source: "gh", path: "/api/topics/{args.slug}") @cache(ttl: 60)
   usersByIds(ids: [ID!]!): [User] @fetch(source: "gh", path: "/api/users?id={args.ids}", repeat: true, select: "data.users")
   topicsBySlugs(slugs: [String!]!): [Topic] @fetch(source: "gh", path: "/api/topics?slugs={args.slugs}")
+  admin: Admin
 }
+type Admin { user(id: ID!): User @fetch(source: "gh", path: "/api/users/{args.id}", select: "data") }
 input RepoFilter { visibility: String = "public", topics: [String!] }
 type RepoMeta { etag: String }
 type Repo {
@@ -33,6 +35,7 @@ type Repo {
   fullName: String! @from(key: "full_name")
   ownerLogin: String @from(path: "owner.login")
   owner: Account!
+  ownerAsList: [Account] @from(key: "owner")
   profile: User
     @fetch(source: "gh", path: "/api/users/{parent.owner.id}", select: "data")
     @batch(path: "/api/users?id={keys}", repeat: true, select: "data.users", match: "id")
@@ -212,6 +215,12 @@ describe('real REST shapes against a GitHub-shaped upstream', () => {
     assert.equal(error.message, 'the source answered a value that does not fit the type String');
     assert.ok(!off.text.includes('SECRETHASH') && !off.text.includes('password_hash'), off.text);
 
+    const list = await quiet.query('{ repo(owner: "octo", name: "gateway") { name ownerAsList { id } } }');
+    assert.deepEqual(list.body.data, { repo: { name: 'gateway', ownerAsList: null } });
+    const notList = errorAt(list.body, ['repo', 'ownerAsList']);
+    assert.deepEqual(notList.extensions, { code: 'UPSTREAM_BAD_RESPONSE', source: 'gh' });
+    assert.equal(notList.message, 'the source answered a value that does not fit its type: a list was expected');
+
     const on = await gw.query(query);
     const detailed = errorAt(on.body, ['b', 'bio']);
     assert.equal(detailed.message, error.message);
@@ -245,6 +254,13 @@ describe('real REST shapes against a GitHub-shaped upstream', () => {
     ]);
     const off = await quiet.query('{ repos { profileByWrongMatch { login } } }');
     assert.equal(off.body.extensions, undefined, 'no warnings without debug');
+  });
+
+  test('a namespace root field with no @fetch is an empty object whose fields fetch', async () => {
+    gh.reset();
+    const res = await gw.query('{ admin { user(id: 2) { login } } }');
+    assert.deepEqual(res.body.data, { admin: { user: { login: 'mona' } } });
+    assert.deepEqual(gh.requests.map((r) => r.url), ['/api/users/2']);
   });
 
   test('omitted non-null variables with defaults, over POST and over GET', async () => {
