@@ -25,6 +25,8 @@ import type { Blueprint } from './types.js';
  *   schema order).
  * - A root field (Query, Mutation) with no @fetch that is not a namespace (the blueprint's
  *   `namespace`, SPEC.md @from): it is always null.
+ * - `@from(key: "address.city")`: a key with a dot is one JSON key of that name, which is rarely
+ *   what is meant; `@from(path: "address.city")` reads the nested value (docs/rest-shapes.md).
  * - @cache on a field whose source forwards headers: entries are kept per distinct forwarded value
  *   (README "Per-caller data"), so the hit rate is per caller.
  *
@@ -44,6 +46,15 @@ export function collectWarnings(blueprint: Blueprint): Diagnostic[] {
         located(
           directiveNode(def, 'fetch') ?? def.astNode,
           `@fetch on ${field.coordinate} reads {parent.*} under the list ${list} without @batch: one request per item of ${list} (an N+1); add @batch to send them together`,
+        ),
+      );
+    }
+    const key = field.read.length === 1 ? field.read[0]! : '';
+    if (!fetch && key.includes('.') && directiveNode(def, 'from')) {
+      warnings.push(
+        located(
+          directiveNode(def, 'from')!,
+          `@from on ${field.coordinate}: key "${key}" reads one JSON key with "." in its name; for the nested value write @from(path: "${key}")`,
         ),
       );
     }

@@ -9,6 +9,7 @@ import { buildBlueprint } from '../../gateway/blueprint/build.js';
 import { loadConfig } from '../../gateway/config/load.js';
 import { buildPlan } from '../../gateway/plan/build.js';
 import { printPlan } from '../../gateway/plan/print.js';
+import { collectWarnings } from '../../gateway/blueprint/warnings.js';
 import { writeGatewayFiles } from '../support/gateway.js';
 import { schemaProblems } from '../support/schema-problems.js';
 
@@ -77,6 +78,19 @@ ${TYPES}`;
     `10:13: @from on Thing takes key (the JSON key naming each item's type, such as @from(key: "kind")), not path`,
     '16:16: @from on Repo.city: path "owner.address..city" is not a dotted name; write JSON keys (letters, digits, "_" or "-") joined by ".", such as "address.city"',
   ]);
+});
+
+test('check warns about @from(key:) with a dot: one JSON key of that name, rarely what is meant', async () => {
+  const files = await writeGatewayFiles({
+    sources: { gh: { url: 'http://127.0.0.1:1' } },
+    schemas: { 's.graphqls': 'type Query { u: U @fetch(source: "gh", path: "/u") }\ntype U {\n  city: String @from(key: "address.city")\n  town: String @from(path: "address.town")\n}' },
+  });
+  try {
+    const warnings = collectWarnings(buildBlueprint(loadConfig(files.configPath))).map((w) => `${w.line}:${w.column}: ${w.message}`);
+    assert.deepEqual(warnings, ['3:16: @from on U.city: key "address.city" reads one JSON key with "." in its name; for the nested value write @from(path: "address.city")']);
+  } finally {
+    await files.cleanup();
+  }
 });
 
 test('plan shows the method, body, repeat and which select applies', async () => {
