@@ -35,12 +35,16 @@ export function chunkBatchGroup(group: BatchGroup): BatchChunk[] {
   return chunks;
 }
 
-/** The chunk of `group` for exactly these keys (also used to re-send a failed chunk in parts). */
+/**
+ * The chunk of `group` for exactly these keys (also used to re-send a failed chunk in parts). A
+ * group's path always resolves: lookups whose batch path is null never join a group (round.ts).
+ */
 export function batchChunk(group: BatchGroup, keys: readonly string[]): BatchChunk {
   const values = keys.map((k) => group.keys.get(k)![0]!.batchKeyValue);
   const path = resolvePathTemplate(group.batch.template, { parent: undefined, args: group.args, keys: values, key: NO_KEY });
+  if (path === null) throw new Error(`internal: the @batch path of ${group.coordinate} resolved to null for a group`);
   const body = group.batch.body && renderBatchBody(group.batch.body, group.args, values);
-  return { group, keys, path: path ?? '', body };
+  return { group, keys, path, body };
 }
 
 /** A batch body: `{keys}` is the keys' array, `{args.a.b}` the field's argument values. */

@@ -240,6 +240,12 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
     }
     const headers = state.forwarder.for(m.fetch.source);
     const variant = batch.hasArgs ? batchVariant(batch, m.args) : '';
+    if (variant === null) {
+      // A null {args.*} in the path part of the @batch path: as for a single fetch (SPEC.md
+      // "@fetch"), the field is null and nothing is sent.
+      m.outcome = NULL_VALUE;
+      continue;
+    }
     const groupKey = headers.keySuffix === '' ? variant : `${variant}${headers.keySuffix}`;
     let groups = groupsByField.get(m.fetch);
     if (!groups) {
@@ -337,9 +343,10 @@ async function sendChunk(chunk: BatchChunk, call: SharedCall | undefined, state:
   fillCaches(call ? call.memos : chunkMemos(chunk), deps);
 }
 
-/** What tells apart batch groups of one field whose `{args.*}` differ: the path and body without keys. */
-function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unknown>>): string {
-  const path = String(resolvePathTemplate(batch.template, { parent: undefined, args, keys: VARIANT_KEYS, key: NO_KEY }));
+/** What tells apart batch groups of one field whose `{args.*}` differ: the path and body without keys; null when a null `{args.*}` in the path part leaves no path. */
+function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unknown>>): string | null {
+  const path = resolvePathTemplate(batch.template, { parent: undefined, args, keys: VARIANT_KEYS, key: NO_KEY });
+  if (path === null) return null;
   return batch.body ? `${path} ${renderBatchBody(batch.body, args, VARIANT_KEYS)}` : path;
 }
 
