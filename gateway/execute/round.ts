@@ -304,8 +304,11 @@ function chunkMemos(chunk: BatchChunk): MemoEntry[] {
 /** Sends one single fetch (as a shared call when `call` is given) and stores its answer in the caches. */
 async function sendSingle(m: MemoEntry, call: SharedCall | undefined, state: RequestState, deps: RoundDeps): Promise<void> {
   const sub: Subrequest = { source: m.fetch.source.name, coordinate: m.coordinate, method: m.fetch.method, path: m.path, body: m.body, headers: state.forwarder.for(m.fetch.source).headers, mayResend: true };
-  m.outcome = selected(await sendSubrequest(sub, { state, signal: call ? call.signal : state.signal }, deps), m.fetch.select);
-  if (call) deps.inFlight.settle(call);
+  try {
+    m.outcome = selected(await sendSubrequest(sub, { state, signal: call ? call.signal : state.signal }, deps), m.fetch.select);
+  } finally {
+    if (call) deps.inFlight.settle(call); // whatever happened, its key is never joinable again
+  }
   fillCaches([m], deps);
 }
 
@@ -332,14 +335,17 @@ async function sendChunk(chunk: BatchChunk, call: SharedCall | undefined, state:
       by,
       deps,
     );
-  const answer = await sendOne(chunk, true);
-  if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && state.stats.subrequests + 2 <= deps.maxSubrequests) {
-    const halves = splitInHalves(chunk.keys).map((keys) => batchChunk(group, keys));
-    await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false), state.warnings)));
-  } else {
-    settleBatchChunk(chunk, answer, state.warnings);
+  try {
+    const answer = await sendOne(chunk, true);
+    if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && state.stats.subrequests + 2 <= deps.maxSubrequests) {
+      const halves = splitInHalves(chunk.keys).map((keys) => batchChunk(group, keys));
+      await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false), state.warnings)));
+    } else {
+      settleBatchChunk(chunk, answer, state.warnings);
+    }
+  } finally {
+    if (call) deps.inFlight.settle(call); // whatever happened, its keys are never joinable again
   }
-  if (call) deps.inFlight.settle(call);
   fillCaches(call ? call.memos : chunkMemos(chunk), deps);
 }
 
