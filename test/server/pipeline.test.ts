@@ -104,21 +104,21 @@ describe('one answer pipeline for the fast path and yoga', () => {
       '{ a: __schema { queryType { name } } b: __schema { queryType { name } } }',
     ];
     const origins: Array<Record<string, string>> = [{ origin: APP }, { origin: EVIL }, {}];
+    const accepts = ['application/json', 'application/graphql-response+json, application/json'];
     let compared = 0;
     const initial = await fastPathCount();
     for (const query of queries) {
       for (const origin of origins) {
-        for (const accept of [{ accept: 'application/json' }, { accept: 'application/graphql-response+json, application/json' }]) {
-          const headers = { ...origin, ...accept };
-          const fast = await viaPost(query, headers);
-          const slow = await viaGet(query, headers);
-          assert.deepEqual(slow, fast, `${query} with ${JSON.stringify(headers)}`);
-          compared++;
-        }
+        // Every query and origin, each Accept in turn (so both media types meet every origin).
+        const headers = { ...origin, accept: accepts[compared % accepts.length]! };
+        const fast = await viaPost(query, headers);
+        const slow = await viaGet(query, headers);
+        assert.deepEqual(slow, fast, `${query} with ${JSON.stringify(headers)}`);
+        compared++;
       }
     }
-    assert.equal(compared, 36);
-    assert.equal(await fastPathCount(), initial + 36, 'the fast path answered every POST, yoga every GET');
+    assert.equal(compared, 18);
+    assert.equal(await fastPathCount(), initial + 18, 'the fast path answered every POST, yoga every GET');
     // What they agree on is what [cors] and debug_headers ask for.
     const ok = await viaPost(queries[0]!, { origin: APP });
     assert.equal(ok.status, 200);
