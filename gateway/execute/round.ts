@@ -4,6 +4,7 @@ import { readDotted } from '../../directives/dotted.js';
 import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry } from '../plan/types.js';
 import type { SourceClient } from '../upstream/client.js';
+import type { Deadline } from '../upstream/deadline.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
 import { batchChunk, checkBatchAnswer, chunkBatchGroup, renderBatchBody, settleBatchChunk, type BatchChunk, type BatchGroup, type BatchWarning } from './batch.js';
@@ -267,26 +268,44 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
   const planned = singles.length + chunks.length;
   if (state.stats.subrequests + planned > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
+  // This request's own subrequests to one source share one deadline (upstream/deadline.ts); a shared
+  // call has its own, bound to the call's signal rather than to this client's.
   const own: Array<Promise<void>> = [];
-  for (const m of singles) {
-    if (!coalesces(m, state)) {
-      own.push(sendSingle(m, undefined, state, deps));
-      continue;
+  const ownBy = new Map<string, RequestBy>();
+  const byForOwn = (source: string): RequestBy => {
+    let by = ownBy.get(source);
+    if (!by) {
+      by = { state, signal: state.signal, deadline: deps.clients.get(source)!.deadline(state.signal) };
+      ownBy.set(source, by);
     }
-    const call = deps.inFlight.lead([m]);
-    call.done = sendSingle(m, call, state, deps).catch(ignore);
-    waits.wait(call, false);
-  }
-  for (const c of chunks) {
-    if (!state.coalesce || !c.group.fetch.source.coalesce) {
-      own.push(sendChunk(c, undefined, state, deps));
-      continue;
+    return by;
+  };
+  const byForCall = (source: string, call: SharedCall): RequestBy => ({ state, signal: call.signal, deadline: deps.clients.get(source)!.deadline(call.signal), call });
+  try {
+    for (const m of singles) {
+      const source = m.fetch.source.name;
+      if (!coalesces(m, state)) {
+        own.push(sendSingle(m, byForOwn(source), deps));
+        continue;
+      }
+      const call = deps.inFlight.lead([m]);
+      call.done = sendSingle(m, byForCall(source, call), deps).catch(ignore);
+      waits.wait(call, false);
     }
-    const call = deps.inFlight.lead(chunkMemos(c));
-    call.done = sendChunk(c, call, state, deps).catch(ignore);
-    waits.wait(call, false);
+    for (const c of chunks) {
+      const source = c.group.fetch.source;
+      if (!state.coalesce || !source.coalesce) {
+        own.push(sendChunk(c, byForOwn(source.name), deps));
+        continue;
+      }
+      const call = deps.inFlight.lead(chunkMemos(c));
+      call.done = sendChunk(c, byForCall(source.name, call), deps).catch(ignore);
+      waits.wait(call, false);
+    }
+    await waits.settle(own, state.signal);
+  } finally {
+    for (const by of ownBy.values()) by.deadline!.release();
   }
-  await waits.settle(own, state.signal);
   for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
 }
 
@@ -301,25 +320,30 @@ function chunkMemos(chunk: BatchChunk): MemoEntry[] {
   return memos;
 }
 
-/** Sends one single fetch (as a shared call when `call` is given) and stores its answer in the caches. */
-async function sendSingle(m: MemoEntry, call: SharedCall | undefined, state: RequestState, deps: RoundDeps): Promise<void> {
+/** Sends one single fetch (as a shared call when `by.call` is set) and stores its answer in the caches. */
+async function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void> {
+  const { state, call } = by;
   const sub: Subrequest = { source: m.fetch.source.name, coordinate: m.coordinate, method: m.fetch.method, path: m.path, body: m.body, headers: state.forwarder.for(m.fetch.source).headers, mayResend: true };
   try {
-    m.outcome = selected(await sendSubrequest(sub, { state, signal: call ? call.signal : state.signal }, deps), m.fetch.select);
+    m.outcome = selected(await sendSubrequest(sub, by, deps), m.fetch.select);
   } finally {
-    if (call) deps.inFlight.settle(call); // whatever happened, its key is never joinable again
+    if (call) {
+      by.deadline!.release();
+      deps.inFlight.settle(call); // whatever happened, its key is never joinable again
+    }
   }
   fillCaches([m], deps);
 }
 
 /**
- * Sends one @batch chunk (as a shared call when `call` is given); a failed chunk may be sent again
- * once as two halves (upstream/retry-policy.ts). Stores the keys' answers in the caches.
+ * Sends one @batch chunk (as a shared call when `by.call` is set); a failed chunk may be sent again
+ * once as two halves (upstream/retry-policy.ts), under a deadline of their own. Stores the keys'
+ * answers in the caches.
  */
-async function sendChunk(chunk: BatchChunk, call: SharedCall | undefined, state: RequestState, deps: RoundDeps): Promise<void> {
+async function sendChunk(chunk: BatchChunk, by: RequestBy, deps: RoundDeps): Promise<void> {
   const { group } = chunk;
-  const by: RequestBy = { state, signal: call ? call.signal : state.signal };
-  const sendOne = (c: BatchChunk, mayResend: boolean) =>
+  const { state, call } = by;
+  const sendOne = (c: BatchChunk, mayResend: boolean, under: RequestBy) =>
     sendSubrequest(
       {
         source: group.fetch.source.name,
@@ -332,14 +356,20 @@ async function sendChunk(chunk: BatchChunk, call: SharedCall | undefined, state:
         mayResend,
         judge: (o) => checkBatchAnswer(c, o),
       },
-      by,
+      under,
       deps,
     );
   try {
-    const answer = await sendOne(chunk, true);
+    let answer: UpstreamOutcome;
+    try {
+      answer = await sendOne(chunk, true, by);
+    } finally {
+      if (call) by.deadline!.release();
+    }
     if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && state.stats.subrequests + 2 <= deps.maxSubrequests) {
       const halves = splitInHalves(chunk.keys).map((keys) => batchChunk(group, keys));
-      await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false), state.warnings)));
+      const later: RequestBy = { ...by, deadline: undefined };
+      await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false, later), state.warnings)));
     } else {
       settleBatchChunk(chunk, answer, state.warnings);
     }
@@ -362,10 +392,18 @@ export function selected(outcome: UpstreamOutcome, select: readonly string[] | u
   return { kind: 'ok', body: readDotted(outcome.body, select) ?? null };
 }
 
-/** Who a subrequest is sent for: the request whose stats count it, and the signal that cancels it. */
+/** Who a subrequest is sent for (the request whose stats count it), what cancels it, under which deadline. */
 export interface RequestBy {
   readonly state: RequestState;
+  /** The client's signal, or a shared call's (aborted once every waiter left). */
   readonly signal: AbortSignal | undefined;
+  /**
+   * Shared by the requests sent together (upstream/deadline.ts), released by whoever made it;
+   * absent: each attempt gets one of its own, bound to `signal`.
+   */
+  readonly deadline?: Deadline;
+  /** Set when this is a shared call other requests may wait for (execute/coalesce.ts). */
+  readonly call?: SharedCall;
 }
 
 /** One request to send: to which source, for which field, and how its answer is judged. */
@@ -388,17 +426,24 @@ export interface Subrequest {
  * Sends one request and reports it to the listener; every attempt is a counted subrequest. `judge`
  * turns a well-formed HTTP answer into what the lookup makes of it (a batch answer that is not an
  * array is an error), so metrics count what the keys see. With `mayResend`, a reset connection
- * is sent once more if upstream/retry-policy.ts allows it (a GET only) and max_subrequests too.
+ * is sent once more if upstream/retry-policy.ts allows it (a GET only) and max_subrequests too,
+ * under a deadline of its own (its timeout counts from its own send).
  */
 export async function sendSubrequest(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise<UpstreamOutcome> {
   const { source, coordinate, method, path, body, headers, batchSize, mayResend, judge } = sub;
   const client = deps.clients.get(source)!;
-  const { state, signal } = by;
-  const attempt = async (): Promise<UpstreamOutcome> => {
+  const { state } = by;
+  const attempt = async (shared: Deadline | undefined): Promise<UpstreamOutcome> => {
     state.stats.subrequests++;
     if (batchSize !== undefined) state.stats.batches++;
     const t0 = performance.now();
-    const answer = await client.send({ method, path, headers, body, signal });
+    const deadline = shared ?? client.deadline(by.signal);
+    let answer: UpstreamOutcome;
+    try {
+      answer = await client.send({ method, path, headers, body }, deadline);
+    } finally {
+      if (!shared) deadline.release();
+    }
     const outcome = judge ? judge(answer) : answer;
     deps.listener.onSubrequest?.({
       coordinate,
@@ -409,9 +454,9 @@ export async function sendSubrequest(sub: Subrequest, by: RequestBy, deps: Round
     });
     return outcome;
   };
-  const first = await attempt();
+  const first = await attempt(by.deadline);
   if (!mayResend || first.kind !== 'error' || !shouldResend(first.error, method) || state.stats.subrequests >= deps.maxSubrequests) return first;
-  return attempt();
+  return attempt(undefined);
 }
 
 /** The field's argument values for this request (coerced once per plan entry). */

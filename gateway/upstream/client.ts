@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { SourceConfig } from '../config/types.js';
+import { Deadline } from './deadline.js';
 import type { HttpMethod } from '../../directives/request.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
 
@@ -13,8 +14,6 @@ export interface UpstreamRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** JSON text, sent with `content-type: application/json`; absent: no body. */
   readonly body?: string;
-  /** Aborts when the client went away. */
-  readonly signal?: AbortSignal;
 }
 
 /** A 204 or empty 2xx answer. */
@@ -27,9 +26,10 @@ const ERROR_DETAIL_CHARS = 512;
  * One source's HTTP client: a keep-alive undici Pool whose size (`connections`) is the source's
  * concurrency limit, so a slow source holds at most that many sockets. At most `maxQueued` more
  * requests wait for a free connection; past that a request fails at once (UPSTREAM_UNREACHABLE,
- * "overloaded") instead of piling up. Every request has the gateway's own total deadline (queue
- * wait, headers and body together; undici's timeouts only bound the gaps), a body size cap, and
- * its body always consumed or destroyed so the connection goes back to the pool.
+ * "overloaded") instead of piling up. Every request runs under a gateway deadline (queue wait,
+ * headers and body together; undici's timeouts only bound the gaps) that the requests sent
+ * together share (upstream/deadline.ts), has a body size cap, and has its body always consumed or
+ * destroyed so the connection goes back to the pool.
  */
 export class SourceClient {
   private readonly pool: Pool;
@@ -55,35 +55,37 @@ export class SourceClient {
   }
 
   /**
-   * Sends one request (`path` already resolved and encoded) and reads its answer. Never rejects,
-   * except with `signal.reason` once the caller's `signal` aborts (the client went away): then the
-   * request is aborted too, so its socket is closed and nothing more is read. A 204 or an empty
+   * A deadline of this source's `timeout_ms` from now, for requests sent together; it also aborts
+   * them when `caller` aborts. The caller releases it once they are done.
+   */
+  deadline(caller: AbortSignal | undefined): Deadline {
+    return new Deadline(this.config.timeoutMs, caller);
+  }
+
+  /**
+   * Sends one request (`path` already resolved and encoded) under the `shared` deadline (else one
+   * of its own) and reads its answer. Never rejects, except with the caller's abort reason once
+   * the deadline's caller signal aborts (the client went away): then the request is aborted too,
+   * so its socket is closed and nothing more is read. Past the deadline it is UPSTREAM_TIMEOUT. A 204 or an empty
    * 2xx body is `ok` with a null body, whatever the method; a 404 is `not-found`; another non-2xx
    * is UPSTREAM_HTTP_ERROR whose `detail` (debug only) holds the start of the upstream's body.
    */
-  async send(request: UpstreamRequest): Promise<UpstreamOutcome> {
+  async send(request: UpstreamRequest, shared?: Deadline): Promise<UpstreamOutcome> {
     const { name, timeoutMs, maxResponseBytes, connections, maxQueued } = this.config;
-    const { method, path, signal } = request;
-    signal?.throwIfAborted();
+    const { method, path } = request;
+    if (shared?.callerAborted) throw shared.callerReason;
     if (this.active >= connections + maxQueued) {
       return failure({ code: 'UPSTREAM_UNREACHABLE', source: name, message: `source "${name}" is overloaded`, detail: `${method} ${path}: ${this.active} requests in flight or queued`, cause: 'overloaded' });
     }
     this.active++;
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onCallerAbort = () => controller.abort();
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const deadline = shared ?? this.deadline(undefined);
     try {
       const res = await this.pool.request({
         path: this.basePath + path,
         method,
         headers: request.body === undefined ? { ...this.fixedHeaders, ...request.headers } : { ...this.fixedHeaders, ...request.headers, 'content-type': 'application/json' },
         body: request.body,
-        signal: controller.signal,
+        signal: deadline,
       });
       const status = res.statusCode;
       if (status === 404) {
@@ -116,14 +118,13 @@ export class SourceClient {
         return failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered a body that is not JSON`, detail: `${method} ${path}: ${text.slice(0, 80)}`, cause: 'not-json' });
       }
     } catch (err) {
-      if (signal?.aborted) throw signal.reason;
-      if (timedOut) {
+      if (deadline.callerAborted) throw deadline.callerReason;
+      if (deadline.timedOut) {
         return failure({ code: 'UPSTREAM_TIMEOUT', source: name, message: `source "${name}" did not answer within ${timeoutMs} ms`, detail: `${method} ${path}`, cause: 'timeout' });
       }
       return transportFailure(name, `${method} ${path}`, err);
     } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
+      if (!shared) deadline.release();
       this.active--;
     }
   }
