@@ -31,6 +31,12 @@ export interface RowResult {
   verification?: { readonly first: number; readonly later: number };
   /** Why a run of this row could not be measured (start-up failure, wrong answer). */
   readonly failures: string[];
+  /**
+   * Peak resident memory per run in MiB (VmHWM at the end of the run's server session, after all
+   * its cells), summed over the process and its children: for a row with workers, the primary and
+   * every worker, an upper bound of what they held at once.
+   */
+  readonly peakRssMiB: number[];
   readonly cells: Partial<Record<CellKey, CellRun[]>>;
 }
 

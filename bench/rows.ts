@@ -7,13 +7,17 @@ import { resolve } from 'node:path';
 import type { PeerRole } from './peers/roles.js';
 import { distEntry, ROOT_DIR, BENCH_SRC_DIR } from './shared/paths.js';
 import type { VariantName } from './variants.js';
-import { SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
+import { ALL_CORES, SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
 
 export const ROW_IDS = [
   'gqlgw-no-batch',
   'gqlgw-batch',
   'gqlgw-batch-cache',
+  'gqlgw-batch-2-workers',
+  'gqlgw-no-batch-coalesce',
+  'gqlgw-batch-coalesce',
   'ceiling',
+  'no-batch-hand-written',
   'per-item-cache',
   'yoga-dataloader',
   'jit-dataloader',
@@ -26,15 +30,35 @@ export interface RowSpec {
   readonly label: string;
   /** One line for the README and RESULTS.md. */
   readonly description: string;
+  /** gqlgw rows: the schema variant (bench/variants/NAME.graphqls). */
   readonly variant?: VariantName;
+  /** gqlgw rows: bench/NAME.toml; the variant's name when absent. */
+  readonly config?: string;
+  /** gqlgw rows: `--workers N`; the row then runs on every core (see `cores`). */
+  readonly workers?: number;
   readonly role?: PeerRole;
+}
+
+/** The cores a row's server runs on: core 0 alone, or every core for a row with workers. */
+export function rowCores(row: RowSpec): string {
+  return row.workers !== undefined && row.workers > 1 ? ALL_CORES : String(SERVER_CORE);
 }
 
 export const ROWS: readonly RowSpec[] = [
   { id: 'gqlgw-no-batch', label: 'gqlgw, no batch', variant: 'no-batch', description: 'gqlgw serving bench/no-batch.toml: one /users/{id} per distinct author (1 + 100 subrequests).' },
   { id: 'gqlgw-batch', label: 'gqlgw, batch', variant: 'batch', description: 'gqlgw serving bench/batch.toml: @batch, one /users?ids= per round (2 subrequests).' },
   { id: 'gqlgw-batch-cache', label: 'gqlgw, batch + cache (warm)', variant: 'batch-cache', description: 'gqlgw serving bench/batch-cache.toml: @batch + @cache(ttl: 300), L2 warm (1 subrequest).' },
+  {
+    id: 'gqlgw-batch-2-workers',
+    label: 'gqlgw, batch, 2 workers',
+    variant: 'batch',
+    workers: 2,
+    description: 'gqlgw serving bench/batch.toml with --workers 2 on both cores, which it shares with the backend and wrk: what the second core gives on this 2-core machine, not a doubling.',
+  },
+  { id: 'gqlgw-no-batch-coalesce', label: 'gqlgw, no batch, coalescing on', variant: 'no-batch', config: 'no-batch-coalesce', description: 'bench/no-batch-coalesce.toml: as "gqlgw, no batch" with coalesce = true (the default): identical calls in flight across requests are sent once.' },
+  { id: 'gqlgw-batch-coalesce', label: 'gqlgw, batch, coalescing on', variant: 'batch', config: 'batch-coalesce', description: 'bench/batch-coalesce.toml: as "gqlgw, batch" with coalesce = true (the default).' },
   { id: 'ceiling', label: 'hand-written (ceiling)', role: 'ceiling', description: 'node:http + undici, the same two backend calls, no GraphQL engine: the ceiling for the batch variant.' },
+  { id: 'no-batch-hand-written', label: 'hand-written, no batch', role: 'no-batch', description: 'node:http + undici, /posts then one /users/{id} per author at once (1 + 100 subrequests): the peer of gqlgw without @batch.' },
   { id: 'per-item-cache', label: 'hand-written + per-item cache (warm)', role: 'per-item-cache', description: 'the ceiling plus a process LRU of users (ttl 300 s), misses batched: the peer of batch + cache.' },
   { id: 'yoga-dataloader', label: 'graphql-yoga + DataLoader', role: 'yoga-dataloader', description: 'graphql-yoga 5 with resolvers and a per-request DataLoader for Post.author.' },
   { id: 'jit-dataloader', label: 'graphql-jit + DataLoader', role: 'jit-dataloader', description: 'node:http, graphql-jit compiled query (cached per query), same resolvers and DataLoader.' },
@@ -44,9 +68,9 @@ export const ROWS: readonly RowSpec[] = [
 /** Fixed, because bench/*.toml name it: the backend's port. */
 export const BACKEND_PORT = 4801;
 
-/** bench/<variant>.toml */
-export function variantConfigPath(variant: VariantName): string {
-  return resolve(BENCH_SRC_DIR, `${variant}.toml`);
+/** bench/<config or variant>.toml of a gqlgw row. */
+export function rowConfigPath(row: RowSpec): string {
+  return resolve(BENCH_SRC_DIR, `${row.config ?? row.variant}.toml`);
 }
 
 /**
@@ -64,11 +88,11 @@ function serverEnv(): NodeJS.ProcessEnv {
 export function startRow(row: RowSpec, backendUrl: string, nodeFlags: readonly string[] = []): Promise<StartedProcess> {
   const script =
     row.variant !== undefined
-      ? [resolve(ROOT_DIR, 'dist/gateway/cli.js'), 'serve', '--config', variantConfigPath(row.variant), '--port', '0']
+      ? [resolve(ROOT_DIR, 'dist/gateway/cli.js'), 'serve', '--config', rowConfigPath(row), '--port', '0', ...(row.workers ? ['--workers', String(row.workers)] : [])]
       : [distEntry('serve.js'), row.role as PeerRole, '--port', '0', '--backend', backendUrl];
   return startProcess({
     name: row.label,
-    core: SERVER_CORE,
+    core: rowCores(row),
     command: process.execPath,
     args: [...nodeFlags, ...script],
     ready: row.variant !== undefined ? /gqlgw listening on (\S+)/ : /listening on (\S+)/,

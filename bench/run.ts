@@ -19,7 +19,7 @@ import { checkWrk, runWrk } from './driver/wrk.js';
 import { gatewayTimings, scrapeMetrics } from './driver/metrics.js';
 import { collectEnvironment, gatewayBuildFingerprint } from './environment.js';
 import { profileGateway } from './profile/run-profile.js';
-import { renderResults } from './report.js';
+import { renderResults } from './report/render.js';
 import { CLOSED_CONNECTIONS, OPEN_PERCENTS, type BenchResults, type CellKey, type CellRun, type RowResult, type Settings } from './results.js';
 import { BACKEND_PORT, ROWS, ROW_IDS, startRow, type RowSpec } from './rows.js';
 import { BENCH_OUT_DIR, BENCH_SRC_DIR, ROOT_DIR, distEntry } from './shared/paths.js';
@@ -174,6 +174,7 @@ async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, 
     result.failures.push(`run ${run}: ${String(error).slice(0, 1500)}`);
     log(`  ${row.label}: run ${run} failed: ${String(error).split('\n')[0]}`);
   } finally {
+    result.peakRssMiB.push(server.peakRssMiB());
     await server.stop();
   }
 }
@@ -234,7 +235,7 @@ async function main(): Promise<void> {
     process.exit(1);
   });
 
-  const results = new Map<string, RowResult>(rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {} }]));
+  const results = new Map<string, RowResult>(rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {}, peakRssMiB: [] }]));
   const profiles: Array<BenchResults['profiles'][number]> = [];
   try {
     log('\nClosed loop (wrk) and open loop (Node/undici driver, latency from scheduled send time), row by row, run by run');

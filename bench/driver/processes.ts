@@ -10,6 +10,8 @@ import { availableParallelism } from 'node:os';
 /** Core 0: the server under test (gqlgw or a peer). Core 1: backend, load generator, runner. */
 export const SERVER_CORE = 0;
 export const LOAD_CORE = 1;
+/** A row with workers runs on both cores (and so shares core 1 with the load side). */
+export const ALL_CORES = '0,1';
 
 let pinningChecked: boolean | undefined;
 
@@ -27,8 +29,8 @@ export function pinSelf(core: number): void {
   if (pinning()) spawnSync('taskset', ['-a', '-cp', String(core), String(process.pid)], { stdio: 'ignore' });
 }
 
-/** The command line that runs `command args` pinned to `core`. */
-export function pinnedCommand(core: number, command: string, args: readonly string[]): [string, string[]] {
+/** The command line that runs `command args` pinned to `core` (a number or a taskset list such as "0,1"). */
+export function pinnedCommand(core: number | string, command: string, args: readonly string[]): [string, string[]] {
   return pinning() ? ['taskset', ['-c', String(core), command, ...args]] : [command, [...args]];
 }
 
@@ -37,8 +39,10 @@ export interface StartedProcess {
   readonly pid: number;
   /** The first capture group of the ready pattern (the URL). */
   readonly url: string;
-  /** User + system CPU seconds used so far (from /proc; 0 where /proc is missing). */
+  /** User + system CPU seconds used so far by the process and its children (cluster workers), from /proc; 0 where /proc is missing. */
   cpuSeconds(): number;
+  /** Peak resident memory (VmHWM) in MiB, summed over the process and its children; NaN where /proc is missing. */
+  peakRssMiB(): number;
   /** Sends a line to the process's stdin. */
   send(line: string): void;
   /** Resolves with the first stdout line matching `pattern` (within `timeoutMs`). */
@@ -49,7 +53,7 @@ export interface StartedProcess {
 
 export interface StartOptions {
   readonly name: string;
-  readonly core: number;
+  readonly core: number | string;
   readonly command: string;
   readonly args: readonly string[];
   /** A stdout line that says the process is ready; group 1 is its URL. */
@@ -69,6 +73,31 @@ export function cpuSecondsOf(pid: number): number {
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   } catch {
     return 0;
+  }
+}
+
+/** The pid and its descendants (e.g. cluster workers), from /proc/PID/task/PID/children. */
+function processTree(pid: number): number[] {
+  const pids = [pid];
+  for (let i = 0; i < pids.length; i++) {
+    const p = pids[i]!;
+    try {
+      const children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim();
+      if (children !== '') pids.push(...children.split(/\s+/).map(Number));
+    } catch {
+      // Gone, or no /proc: counted as nothing.
+    }
+  }
+  return pids;
+}
+
+/** VmHWM (peak resident set) of a pid in MiB; NaN when unreadable. */
+function peakRssOf(pid: number): number {
+  try {
+    const kb = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? Number.NaN : Number(kb) / 1024;
+  } catch {
+    return Number.NaN;
   }
 }
 
@@ -138,7 +167,8 @@ export async function startProcess(options: StartOptions): Promise<StartedProces
     name: options.name,
     pid,
     url: ready[1] ?? '',
-    cpuSeconds: () => cpuSecondsOf(pid),
+    cpuSeconds: () => processTree(pid).reduce((sum, p) => sum + cpuSecondsOf(p), 0),
+    peakRssMiB: () => processTree(pid).reduce((sum, p) => sum + peakRssOf(p), 0),
     send: (line) => {
       child.stdin?.write(`${line}\n`);
     },

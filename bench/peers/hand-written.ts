@@ -6,6 +6,8 @@
  * - ceiling: every query asks the backend for all its authors (2 subrequests).
  * - per-item cache: a process LRU of users (ttl 300 s, like `@cache(ttl: 300)`), only misses
  *   batched (1 subrequest once warm) — the peer of gqlgw's batch + cache variant.
+ * - no batch: one `/users/{id}` per distinct author, all at once (1 + 100 subrequests): the same
+ *   101 undici GETs as gqlgw without @batch — the peer of gqlgw's no-batch variant.
  * - floor: no backend, no parsing: writes the precomputed answer; the cost of HTTP alone.
  */
 import { LRUCache } from 'lru-cache';
@@ -69,6 +71,16 @@ export function perItemCacheHandler(upstream: Upstream, ttlSeconds = 300, maxEnt
       users.set(key, user);
     }
     return users;
+  });
+}
+
+/** Hand-written without a batch endpoint: one GET per distinct author, sent concurrently. */
+export function noBatchHandler(upstream: Upstream): BodyHandler {
+  return answerQuery(upstream, async (keys) => {
+    const users = await Promise.all(keys.map((key) => upstream.users.getJson(`/users/${encodeURIComponent(key)}`) as Promise<BackendUser>));
+    const found = new Map<string, BackendUser>();
+    for (const user of users) found.set(String(user.id), user);
+    return found;
   });
 }
 

@@ -6,11 +6,11 @@ import type { Server } from 'node:http';
 import { startBackend } from '../backend.js';
 import { createJsonServer, listen, type Listening } from '../shared/http-server.js';
 import { createUpstream, type Upstream } from '../shared/upstream.js';
-import { ceilingHandler, floorHandler, perItemCacheHandler } from './hand-written.js';
+import { ceilingHandler, floorHandler, noBatchHandler, perItemCacheHandler } from './hand-written.js';
 import { jitHandler } from './jit-dataloader.js';
 import { createYogaServer } from './yoga-dataloader.js';
 
-export const PEER_ROLES = ['ceiling', 'per-item-cache', 'yoga-dataloader', 'jit-dataloader', 'floor'] as const;
+export const PEER_ROLES = ['ceiling', 'no-batch', 'per-item-cache', 'yoga-dataloader', 'jit-dataloader', 'floor'] as const;
 export type PeerRole = (typeof PEER_ROLES)[number];
 export type Role = PeerRole | 'backend';
 
@@ -25,6 +25,8 @@ function createPeerServer(role: PeerRole, upstream: Upstream): Server {
   switch (role) {
     case 'ceiling':
       return createJsonServer(ceilingHandler(upstream));
+    case 'no-batch':
+      return createJsonServer(noBatchHandler(upstream));
     case 'per-item-cache':
       return createJsonServer(perItemCacheHandler(upstream));
     case 'yoga-dataloader':

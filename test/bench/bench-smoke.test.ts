@@ -1,6 +1,6 @@
 /**
  * Smoke test of the benchmark's own parts (no timing assertions): the backend, the hand-written
- * ceiling, the answer checker, the verification pass, the open-loop driver's response check,
+ * ceiling and no-batch peers, the answer checker, the verification pass, the open-loop driver's response check,
  * and that bench/variants/*.graphqls are what bench/schema.graphqls renders to.
  */
 import assert from 'node:assert/strict';
@@ -59,6 +59,18 @@ describe('bench smoke', () => {
     assert.equal(verification.subrequestsLater, 2);
     assert.equal(EXPECTED_ANSWER.data.posts.length, 100);
     assert.equal(new Set(EXPECTED_ANSWER.data.posts.map((p) => p.author?.name)).size, 100, '100 distinct authors');
+  });
+
+  it('the hand-written no-batch peer answers the same with 1 + 100 subrequests', async () => {
+    const noBatch = await startRole('no-batch', { backendUrl: backend.url });
+    try {
+      const verification = await verifyServer(noBatch.url, backend.url);
+      assert.ok(verification.ok, JSON.stringify(verification));
+      assert.equal(verification.body, EXPECTED_BODY);
+      assert.equal(verification.subrequestsFirst, 101);
+    } finally {
+      await noBatch.close();
+    }
   });
 
   it('the checker rejects wrong answers and says where', () => {

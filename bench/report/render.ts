@@ -1,0 +1,83 @@
+/**
+ * Renders bench/RESULTS.md from one run's results: set-up, the tables (tables.ts), the targets
+ * (targets.ts, defined once), the cost breakdown of one gqlgw query and the reading (reading.ts).
+ */
+import type { BenchResults } from '../results.js';
+import { QUERY } from '../shared/data.js';
+import { reading } from './reading.js';
+import { closedTable, openTable, profileSection, ratiosTable, secondaryTable, targetsTable, wallSection } from './tables.js';
+import { evaluateTargets } from './targets.js';
+import { num, View } from './view.js';
+
+export function renderResults(data: BenchResults): string {
+  const v = new View(data);
+  const e = data.environment;
+  const s = data.settings;
+  const outcomes = evaluateTargets(v);
+  const parts: string[] = [];
+  parts.push(`# gqlgw benchmark results
+
+Written by \`npm run bench\` (bench/run.ts) on ${e.date}; the run took ${num(data.elapsedSec / 60, 1)} min. Everything below comes from that one run${s.quick ? ' (**quick mode: 1 short run, numbers are rough**)' : ''}. How to run it and what each row is: [README.md](README.md).
+
+## Set-up
+
+- Machine: ${e.cpu}, ${e.cores} cores, ${e.memoryGiB} GiB, ${e.os}. Node ${e.node}, ${e.wrk}. Commit ${e.gitCommit}.${data.buildChangedDuringRun ? ' **The compiled gateway (dist/gateway) changed during the run: the gqlgw rows may mix two builds.**' : ''}
+- Packages: ${Object.entries(e.packages).map(([k, ver]) => `${k} ${ver}`).join(', ')}.
+- Query \`${QUERY}\`, POSTed as JSON; backend: ${s.backendDelayMs} ms per request, 100 posts by 100 distinct authors, \`/posts?limit=\`, \`/users/{id}\`, \`/users?ids=\`.
+- ${s.pinned ? 'Pinning (taskset): the server under test on core 0 alone; the backend, wrk, the open-loop driver and the runner on core 1. The row with 2 workers runs on both cores, sharing core 1 with the load side.' : '**Not pinned** (taskset or a second core missing): all processes share the cores, ratios are less fair.'}
+- Closed loop: wrk, 1 thread, ${s.durationSec} s per cell at 16 connections, ${s.secondaryDurationSec} s at 1 and 64, after a ${s.warmupSec} s warm-up per server start. Open loop: ${s.secondaryDurationSec} s per rate.
+- ${s.runs} run${s.runs === 1 ? '' : 's'}, interleaved (every row once, then again); per run each server is started fresh, verified, warmed up, then measured closed loop then open loop. Numbers are medians over the runs; "range" is min–max of req/s, "spread" is ±half of (max − min)/median. "wrong" is summed over all runs.
+- Answers: before load, a verification pass sends 4 sequential queries to the server and checks each against the expected data (parsed, value by value; bench/shared/check.ts) and counts the backend requests each caused. Under load every response is then compared byte for byte with that verified body: by a Lua \`response\` hook inside wrk, by the open-loop driver itself. Non-200s, timeouts and socket errors count as wrong too.
+- Subrequests per query: the backend's own request counter over the cell / responses. Peak RSS: VmHWM of the server process (and of its workers, summed) at the end of each run's server session, median of the runs.
+- Coalescing across requests (\`[sources.X] coalesce\`) is off in the like-for-like gqlgw rows (bench/*.toml); the rows "coalescing on" are extra.
+- Server CPU: the process's CPU time (from /proc) over the cell's wall time; µs/query = that / req/s. "Other load, server core": busy time of core 0 (from /proc/stat) not used by the server process: other processes on this shared machine, or kernel network work.
+- Machine load before the run: ${data.idleCheck === undefined ? 'not measured' : `core 0 ${num(data.idleCheck.core0Pct)} % and core 1 ${num(data.idleCheck.core1Pct)} % busy over ${num(data.idleCheck.seconds)} s${data.idleCheck.core0Pct > 10 || data.idleCheck.core1Pct > 10 ? ' (**the machine was not idle**)' : ''}`}.
+
+## Closed loop, 16 connections
+
+${closedTable(v)}
+
+## Closed loop, 1 and 64 connections
+
+${secondaryTable(v)}
+
+## Open loop at fixed offered rates
+
+Rates are 50, 80 and 100 % of the row's closed-loop maximum in the same run and server session (the higher req/s at 16 or 64 connections); the offered column shows the median rate. Driver: bench/driver/open-loop.ts, a Node process with undici (up to 64 connections, like the largest closed-loop cell; requests beyond them wait in the driver, on the clock) on the load core; requests leave on a fixed schedule and **latency is measured from each request's scheduled send time**, so queueing anywhere (server, connection pool, a late driver) counts. Each rate runs 1 s unmeasured first. Requests still unanswered 2 s after the last send are counted in "unanswered" (overload, not wrong answers) and enter the percentiles with their wait so far, so a p99 there is a lower bound. "driver send lag" is how late the driver itself sent (p99); when it is large the latencies include the driver's lateness.
+
+${openTable(v)}
+
+## Ratios (same run)
+
+${ratiosTable(v)}
+
+## Targets
+
+${targetsTable(outcomes)}
+
+## Where the time goes: one gqlgw query
+`);
+  parts.push(wallSection(v), '');
+  if (data.profiles.length === 0) parts.push('Not profiled in this run (the gqlgw batch rows were not selected).');
+  for (const profile of data.profiles) {
+    parts.push('', `### CPU of ${v.label(profile.rowId)}`, '');
+    parts.push('error' in profile ? `The profile failed: \`${profile.error.split('\n')[0]}\`` : profileSection(v, profile));
+  }
+  parts.push(`
+
+## Reading
+
+${reading(v, outcomes)}
+`);
+  const failures = data.rows.filter((r) => r.failures.length > 0);
+  if (failures.length > 0) {
+    parts.push('\n## Failures\n');
+    for (const r of failures) {
+      parts.push(`- ${r.label}:`);
+      for (const f of [...new Set(r.failures)]) parts.push(`  \`\`\`\n  ${f.replace(/\n/g, '\n  ')}\n  \`\`\``);
+    }
+  }
+  const samples = data.rows.flatMap((r) => Object.entries(r.cells).flatMap(([k, cells]) => (cells ?? []).filter((c) => c.wrongSample !== undefined).slice(0, 1).map((c) => `- ${r.label}, ${k}: \`${(c.wrongSample ?? '').slice(0, 700).replace(/`/g, "'").replace(/\n/g, ' ')}\``)));
+  if (samples.length > 0) parts.push(`\n## First wrong answer per cell\n\n${samples.join('\n')}\n`);
+  return `${parts.join('\n').trimEnd()}\n`;
+}

@@ -1,0 +1,106 @@
+/**
+ * The benchmark's targets (issue 12), defined once: the ratios table, the targets table and the
+ * reading all read TARGETS, and `evaluateTargets` is the only place that decides met or missed.
+ *
+ * - throughput: a gqlgw row's req/s at 16 connections against a peer's, in the same run;
+ * - tail: p99 ≤ 3 × p50 in the open loop at 80 % of the row's maximum, for every gqlgw row;
+ * - memory: a gqlgw row's peak RSS against the ceiling's, for every one-process gqlgw row (the
+ *   row with workers holds several processes and is reported, not compared).
+ * The like-for-like throughput rows run with coalescing across requests off (bench/*.toml); the
+ * rows with it on are extra and have only the tail target.
+ */
+import { ROWS, type RowId } from '../rows.js';
+import { ms, num, ratio, View } from './view.js';
+
+export type TargetSpec =
+  /** `row` ≥ `atLeast` × `peer` in req/s (16 connections); `strictly`: more than. */
+  | { readonly kind: 'throughput'; readonly row: RowId; readonly peer: RowId; readonly atLeast: number; readonly strictly?: boolean }
+  /** p99 / p50 ≤ `atMost` at 80 % of the row's maximum offered rate (open loop). */
+  | { readonly kind: 'tail'; readonly row: RowId; readonly atMost: number }
+  /** Peak RSS of `row` ≤ `atMost` × that of `peer`. */
+  | { readonly kind: 'memory'; readonly row: RowId; readonly peer: RowId; readonly atMost: number };
+
+const GQLGW_ROWS = ROWS.filter((r) => r.variant !== undefined);
+
+export const TARGETS: readonly TargetSpec[] = [
+  { kind: 'throughput', row: 'gqlgw-batch', peer: 'ceiling', atLeast: 0.9 },
+  { kind: 'throughput', row: 'gqlgw-batch', peer: 'jit-dataloader', atLeast: 1, strictly: true },
+  { kind: 'throughput', row: 'gqlgw-batch-cache', peer: 'per-item-cache', atLeast: 0.9 },
+  { kind: 'throughput', row: 'gqlgw-no-batch', peer: 'no-batch-hand-written', atLeast: 0.8 },
+  ...GQLGW_ROWS.map((r): TargetSpec => ({ kind: 'tail', row: r.id, atMost: 3 })),
+  ...GQLGW_ROWS.filter((r) => (r.workers ?? 1) === 1).map((r): TargetSpec => ({ kind: 'memory', row: r.id, peer: 'ceiling', atMost: 2 })),
+];
+
+/** The target as a sentence, e.g. "gqlgw, batch ≥ 0.9 × hand-written (ceiling) (req/s, 16 connections)". */
+export function targetText(t: TargetSpec, v: View): string {
+  switch (t.kind) {
+    case 'throughput':
+      return t.strictly ? `${v.label(t.row)} ahead of ${v.label(t.peer)} (req/s, 16 connections)` : `${v.label(t.row)} ≥ ${t.atLeast} × ${v.label(t.peer)} (req/s, 16 connections)`;
+    case 'tail':
+      return `${v.label(t.row)}: p99 ≤ ${t.atMost} × p50 at 80 % of its maximum offered rate`;
+    case 'memory':
+      return `${v.label(t.row)}: peak RSS ≤ ${t.atMost} × ${v.label(t.peer)}'s`;
+  }
+}
+
+/** The ratio a throughput target compares, as the ratios table shows it: "≥ 0.9×" or "> 1×". */
+export function throughputGoal(t: Extract<TargetSpec, { kind: 'throughput' }>): string {
+  return `${t.strictly ? '>' : '≥'} ${t.atLeast}×`;
+}
+
+export interface TargetOutcome {
+  readonly spec: TargetSpec;
+  readonly text: string;
+  readonly measured: string;
+  /** undefined: not measured in this run. */
+  readonly met: boolean | undefined;
+  readonly verdict: string;
+}
+
+const NOT_MEASURED = 'not measured';
+
+export function evaluateTargets(v: View): TargetOutcome[] {
+  return TARGETS.map((spec) => {
+    const text = targetText(spec, v);
+    switch (spec.kind) {
+      case 'throughput': {
+        const a = v.rps(spec.row);
+        const b = v.rps(spec.peer);
+        const r = a / b;
+        const met = Number.isFinite(r) ? (spec.strictly ? r > spec.atLeast : r >= spec.atLeast) : undefined;
+        return {
+          spec,
+          text,
+          measured: `${ratio(r)} (${num(a)} vs ${num(b)} req/s)`,
+          met,
+          verdict: met === undefined ? NOT_MEASURED : met ? `met by ${num(((r - spec.atLeast) / spec.atLeast) * 100, 1)} %` : `missed by ${num(((spec.atLeast - r) / spec.atLeast) * 100, 1)} % (needs ${num(spec.atLeast * b)} req/s)`,
+        };
+      }
+      case 'tail': {
+        const a = v.cell(spec.row, 'open80');
+        const r = a === undefined ? Number.NaN : a.p99Ms / a.p50Ms;
+        const met = Number.isFinite(r) ? r <= spec.atMost : undefined;
+        return {
+          spec,
+          text,
+          measured: a === undefined ? '–' : `p99/p50 = ${num(r, 2)} (${ms(a.p99Ms)} / ${ms(a.p50Ms)} ms at ${num(a.offered)} req/s)`,
+          met,
+          verdict: met === undefined ? NOT_MEASURED : met ? 'met' : `missed: p99 is ${num(r, 1)} × p50, ${num(((r - spec.atMost) / spec.atMost) * 100, 0)} % over`,
+        };
+      }
+      case 'memory': {
+        const a = v.peakRssMiB(spec.row);
+        const b = v.peakRssMiB(spec.peer);
+        const r = a / b;
+        const met = Number.isFinite(r) ? r <= spec.atMost : undefined;
+        return {
+          spec,
+          text,
+          measured: `${ratio(r)} (${num(a)} vs ${num(b)} MiB)`,
+          met,
+          verdict: met === undefined ? NOT_MEASURED : met ? 'met' : `missed by ${num(((r - spec.atMost) / spec.atMost) * 100, 1)} % (needs ≤ ${num(spec.atMost * b)} MiB)`,
+        };
+      }
+    }
+  });
+}
