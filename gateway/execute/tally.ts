@@ -1,42 +1,83 @@
 import type { CacheTierName, ExecutionListener, LookupEventKind } from './listener.js';
 
+interface CacheCount {
+  readonly coordinate: string;
+  readonly source: string;
+  readonly tier: CacheTierName;
+  readonly hit: boolean;
+  count: number;
+}
+interface DedupeCount {
+  readonly coordinate: string;
+  readonly source: string;
+  count: number;
+}
+interface LookupCount {
+  readonly coordinate: string;
+  readonly source: string;
+  readonly kind: LookupEventKind;
+  count: number;
+}
+
 /**
  * Counts a round's cache, dedupe and lookup events per (coordinate, source, tier/kind, hit) and
  * reports each count once when the round flushes, so a round of 100 lookups costs the listener a
- * handful of calls, not hundreds.
+ * handful of calls, not hundreds. Counts are found by coordinate, then by a scan of that
+ * coordinate's few counts: an event builds no string and, after the first, allocates nothing.
  */
 export class RoundTally {
-  private readonly cache = new Map<string, { coordinate: string; source: string; tier: CacheTierName; hit: boolean; count: number }>();
-  private readonly dedupe = new Map<string, { coordinate: string; source: string; count: number }>();
-  private readonly lookups = new Map<string, { coordinate: string; source: string; kind: LookupEventKind; count: number }>();
+  private readonly cache = new Map<string, CacheCount[]>();
+  private readonly dedupe = new Map<string, DedupeCount[]>();
+  private readonly lookups = new Map<string, LookupCount[]>();
 
   cacheEvent(coordinate: string, source: string, tier: CacheTierName, hit: boolean): void {
-    const key = `${coordinate}\u0000${source}\u0000${tier}\u0000${hit}`;
-    const e = this.cache.get(key);
-    if (e) e.count++;
-    else this.cache.set(key, { coordinate, source, tier, hit, count: 1 });
+    const counts = countsOf(this.cache, coordinate);
+    for (const c of counts) {
+      if (c.tier === tier && c.hit === hit && c.source === source) {
+        c.count++;
+        return;
+      }
+    }
+    counts.push({ coordinate, source, tier, hit, count: 1 });
   }
 
   dedupeEvent(coordinate: string, source: string): void {
-    const key = `${coordinate}\u0000${source}`;
-    const e = this.dedupe.get(key);
-    if (e) e.count++;
-    else this.dedupe.set(key, { coordinate, source, count: 1 });
+    const counts = countsOf(this.dedupe, coordinate);
+    for (const c of counts) {
+      if (c.source === source) {
+        c.count++;
+        return;
+      }
+    }
+    counts.push({ coordinate, source, count: 1 });
   }
 
   lookupEvent(coordinate: string, source: string, kind: LookupEventKind): void {
-    const key = `${coordinate}\u0000${source}\u0000${kind}`;
-    const e = this.lookups.get(key);
-    if (e) e.count++;
-    else this.lookups.set(key, { coordinate, source, kind, count: 1 });
+    const counts = countsOf(this.lookups, coordinate);
+    for (const c of counts) {
+      if (c.kind === kind && c.source === source) {
+        c.count++;
+        return;
+      }
+    }
+    counts.push({ coordinate, source, kind, count: 1 });
   }
 
   flush(listener: ExecutionListener): void {
-    if (listener.onCache) for (const e of this.cache.values()) listener.onCache(e);
-    if (listener.onDedupe) for (const e of this.dedupe.values()) listener.onDedupe(e);
-    if (listener.onLookups) for (const e of this.lookups.values()) listener.onLookups(e);
+    if (listener.onCache) for (const counts of this.cache.values()) for (const c of counts) listener.onCache(c);
+    if (listener.onDedupe) for (const counts of this.dedupe.values()) for (const c of counts) listener.onDedupe(c);
+    if (listener.onLookups) for (const counts of this.lookups.values()) for (const c of counts) listener.onLookups(c);
     this.cache.clear();
     this.dedupe.clear();
     this.lookups.clear();
   }
+}
+
+function countsOf<T>(byCoordinate: Map<string, T[]>, coordinate: string): T[] {
+  let counts = byCoordinate.get(coordinate);
+  if (!counts) {
+    counts = [];
+    byCoordinate.set(coordinate, counts);
+  }
+  return counts;
 }
