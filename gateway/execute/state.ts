@@ -52,29 +52,34 @@ export interface ForwardedHeaders {
   readonly keySuffix: string;
 }
 
-/** Results of lookups, by parent object and field node: what the response shaper reads. */
+/**
+ * Results of lookups, by field node and parent object: what the response shaper reads. One map per
+ * field (made the first time a parent claims it), not one per parent object; the store lives as
+ * long as its request.
+ */
 export class ResultStore {
   private readonly namespaces = new WeakMap<object, Map<string, object>>();
-  private readonly map = new WeakMap<object, Map<FieldNode, UpstreamOutcome | null>>();
+  private readonly byField = new Map<FieldNode, Map<object, UpstreamOutcome | null>>();
 
   /** Marks a lookup as taken; false when this parent already had this field looked up. */
   claim(parent: object, node: FieldNode): boolean {
-    let m = this.map.get(parent);
+    let m = this.byField.get(node);
     if (!m) {
       m = new Map();
-      this.map.set(parent, m);
+      this.byField.set(node, m);
     }
-    if (m.has(node)) return false;
-    m.set(node, null);
+    if (m.has(parent)) return false;
+    m.set(parent, null);
     return true;
   }
 
+  /** Records the outcome of a claimed lookup. */
   set(parent: object, node: FieldNode, outcome: UpstreamOutcome): void {
-    this.map.get(parent)?.set(node, outcome);
+    this.byField.get(node)?.set(parent, outcome);
   }
 
   get(parent: object, node: FieldNode): UpstreamOutcome | null | undefined {
-    return this.map.get(parent)?.get(node);
+    return this.byField.get(node)?.get(parent);
   }
 
   /**
