@@ -47,6 +47,8 @@ export interface MetricSet {
 /** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
 export function defineMetrics(registry: Registry): MetricSet {
   const registers = [registry];
+  /** A counter of lookups per field and source (the labels of most per-field series). */
+  const perField = (name: string, help: string) => new Counter({ name, help, labelNames: ['coordinate', 'source'] as const, registers });
   return {
     batches: new Counter({
       name: 'gqlgw_batches_total',
@@ -86,36 +88,11 @@ export function defineMetrics(registry: Registry): MetricSet {
       labelNames: ['coordinate', 'source', 'code'],
       registers,
     }),
-    dedupeSaved: new Counter({
-      name: 'gqlgw_dedupe_saved_total',
-      help: 'Lookups answered by an identical subrequest already made in the same GraphQL request.',
-      labelNames: ['coordinate', 'source'],
-      registers,
-    }),
-    coalesced: new Counter({
-      name: 'gqlgw_coalesced_total',
-      help: 'Lookups (keys, for @batch) answered by an identical call in flight for another GraphQL request; not in that request\'s X-GQL-Subrequests.',
-      labelNames: ['coordinate', 'source'],
-      registers,
-    }),
-    staleServed: new Counter({
-      name: 'gqlgw_cache_stale_served_total',
-      help: 'Lookups answered by an expired cache entry within its @cache(stale) window.',
-      labelNames: ['coordinate', 'source'],
-      registers,
-    }),
-    refreshes: new Counter({
-      name: 'gqlgw_cache_refreshes_total',
-      help: 'Keys a background refresh of a stale cache entry renewed (one per key per process at a time).',
-      labelNames: ['coordinate', 'source'],
-      registers,
-    }),
-    missingServed: new Counter({
-      name: 'gqlgw_cache_missing_served_total',
-      help: 'Lookups answered by a remembered miss (@cache(missing)): null, or NOT_FOUND for a non-null field.',
-      labelNames: ['coordinate', 'source'],
-      registers,
-    }),
+    dedupeSaved: perField('gqlgw_dedupe_saved_total', 'Lookups answered by an identical subrequest already made in the same GraphQL request.'),
+    coalesced: perField('gqlgw_coalesced_total', 'Lookups (keys, for @batch) answered by an identical call in flight for another GraphQL request; not in that request\'s X-GQL-Subrequests.'),
+    staleServed: perField('gqlgw_cache_stale_served_total', 'Lookups answered by an expired cache entry within its @cache(stale) window.'),
+    refreshes: perField('gqlgw_cache_refreshes_total', 'Keys a background refresh of a stale cache entry renewed (one per key per process at a time).'),
+    missingServed: perField('gqlgw_cache_missing_served_total', 'Lookups answered by a remembered miss (@cache(missing)): null, or NOT_FOUND for a non-null field.'),
     operationDuration: new Histogram({
       name: 'gqlgw_operation_duration_seconds',
       help: 'Execution time of GraphQL operations; operation is the capped operation name or "anonymous".',
