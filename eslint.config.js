@@ -36,13 +36,13 @@ const boundaries = {
     ...http,
     metrics,
   ],
-  'gateway/plan/**/*.ts': [
-    ...['cache', 'upstream', 'execute', 'observability', 'server'].map((f) => folder(f, 'plan/')),
-    ...http,
+  'gateway/plan/**/*.ts': [...['cache', 'upstream', 'execute', 'observability', 'server'].map((f) => folder(f, 'plan/')), ...http, metrics],
+  'gateway/cache/**/*.ts': [...['plan', 'execute', 'observability', 'server'].map((f) => folder(f, 'cache/')), yoga, metrics],
+  'gateway/upstream/**/*.ts': [
+    ...['plan', 'cache', 'execute', 'observability', 'server'].map((f) => folder(f, 'upstream/')),
+    yoga,
     metrics,
   ],
-  'gateway/cache/**/*.ts': [...['plan', 'execute', 'observability', 'server'].map((f) => folder(f, 'cache/')), yoga, metrics],
-  'gateway/upstream/**/*.ts': [...['plan', 'cache', 'execute', 'observability', 'server'].map((f) => folder(f, 'upstream/')), yoga, metrics],
   'gateway/execute/**/*.ts': [...['observability', 'server'].map((f) => folder(f, 'execute/')), yoga, metrics],
   'gateway/observability/**/*.ts': [folder('server', 'observability/'), yoga],
 };

@@ -19,7 +19,10 @@ function packageVersion(name: string): string {
 
 export function collectEnvironment(wrkVersion: string): Environment {
   const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT_DIR, encoding: 'utf8' });
-  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'gateway', 'directives'], { cwd: ROOT_DIR, encoding: 'utf8' });
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'gateway', 'directives'], {
+    cwd: ROOT_DIR,
+    encoding: 'utf8',
+  });
   const commit = git.status === 0 ? git.stdout.trim() : 'unknown';
   return {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),

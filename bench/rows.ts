@@ -45,24 +45,84 @@ export function rowCores(row: RowSpec): string {
 }
 
 export const ROWS: readonly RowSpec[] = [
-  { id: 'gqlgw-no-batch', label: 'gqlgw, no batch', variant: 'no-batch', description: 'gqlgw serving bench/no-batch.toml: one /users/{id} per distinct author (1 + 100 subrequests).' },
-  { id: 'gqlgw-batch', label: 'gqlgw, batch', variant: 'batch', description: 'gqlgw serving bench/batch.toml: @batch, one /users?ids= per round (2 subrequests).' },
-  { id: 'gqlgw-batch-cache', label: 'gqlgw, batch + cache (warm)', variant: 'batch-cache', description: 'gqlgw serving bench/batch-cache.toml: @batch + @cache(ttl: 300), L2 warm (1 subrequest).' },
+  {
+    id: 'gqlgw-no-batch',
+    label: 'gqlgw, no batch',
+    variant: 'no-batch',
+    description: 'gqlgw serving bench/no-batch.toml: one /users/{id} per distinct author (1 + 100 subrequests).',
+  },
+  {
+    id: 'gqlgw-batch',
+    label: 'gqlgw, batch',
+    variant: 'batch',
+    description: 'gqlgw serving bench/batch.toml: @batch, one /users?ids= per round (2 subrequests).',
+  },
+  {
+    id: 'gqlgw-batch-cache',
+    label: 'gqlgw, batch + cache (warm)',
+    variant: 'batch-cache',
+    description: 'gqlgw serving bench/batch-cache.toml: @batch + @cache(ttl: 300), L2 warm (1 subrequest).',
+  },
   {
     id: 'gqlgw-batch-2-workers',
     label: 'gqlgw, batch, 2 workers',
     variant: 'batch',
     workers: 2,
-    description: 'gqlgw serving bench/batch.toml with --workers 2 on both cores, which it shares with the backend and wrk: what the second core gives on this 2-core machine, not a doubling.',
+    description:
+      'gqlgw serving bench/batch.toml with --workers 2 on both cores, which it shares with the backend and wrk: what the second core gives on this 2-core machine, not a doubling.',
   },
-  { id: 'gqlgw-no-batch-coalesce', label: 'gqlgw, no batch, coalescing on', variant: 'no-batch', config: 'no-batch-coalesce', description: 'bench/no-batch-coalesce.toml: as "gqlgw, no batch" with coalesce = true (the default): identical calls in flight across requests are sent once.' },
-  { id: 'gqlgw-batch-coalesce', label: 'gqlgw, batch, coalescing on', variant: 'batch', config: 'batch-coalesce', description: 'bench/batch-coalesce.toml: as "gqlgw, batch" with coalesce = true (the default).' },
-  { id: 'ceiling', label: 'hand-written (ceiling)', role: 'ceiling', description: 'node:http + undici, the same two backend calls, no GraphQL engine: the ceiling for the batch variant.' },
-  { id: 'no-batch-hand-written', label: 'hand-written, no batch', role: 'no-batch', description: 'node:http + undici, /posts then one /users/{id} per author at once (1 + 100 subrequests): the peer of gqlgw without @batch.' },
-  { id: 'per-item-cache', label: 'hand-written + per-item cache (warm)', role: 'per-item-cache', description: 'the ceiling plus a process LRU of users (ttl 300 s), misses batched: the peer of batch + cache.' },
-  { id: 'yoga-dataloader', label: 'graphql-yoga + DataLoader', role: 'yoga-dataloader', description: 'graphql-yoga 5 with resolvers and a per-request DataLoader for Post.author.' },
-  { id: 'jit-dataloader', label: 'graphql-jit + DataLoader', role: 'jit-dataloader', description: 'node:http, graphql-jit compiled query (cached per query), same resolvers and DataLoader.' },
-  { id: 'floor', label: 'empty handler (floor)', role: 'floor', description: 'node:http writing the precomputed answer: no backend, no parsing; the cost of HTTP alone.' },
+  {
+    id: 'gqlgw-no-batch-coalesce',
+    label: 'gqlgw, no batch, coalescing on',
+    variant: 'no-batch',
+    config: 'no-batch-coalesce',
+    description:
+      'bench/no-batch-coalesce.toml: as "gqlgw, no batch" with coalesce = true (the default): identical calls in flight across requests are sent once.',
+  },
+  {
+    id: 'gqlgw-batch-coalesce',
+    label: 'gqlgw, batch, coalescing on',
+    variant: 'batch',
+    config: 'batch-coalesce',
+    description: 'bench/batch-coalesce.toml: as "gqlgw, batch" with coalesce = true (the default).',
+  },
+  {
+    id: 'ceiling',
+    label: 'hand-written (ceiling)',
+    role: 'ceiling',
+    description: 'node:http + undici, the same two backend calls, no GraphQL engine: the ceiling for the batch variant.',
+  },
+  {
+    id: 'no-batch-hand-written',
+    label: 'hand-written, no batch',
+    role: 'no-batch',
+    description:
+      'node:http + undici, /posts then one /users/{id} per author at once (1 + 100 subrequests): the peer of gqlgw without @batch.',
+  },
+  {
+    id: 'per-item-cache',
+    label: 'hand-written + per-item cache (warm)',
+    role: 'per-item-cache',
+    description: 'the ceiling plus a process LRU of users (ttl 300 s), misses batched: the peer of batch + cache.',
+  },
+  {
+    id: 'yoga-dataloader',
+    label: 'graphql-yoga + DataLoader',
+    role: 'yoga-dataloader',
+    description: 'graphql-yoga 5 with resolvers and a per-request DataLoader for Post.author.',
+  },
+  {
+    id: 'jit-dataloader',
+    label: 'graphql-jit + DataLoader',
+    role: 'jit-dataloader',
+    description: 'node:http, graphql-jit compiled query (cached per query), same resolvers and DataLoader.',
+  },
+  {
+    id: 'floor',
+    label: 'empty handler (floor)',
+    role: 'floor',
+    description: 'node:http writing the precomputed answer: no backend, no parsing; the cost of HTTP alone.',
+  },
 ];
 
 /** Fixed, because bench/*.toml name it: the backend's port. */
@@ -88,7 +148,15 @@ function serverEnv(): NodeJS.ProcessEnv {
 export function startRow(row: RowSpec, backendUrl: string, nodeFlags: readonly string[] = []): Promise<StartedProcess> {
   const script =
     row.variant !== undefined
-      ? [resolve(ROOT_DIR, 'dist/gateway/cli.js'), 'serve', '--config', rowConfigPath(row), '--port', '0', ...(row.workers ? ['--workers', String(row.workers)] : [])]
+      ? [
+          resolve(ROOT_DIR, 'dist/gateway/cli.js'),
+          'serve',
+          '--config',
+          rowConfigPath(row),
+          '--port',
+          '0',
+          ...(row.workers ? ['--workers', String(row.workers)] : []),
+        ]
       : [distEntry('serve.js'), row.role as PeerRole, '--port', '0', '--backend', backendUrl];
   return startProcess({
     name: row.label,

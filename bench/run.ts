@@ -20,7 +20,15 @@ import { gatewayTimings, scrapeMetrics } from './driver/metrics.js';
 import { collectEnvironment, gatewayBuildFingerprint } from './environment.js';
 import { profileGateway } from './profile/run-profile.js';
 import { renderResults } from './report/render.js';
-import { CLOSED_CONNECTIONS, OPEN_PERCENTS, type BenchResults, type CellKey, type CellRun, type RowResult, type Settings } from './results.js';
+import {
+  CLOSED_CONNECTIONS,
+  OPEN_PERCENTS,
+  type BenchResults,
+  type CellKey,
+  type CellRun,
+  type RowResult,
+  type Settings,
+} from './results.js';
 import { BACKEND_PORT, ROWS, ROW_IDS, startRow, type RowSpec } from './rows.js';
 import { BENCH_OUT_DIR, BENCH_SRC_DIR, ROOT_DIR, distEntry } from './shared/paths.js';
 import { writeVariantSchemas } from './variants.js';
@@ -63,7 +71,12 @@ function log(line: string): void {
 const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 
 /** Measures one cell: the load plus backend requests and CPU of server and backend around it. */
-async function measure(server: StartedProcess, backend: StartedProcess, load: () => Promise<LoadResult>, metricsUrl?: string): Promise<CellRun> {
+async function measure(
+  server: StartedProcess,
+  backend: StartedProcess,
+  load: () => Promise<LoadResult>,
+  metricsUrl?: string,
+): Promise<CellRun> {
   const metrics0 = metricsUrl === undefined ? undefined : await scrapeMetrics(metricsUrl).catch(() => undefined);
   const requests0 = await backendRequestCount(backend.url);
   const cores0 = readCoreTimes();
@@ -98,7 +111,14 @@ interface OpenLoopCell {
 
 function runOpenLoopProcess(url: string, cell: OpenLoopCell, expectedFile: string): Promise<LoadResult> {
   const { rate, durationSec, warmupSec } = cell;
-  const [command, args] = pinnedCommand(LOAD_CORE, process.execPath, [distEntry('driver/open-loop-cli.js'), url, String(rate), String(durationSec), String(warmupSec), expectedFile]);
+  const [command, args] = pinnedCommand(LOAD_CORE, process.execPath, [
+    distEntry('driver/open-loop-cli.js'),
+    url,
+    String(rate),
+    String(durationSec),
+    String(warmupSec),
+    expectedFile,
+  ]);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -114,7 +134,11 @@ function runOpenLoopProcess(url: string, cell: OpenLoopCell, expectedFile: strin
 }
 
 /** Starts a row and verifies its answer; records the failure and returns undefined when it cannot be measured. */
-async function startVerified(row: RowSpec, result: RowResult, backend: StartedProcess): Promise<{ server: StartedProcess; expectedBody: string } | undefined> {
+async function startVerified(
+  row: RowSpec,
+  result: RowResult,
+  backend: StartedProcess,
+): Promise<{ server: StartedProcess; expectedBody: string } | undefined> {
   let server: StartedProcess;
   try {
     server = await startRow(row, backend.url);
@@ -123,7 +147,10 @@ async function startVerified(row: RowSpec, result: RowResult, backend: StartedPr
     log(`  ${row.label}: could not start (${String(error).split('\n')[0]})`);
     return undefined;
   }
-  const verification = await verifyServer(server.url, backend.url).catch((error: unknown) => ({ ok: false as const, reason: String(error) }));
+  const verification = await verifyServer(server.url, backend.url).catch((error: unknown) => ({
+    ok: false as const,
+    reason: String(error),
+  }));
   if (!verification.ok) {
     result.failures.push(`verification: ${verification.reason}`);
     log(`  ${row.label}: WRONG ANSWER, not measured: ${verification.reason}`);
@@ -143,7 +170,12 @@ function pushCell(result: RowResult, key: CellKey, cell: CellRun): void {
  * connections, then open loop at 50/80/100 % of this run's closed-loop maximum (the higher of
  * the 16- and 64-connection req/s), then stop.
  */
-async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, pass: { readonly settings: Settings; readonly run: number }): Promise<void> {
+async function runRow(
+  row: RowSpec,
+  result: RowResult,
+  backend: StartedProcess,
+  pass: { readonly settings: Settings; readonly run: number },
+): Promise<void> {
   const { settings, run } = pass;
   const started = await startVerified(row, result, backend);
   if (started === undefined) return;
@@ -159,16 +191,22 @@ async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, 
       const cell = await measure(server, backend, () => runWrk(server.url, connections, duration, expectedBody), metricsUrl);
       pushCell(result, `c${connections}`, cell);
       if (connections !== 1) closedRps.push(cell.rps);
-      log(`  [closed ${tag} c=${String(connections).padStart(2)}: ${fmt(cell.rps, 0).padStart(6)} req/s  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  subreq/q ${fmt(cell.subrequestsPerQuery, 2)}  wrong ${cell.wrong}  cpu ${fmt(cell.serverCpuPct, 0)}%/${fmt(cell.backendCpuPct, 0)}%  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`);
+      log(
+        `  [closed ${tag} c=${String(connections).padStart(2)}: ${fmt(cell.rps, 0).padStart(6)} req/s  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  subreq/q ${fmt(cell.subrequestsPerQuery, 2)}  wrong ${cell.wrong}  cpu ${fmt(cell.serverCpuPct, 0)}%/${fmt(cell.backendCpuPct, 0)}%  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`,
+      );
     }
     const maximum = Math.max(...closedRps);
     const expectedFile = join(BENCH_OUT_DIR, `expected-${row.id}.json`);
     writeFileSync(expectedFile, expectedBody);
     for (const percent of OPEN_PERCENTS) {
       const rate = Math.max(1, Math.round((maximum * percent) / 100));
-      const cell = await measure(server, backend, () => runOpenLoopProcess(server.url, { rate, durationSec: settings.secondaryDurationSec, warmupSec: OPEN_LOOP_WARMUP_SEC }, expectedFile));
+      const cell = await measure(server, backend, () =>
+        runOpenLoopProcess(server.url, { rate, durationSec: settings.secondaryDurationSec, warmupSec: OPEN_LOOP_WARMUP_SEC }, expectedFile),
+      );
       pushCell(result, `open${percent}`, cell);
-      log(`  [open   ${tag} ${String(percent).padStart(3)}% = ${fmt(rate, 0).padStart(6)}/s: got ${fmt(cell.rps, 0).padStart(6)}  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  wrong ${cell.wrong}  send lag p99 ${fmt(cell.sendLagP99Ms ?? Number.NaN, 2)} ms  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`);
+      log(
+        `  [open   ${tag} ${String(percent).padStart(3)}% = ${fmt(rate, 0).padStart(6)}/s: got ${fmt(cell.rps, 0).padStart(6)}  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  wrong ${cell.wrong}  send lag p99 ${fmt(cell.sendLagP99Ms ?? Number.NaN, 2)} ms  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`,
+      );
     }
   } catch (error) {
     result.failures.push(`run ${run}: ${String(error).slice(0, 1500)}`);
@@ -192,7 +230,9 @@ async function waitForQuietMachine(maxWaitSec: number): Promise<IdleCheck> {
     const after = readCoreTimes();
     const check = { seconds: 2, core0Pct: coreBusyPct(before, after, 0), core1Pct: coreBusyPct(before, after, 1) };
     if (!isBusy(check) || performance.now() > deadline) return check;
-    log(`The machine is busy (core 0 ${fmt(check.core0Pct, 0)} %, core 1 ${fmt(check.core1Pct, 0)} %): waiting for it to quiet down (BENCH_WAIT_IDLE=${maxWaitSec} s at most).`);
+    log(
+      `The machine is busy (core 0 ${fmt(check.core0Pct, 0)} %, core 1 ${fmt(check.core1Pct, 0)} %): waiting for it to quiet down (BENCH_WAIT_IDLE=${maxWaitSec} s at most).`,
+    );
     await new Promise((r) => setTimeout(r, 3000));
   }
 }
@@ -217,12 +257,20 @@ async function main(): Promise<void> {
   const openPerRow = OPEN_PERCENTS.length * (OPEN_LOOP_WARMUP_SEC + settings.secondaryDurationSec + 0.7);
   const perRowRun = closedPerRow + openPerRow;
   const estimate = (perRowRun * rows.length * settings.runs + 2 * (settings.durationSec + settings.warmupSec + 5)) / 60;
-  log(`gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min.`);
-  log(settings.pinned ? `Pinning: server under test on core 0; backend, wrk, open-loop driver and this runner on core ${LOAD_CORE}.` : 'Pinning: taskset or a second core is missing, processes run unpinned (ratios are less fair).');
+  log(
+    `gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min.`,
+  );
+  log(
+    settings.pinned
+      ? `Pinning: server under test on core 0; backend, wrk, open-loop driver and this runner on core ${LOAD_CORE}.`
+      : 'Pinning: taskset or a second core is missing, processes run unpinned (ratios are less fair).',
+  );
   if (!existsSync(resolve(ROOT_DIR, 'dist/gateway/cli.js'))) log('dist/gateway/cli.js is missing: the gqlgw rows will fail to start.');
 
   const idleCheck = await waitForQuietMachine(envNumber('BENCH_WAIT_IDLE', 60));
-  log(`Machine load before the run: core 0 ${fmt(idleCheck.core0Pct, 0)} %, core 1 ${fmt(idleCheck.core1Pct, 0)} % busy${isBusy(idleCheck) ? ' (not idle: other processes will disturb the numbers)' : ''}.`);
+  log(
+    `Machine load before the run: core 0 ${fmt(idleCheck.core0Pct, 0)} %, core 1 ${fmt(idleCheck.core1Pct, 0)} % busy${isBusy(idleCheck) ? ' (not idle: other processes will disturb the numbers)' : ''}.`,
+  );
 
   const backend = await startProcess({
     name: 'backend',
@@ -231,11 +279,15 @@ async function main(): Promise<void> {
     args: [distEntry('serve.js'), 'backend', '--port', String(BACKEND_PORT)],
     ready: /listening on (\S+)/,
   }).catch((error: unknown) => {
-    process.stderr.write(`The backend could not start on port ${BACKEND_PORT} (bench/*.toml point there; is another bench running?):\n${String(error)}\n`);
+    process.stderr.write(
+      `The backend could not start on port ${BACKEND_PORT} (bench/*.toml point there; is another bench running?):\n${String(error)}\n`,
+    );
     process.exit(1);
   });
 
-  const results = new Map<string, RowResult>(rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {}, peakRssMiB: [] }]));
+  const results = new Map<string, RowResult>(
+    rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {}, peakRssMiB: [] }]),
+  );
   const profiles: Array<BenchResults['profiles'][number]> = [];
   try {
     log('\nClosed loop (wrk) and open loop (Node/undici driver, latency from scheduled send time), row by row, run by run');
@@ -244,22 +296,40 @@ async function main(): Promise<void> {
     }
     for (const profiledRow of rows.filter((r) => r.id === 'gqlgw-batch' || r.id === 'gqlgw-batch-cache')) {
       log(`\nProfile of ${profiledRow.label}`);
-      const profile = await profileGateway(profiledRow, backend, settings).catch((error: unknown) => ({ rowId: profiledRow.id, error: String(error) }));
+      const profile = await profileGateway(profiledRow, backend, settings).catch((error: unknown) => ({
+        rowId: profiledRow.id,
+        error: String(error),
+      }));
       profiles.push(profile);
-      log('error' in profile ? `  profile failed: ${profile.error.split('\n')[0]}` : `  profiled ${profile.queries} queries, ${fmt(profile.cpuMicrosPerQuery, 0)} µs CPU per query`);
+      log(
+        'error' in profile
+          ? `  profile failed: ${profile.error.split('\n')[0]}`
+          : `  profiled ${profile.queries} queries, ${fmt(profile.cpuMicrosPerQuery, 0)} µs CPU per query`,
+      );
     }
   } finally {
     await backend.stop();
   }
 
   const environment = collectEnvironment(wrkVersion);
-  const data: BenchResults = { settings, environment, rows: [...results.values()], profiles, idleCheck, elapsedSec: (performance.now() - startedAt) / 1000, buildChangedDuringRun: gatewayBuildFingerprint() !== buildAtStart };
-  if (data.buildChangedDuringRun) log('Warning: dist/gateway was rebuilt during the run (someone compiled the shared tree); the gqlgw rows may mix two builds.');
+  const data: BenchResults = {
+    settings,
+    environment,
+    rows: [...results.values()],
+    profiles,
+    idleCheck,
+    elapsedSec: (performance.now() - startedAt) / 1000,
+    buildChangedDuringRun: gatewayBuildFingerprint() !== buildAtStart,
+  };
+  if (data.buildChangedDuringRun)
+    log('Warning: dist/gateway was rebuilt during the run (someone compiled the shared tree); the gqlgw rows may mix two builds.');
   writeFileSync(join(BENCH_OUT_DIR, 'results.json'), JSON.stringify(data, null, 2));
   const defaultOut = settings.quick || process.env.BENCH_ROWS ? join(BENCH_OUT_DIR, 'RESULTS.md') : join(BENCH_SRC_DIR, 'RESULTS.md');
   const outFile = process.env.BENCH_RESULTS ? resolve(process.env.BENCH_RESULTS) : defaultOut;
   writeFileSync(outFile, renderResults(data));
-  log(`\nWrote ${relative(ROOT_DIR, outFile)} and ${relative(ROOT_DIR, join(BENCH_OUT_DIR, 'results.json'))} in ${fmt(data.elapsedSec / 60, 1)} min.`);
+  log(
+    `\nWrote ${relative(ROOT_DIR, outFile)} and ${relative(ROOT_DIR, join(BENCH_OUT_DIR, 'results.json'))} in ${fmt(data.elapsedSec / 60, 1)} min.`,
+  );
 }
 
 await main();

@@ -37,10 +37,7 @@ export function renderVariantSchemas(sourceText: string): Map<VariantName, strin
     const block = blocks.get(variant);
     if (!block) throw new Error(`bench/schema.graphqls: no "# ---- variant: ${variant} ----" block`);
     const body = [...shared, ...block].join('\n').trim();
-    out.set(
-      variant,
-      `# GENERATED from bench/schema.graphqls (variant "${variant}") by bench/variants.ts; do not edit.\n\n${body}\n`,
-    );
+    out.set(variant, `# GENERATED from bench/schema.graphqls (variant "${variant}") by bench/variants.ts; do not edit.\n\n${body}\n`);
   }
   return out;
 }

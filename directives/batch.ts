@@ -51,7 +51,8 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   if (!(max >= 1)) problems.push({ message: `${at}: max must be at least 1, found ${max}`, node: use.node });
   const matchSteps = parseDottedName(match);
   if (match === '') problems.push({ message: `${at}: match must name the item field that carries the key`, node: use.node });
-  else if (!matchSteps) problems.push({ message: `${at}: match "${match}" is not a dotted name; ${dottedNameHelp('owner.id')}`, node: use.node });
+  else if (!matchSteps)
+    problems.push({ message: `${at}: match "${match}" is not a dotted name; ${dottedNameHelp('owner.id')}`, node: use.node });
   if (!METHODS.includes(method)) {
     problems.push({ message: `${at}: method must be GET or POST, found "${String(use.args.method)}"`, node: use.node });
   } else if (method === 'POST' && body === undefined) {
@@ -65,7 +66,10 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   if (fetch) {
     const parents = fetch.template.placeholders.filter((p) => p.kind === 'parent');
     if (parents.length !== 1) {
-      problems.push({ message: `${at} needs exactly one {parent.*} placeholder in its @fetch path, found ${parents.length}`, node: use.node });
+      problems.push({
+        message: `${at} needs exactly one {parent.*} placeholder in its @fetch path, found ${parents.length}`,
+        node: use.node,
+      });
     } else {
       const key = parents[0]!;
       keyRead = key.kind === 'parent' ? key.read : undefined;
@@ -85,16 +89,22 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
     return undefined;
   }
   const bodyTemplate = body === undefined || method !== 'POST' ? undefined : compileBatchBody(body, { at, node: use.node }, ctx, problems);
-  const keys = compiled.template.placeholders.filter((p) => p.kind === 'keys').length + (bodyTemplate?.placeholders.filter((p) => p.kind === 'keys').length ?? 0);
+  const keys =
+    compiled.template.placeholders.filter((p) => p.kind === 'keys').length +
+    (bodyTemplate?.placeholders.filter((p) => p.kind === 'keys').length ?? 0);
   if (keys !== 1) {
-    problems.push({ message: `${at} needs exactly one {keys} placeholder in its path${method === 'POST' ? ' or body' : ''}, found ${keys}`, node: use.node });
+    problems.push({
+      message: `${at} needs exactly one {keys} placeholder in its path${method === 'POST' ? ' or body' : ''}, found ${keys}`,
+      node: use.node,
+    });
   }
   if (compiled.template.placeholders.some((p) => p.kind === 'parent')) {
     problems.push({ message: `${at}: its path takes the parents' keys through {keys}, not {parent.*}`, node: use.node });
   }
   const bound = bindTemplate('@batch', compiled.template, ctx);
   for (const message of bound.messages) problems.push({ message, node: use.node });
-  if (problems.length > before || keyRead === undefined || !matchSteps || select === null || (method === 'POST' && !bodyTemplate)) return undefined;
+  if (problems.length > before || keyRead === undefined || !matchSteps || select === null || (method === 'POST' && !bodyTemplate))
+    return undefined;
   return {
     template: bound.template,
     match,
@@ -109,7 +119,12 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
 }
 
 /** A POST batch's body: a JSON template whose placeholders are `{keys}` and the field's `{args.*}`. */
-function compileBatchBody(body: string, where: { readonly at: string; readonly node: DirectiveNode }, ctx: FieldContext, problems: Problem[]): BodyTemplate | undefined {
+function compileBatchBody(
+  body: string,
+  where: { readonly at: string; readonly node: DirectiveNode },
+  ctx: FieldContext,
+  problems: Problem[],
+): BodyTemplate | undefined {
   const { at, node } = where;
   const compiled = compileBodyTemplate(body);
   if (!compiled.ok) {
@@ -123,7 +138,10 @@ function compileBatchBody(body: string, where: { readonly at: string; readonly n
       ok = false;
     } else if (p.kind === 'args' && !ctx.field.args.some((a) => a.name === p.path[0])) {
       const names = ctx.field.args.map((a) => a.name);
-      problems.push({ message: `${at}: ${p.text} in its body names no argument of ${ctx.coordinate} (arguments: ${names.join(', ') || 'none'})`, node });
+      problems.push({
+        message: `${at}: ${p.text} in its body names no argument of ${ctx.coordinate} (arguments: ${names.join(', ') || 'none'})`,
+        node,
+      });
       ok = false;
     }
   }

@@ -18,12 +18,7 @@ export interface CompiledCache {
 /** The longest of each duration: memcached reads expiry times above 30 days as Unix timestamps. */
 export const MAX_CACHE_SECONDS = 60 * 60 * 24 * 30;
 
-export function compileCache(
-  use: DirectiveUse,
-  hasFetch: boolean,
-  ctx: FieldContext,
-  problems: Problem[],
-): CompiledCache | undefined {
+export function compileCache(use: DirectiveUse, hasFetch: boolean, ctx: FieldContext, problems: Problem[]): CompiledCache | undefined {
   const before = problems.length;
   const seconds = (name: 'ttl' | 'stale' | 'missing'): number => {
     const raw = use.args[name];
@@ -31,7 +26,10 @@ export function compileCache(
     if (!(value >= 0)) {
       problems.push({ message: `@cache on ${ctx.coordinate}: ${name} must be 0 or more seconds, found ${String(raw)}`, node: use.node });
     } else if (value > MAX_CACHE_SECONDS) {
-      problems.push({ message: `@cache on ${ctx.coordinate}: ${name} must be at most ${MAX_CACHE_SECONDS} seconds (30 days), found ${value}`, node: use.node });
+      problems.push({
+        message: `@cache on ${ctx.coordinate}: ${name} must be at most ${MAX_CACHE_SECONDS} seconds (30 days), found ${value}`,
+        node: use.node,
+      });
     }
     return value;
   };
@@ -39,8 +37,12 @@ export function compileCache(
   const staleSeconds = seconds('stale');
   const missingSeconds = seconds('missing');
   if (staleSeconds > 0 && ttlSeconds === 0) {
-    problems.push({ message: `@cache on ${ctx.coordinate}: stale needs a ttl above 0 (an entry is served stale only after it was fresh); set ttl or drop stale`, node: use.node });
+    problems.push({
+      message: `@cache on ${ctx.coordinate}: stale needs a ttl above 0 (an entry is served stale only after it was fresh); set ttl or drop stale`,
+      node: use.node,
+    });
   }
-  if (!hasFetch) problems.push({ message: `@cache on ${ctx.coordinate} needs a @fetch beside it: only fetched values are cached`, node: use.node });
+  if (!hasFetch)
+    problems.push({ message: `@cache on ${ctx.coordinate} needs a @fetch beside it: only fetched values are cached`, node: use.node });
   return problems.length > before ? undefined : { ttlSeconds, staleSeconds, missingSeconds };
 }

@@ -24,7 +24,10 @@ export function compileFetch(use: DirectiveUse, ctx: FieldContext, problems: Pro
   let ok = true;
   if (!ctx.sourceNames.includes(source)) {
     const known = ctx.sourceNames.length ? ctx.sourceNames.join(', ') : 'none are configured';
-    problems.push({ message: `@fetch on ${ctx.coordinate} names unknown source "${source}"${didYouMean(source, ctx.sourceNames)} (sources: ${known})`, node: use.node });
+    problems.push({
+      message: `@fetch on ${ctx.coordinate} names unknown source "${source}"${didYouMean(source, ctx.sourceNames)} (sources: ${known})`,
+      node: use.node,
+    });
     ok = false;
   }
   const select = compileSelect('@fetch', use, ctx, problems);
@@ -50,11 +53,19 @@ export function compileFetch(use: DirectiveUse, ctx: FieldContext, problems: Pro
  * The steps of a `select` argument: undefined when absent, null (and a problem) when it is not a
  * dotted name.
  */
-export function compileSelect(directive: string, use: DirectiveUse, ctx: FieldContext, problems: Problem[]): readonly string[] | undefined | null {
+export function compileSelect(
+  directive: string,
+  use: DirectiveUse,
+  ctx: FieldContext,
+  problems: Problem[],
+): readonly string[] | undefined | null {
   const text = use.args.select;
   if (text === undefined || text === null) return undefined;
   const steps = parseDottedName(String(text));
   if (steps) return steps;
-  problems.push({ message: `${directive} on ${ctx.coordinate}: select "${String(text)}" is not a dotted name; ${dottedNameHelp('data.items')}`, node: use.node });
+  problems.push({
+    message: `${directive} on ${ctx.coordinate}: select "${String(text)}" is not a dotted name; ${dottedNameHelp('data.items')}`,
+    node: use.node,
+  });
   return null;
 }

@@ -31,13 +31,17 @@ export function compileFieldDirectives(
   let read: readonly string[] = [fieldName];
   if (fromUse) {
     if (fetchUse) {
-      problems.push({ message: `@from on ${ctx.coordinate} cannot stand beside @fetch: a field either reads its parent's key or fetches`, node: fromUse.node });
+      problems.push({
+        message: `@from on ${ctx.coordinate} cannot stand beside @fetch: a field either reads its parent's key or fetches`,
+        node: fromUse.node,
+      });
     }
     read = compileFrom(fromUse, ctx, problems) ?? read;
   }
   const fetch = fetchUse ? compileFetch(fetchUse, ctx, problems) : undefined;
   // A Mutation field's @batch is refused as a whole (checkRequestNeighbours), not checked further.
-  const batch = batchUse && !ctx.isMutation ? compileBatch(batchUse, { fetch, hasFetch: fetchUse !== undefined }, ctx, problems) : undefined;
+  const batch =
+    batchUse && !ctx.isMutation ? compileBatch(batchUse, { fetch, hasFetch: fetchUse !== undefined }, ctx, problems) : undefined;
   const cache = cacheUse ? compileCache(cacheUse, fetchUse !== undefined, ctx, problems) : undefined;
   const request = fetchUse ? compileRequest(fetchUse, ctx, problems) : undefined;
   checkRequestNeighbours(request, { batch: batchUse, cache: cacheUse }, ctx, problems);

@@ -11,7 +11,10 @@ export function compileFrom(use: DirectiveUse, ctx: FieldContext, problems: Prob
   const key = use.args.key;
   const path = use.args.path;
   if ((key === undefined || key === null) === (path === undefined || path === null)) {
-    problems.push({ message: `${at} needs exactly one of key (a JSON key: @from(key: "author_id")) and path (dotted: @from(path: "address.city"))`, node: use.node });
+    problems.push({
+      message: `${at} needs exactly one of key (a JSON key: @from(key: "author_id")) and path (dotted: @from(path: "address.city"))`,
+      node: use.node,
+    });
     return undefined;
   }
   if (key !== undefined && key !== null) {
@@ -45,11 +48,17 @@ export function fromSteps(use: DirectiveUse | undefined, fieldName: string): rea
 export function compileTypeFrom(use: DirectiveUse, typeName: string, problems: Problem[]): string | undefined {
   const { key, path } = use.args;
   if (path !== undefined && path !== null) {
-    problems.push({ message: `@from on ${typeName} takes key (the JSON key naming each item's type, such as @from(key: "kind")), not path`, node: use.node });
+    problems.push({
+      message: `@from on ${typeName} takes key (the JSON key naming each item's type, such as @from(key: "kind")), not path`,
+      node: use.node,
+    });
     return undefined;
   }
   if (typeof key !== 'string' || key === '') {
-    problems.push({ message: `@from on ${typeName} needs a non-empty key: the JSON key naming each item's type, such as @from(key: "kind")`, node: use.node });
+    problems.push({
+      message: `@from on ${typeName} needs a non-empty key: the JSON key naming each item's type, such as @from(key: "kind")`,
+      node: use.node,
+    });
     return undefined;
   }
   return key;

@@ -35,30 +35,49 @@ export function compileInvalidations(
   for (const use of uses) {
     const at = `@invalidate on ${ctx.coordinate}`;
     const before = problems.length;
-    if (!ctx.isMutation) problems.push({ message: `${at}: only Mutation fields invalidate cache entries; move it to the Mutation field that writes`, node: use.node });
-    else if (!hasFetch) problems.push({ message: `${at} needs a @fetch beside it: entries are deleted after that request succeeds`, node: use.node });
+    if (!ctx.isMutation)
+      problems.push({
+        message: `${at}: only Mutation fields invalidate cache entries; move it to the Mutation field that writes`,
+        node: use.node,
+      });
+    else if (!hasFetch)
+      problems.push({ message: `${at} needs a @fetch beside it: entries are deleted after that request succeeds`, node: use.node });
     const source = String(use.args.source);
     if (!ctx.sourceNames.includes(source)) {
       const known = ctx.sourceNames.length ? ctx.sourceNames.join(', ') : 'none are configured';
-      problems.push({ message: `${at} names unknown source "${source}"${didYouMean(source, ctx.sourceNames)} (sources: ${known})`, node: use.node });
+      problems.push({
+        message: `${at} names unknown source "${source}"${didYouMean(source, ctx.sourceNames)} (sources: ${known})`,
+        node: use.node,
+      });
     }
     const path = String(use.args.path);
     if (path.includes('{parent.')) {
-      problems.push({ message: `${at}: {parent.…} means nothing on a Mutation field; use {args.…} or {result.…} in "${path}"`, node: use.node });
+      problems.push({
+        message: `${at}: {parent.…} means nothing on a Mutation field; use {args.…} or {result.…} in "${path}"`,
+        node: use.node,
+      });
       continue;
     }
     const compiled = compilePathTemplate(path.replace(RESULT, '{parent.'));
     if (!compiled.ok) {
-      problems.push({ message: `${at} has a malformed path "${path}": ${asResult(compiled.error).replace('{parent.FIELD}', '{result.FIELD}')}`, node: use.node });
+      problems.push({
+        message: `${at} has a malformed path "${path}": ${asResult(compiled.error).replace('{parent.FIELD}', '{result.FIELD}')}`,
+        node: use.node,
+      });
       continue;
     }
     if (compiled.template.placeholders.some((p) => p.kind === 'keys')) {
       problems.push({ message: `${at}: {keys} belongs in a @batch path; name one entry with {args.…} or {result.…}`, node: use.node });
     }
     // The result plays the parent's part: `{result.a.b}` binds through the result type's fields.
-    const bound = ctx.resultType ? bindTemplate('@invalidate', compiled.template, { ...ctx, parentType: ctx.resultType, typeName: ctx.resultType.name }) : undefined;
+    const bound = ctx.resultType
+      ? bindTemplate('@invalidate', compiled.template, { ...ctx, parentType: ctx.resultType, typeName: ctx.resultType.name })
+      : undefined;
     if (!bound && compiled.template.placeholders.some((p) => p.kind === 'parent')) {
-      problems.push({ message: `${at}: {result.…} needs an object result; ${ctx.coordinate} returns none, so use {args.…}`, node: use.node });
+      problems.push({
+        message: `${at}: {result.…} needs an object result; ${ctx.coordinate} returns none, so use {args.…}`,
+        node: use.node,
+      });
     }
     for (const message of bound?.messages ?? []) problems.push({ message: asResult(message), node: use.node });
     const template = bound?.template ?? compiled.template;
@@ -69,5 +88,7 @@ export function compileInvalidations(
 
 /** A message about the compiled form, worded as the user wrote it. */
 function asResult(message: string): string {
-  return message.replace(PARENT, '{result.').replace("placeholders read the parent's own data", 'placeholders read the result as the source answered it');
+  return message
+    .replace(PARENT, '{result.')
+    .replace("placeholders read the parent's own data", 'placeholders read the result as the source answered it');
 }

@@ -72,11 +72,13 @@ function stepParent(steps: readonly string[], ctx: FieldContext): Step {
     const named = getNamedType(field.type);
     const list = isListType(isNonNullType(field.type) ? field.type.ofType : field.type);
     if (i === steps.length - 1) {
-      if (isCompositeType(named)) return `ends at ${named.name}, which has fields: name one of them, such as {parent.${[...steps, firstField(named)].join('.')}}`;
+      if (isCompositeType(named))
+        return `ends at ${named.name}, which has fields: name one of them, such as {parent.${[...steps, firstField(named)].join('.')}}`;
       return { read, list };
     }
     if (list) return `steps through the list field ${owner.name}.${name}; a placeholder can only step through single objects`;
-    if (!isObjectType(named) && !isInterfaceType(named)) return `: ${owner.name}.${name} is a ${named.name}, which has no field "${steps[i + 1]}"`;
+    if (!isObjectType(named) && !isInterfaceType(named))
+      return `: ${owner.name}.${name} is a ${named.name}, which has no field "${steps[i + 1]}"`;
     owner = named;
   }
   return { read, list: false };

@@ -29,17 +29,27 @@ export function compileRequest(use: DirectiveUse, ctx: FieldContext, problems: P
   const methodText = String(use.args.method ?? 'GET');
   const method = HTTP_METHODS.find((m) => m === methodText);
   if (!method) {
-    problems.push({ message: `${at}: method "${methodText}" is not one of ${HTTP_METHODS.join(', ')}${didYouMean(methodText, HTTP_METHODS)}`, node: use.node });
+    problems.push({
+      message: `${at}: method "${methodText}" is not one of ${HTTP_METHODS.join(', ')}${didYouMean(methodText, HTTP_METHODS)}`,
+      node: use.node,
+    });
   } else if (ctx.isMutation && method === 'GET') {
-    problems.push({ message: `${at} sends GET, but a Mutation field writes: add method: "POST" (or "PUT", "PATCH", "DELETE") to its @fetch`, node: use.node });
+    problems.push({
+      message: `${at} sends GET, but a Mutation field writes: add method: "POST" (or "PUT", "PATCH", "DELETE") to its @fetch`,
+      node: use.node,
+    });
   }
   const bodyText = use.args.body;
   let body: CompiledRequest['body'];
   if (typeof bodyText === 'string') {
-    if (method === 'GET') problems.push({ message: `${at}: a GET sends no body; add method: "POST" (or another method) or remove body`, node: use.node });
+    if (method === 'GET')
+      problems.push({ message: `${at}: a GET sends no body; add method: "POST" (or another method) or remove body`, node: use.node });
     const compiled = compileBodyTemplate(bodyText);
     if (!compiled.ok) {
-      problems.push({ message: `${at} has a body that is not a valid JSON template: ${compiled.error}; write JSON with {args.…} or {parent.…} where values go, e.g. body: """{"title": {args.title}}"""`, node: use.node });
+      problems.push({
+        message: `${at} has a body that is not a valid JSON template: ${compiled.error}; write JSON with {args.…} or {parent.…} where values go, e.g. body: """{"title": {args.title}}"""`,
+        node: use.node,
+      });
     } else {
       const checked = checkBodyPlaceholders(at, compiled.template.placeholders, ctx);
       for (const message of checked.messages) problems.push({ message, node: use.node });
@@ -49,15 +59,24 @@ export function compileRequest(use: DirectiveUse, ctx: FieldContext, problems: P
   return problems.length > before || !method ? undefined : { method, body };
 }
 
-function checkBodyPlaceholders(at: string, placeholders: readonly BodyPlaceholder[], ctx: FieldContext): { messages: string[]; parentReads: Map<BodyPlaceholder, readonly string[]> } {
+function checkBodyPlaceholders(
+  at: string,
+  placeholders: readonly BodyPlaceholder[],
+  ctx: FieldContext,
+): { messages: string[]; parentReads: Map<BodyPlaceholder, readonly string[]> } {
   const messages: string[] = [];
   const parentReads = new Map<BodyPlaceholder, readonly string[]>();
   for (const p of placeholders) {
     if (p.kind === 'keys') messages.push(`${at}: {keys} belongs in a @batch body, not in @fetch`);
-    else if (p.kind === 'result') messages.push(`${at}: ${p.text} is only known after the request; read the result in @invalidate, and send {args.…} or {parent.…} in the body`);
+    else if (p.kind === 'result')
+      messages.push(
+        `${at}: ${p.text} is only known after the request; read the result in @invalidate, and send {args.…} or {parent.…} in the body`,
+      );
     else if (p.kind === 'args' && !ctx.argNames.has(p.path[0]!)) {
       const names = [...ctx.argNames];
-      messages.push(`${at}: ${p.text} names no argument of ${ctx.coordinate}${didYouMean(p.path[0]!, names, (n) => `{args.${n}}`)} (arguments: ${names.join(', ') || 'none'})`);
+      messages.push(
+        `${at}: ${p.text} names no argument of ${ctx.coordinate}${didYouMean(p.path[0]!, names, (n) => `{args.${n}}`)} (arguments: ${names.join(', ') || 'none'})`,
+      );
     } else if (p.kind === 'parent') {
       const read = parentRead(p.path, ctx);
       if (typeof read === 'string') messages.push(`${at}: ${p.text} ${read}`);
@@ -99,9 +118,15 @@ export function checkRequestNeighbours(
   problems: Problem[],
 ): void {
   if (ctx.isMutation && uses.batch) {
-    problems.push({ message: `@batch on ${ctx.coordinate}: a Mutation field sends one request of its own and is never batched; remove @batch`, node: uses.batch.node });
+    problems.push({
+      message: `@batch on ${ctx.coordinate}: a Mutation field sends one request of its own and is never batched; remove @batch`,
+      node: uses.batch.node,
+    });
   }
   if (request && request.method !== 'GET' && uses.cache) {
-    problems.push({ message: `@cache on ${ctx.coordinate}: only GET answers are cached, and this @fetch sends ${request.method}; remove @cache`, node: uses.cache.node });
+    problems.push({
+      message: `@cache on ${ctx.coordinate}: only GET answers are cached, and this @fetch sends ${request.method}; remove @cache`,
+      node: uses.cache.node,
+    });
   }
 }

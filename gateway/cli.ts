@@ -180,14 +180,20 @@ function checkCommand(configPath: string, strict: boolean): number {
  * stderr; a broken edit leaves the last good version serving. Returns the reload-and-report, which
  * a cluster worker runs when the primary asks (gateway/server/workers.ts).
  */
-function handleReloads(gateway: RunningGateway, watch: typeof watchGatewayFiles | undefined, line: typeof reloadedLine): (ifChanged: boolean) => void {
+function handleReloads(
+  gateway: RunningGateway,
+  watch: typeof watchGatewayFiles | undefined,
+  line: typeof reloadedLine,
+): (ifChanged: boolean) => void {
   const watcher = watch?.(gateway.config, () => reload(true));
   function reload(ifChanged: boolean): void {
     const report = gateway.reload({ ifChanged });
     if (report.status === 'unchanged') return;
     if (report.status === 'failed') {
       const lines = report.diagnostics.map(formatDiagnostic);
-      process.stderr.write(`${lines.join('\n')}\n${problemSummary(report.diagnostics)}; reload failed, still serving the last good version\n`);
+      process.stderr.write(
+        `${lines.join('\n')}\n${problemSummary(report.diagnostics)}; reload failed, still serving the last good version\n`,
+      );
       return;
     }
     watcher?.retarget(gateway.config);
@@ -259,7 +265,9 @@ function planCommand(configPath: string, values: CliValues, positionals: string[
   }
   const plan = buildPlan(blueprint, document, values.operation);
   if (!plan) {
-    process.stderr.write(`gqlgw plan: no operation${values.operation ? ` named "${values.operation}"` : ''} to plan (name one with --operation)\n`);
+    process.stderr.write(
+      `gqlgw plan: no operation${values.operation ? ` named "${values.operation}"` : ''} to plan (name one with --operation)\n`,
+    );
     return 1;
   }
   process.stdout.write(printPlan(plan));

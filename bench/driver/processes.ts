@@ -134,7 +134,10 @@ export async function startProcess(options: StartOptions): Promise<StartedProces
 
   const waitForLine = (pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${options.name}: no line matching ${pattern} within ${timeoutMs} ms\n${stderrTail}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${options.name}: no line matching ${pattern} within ${timeoutMs} ms\n${stderrTail}`)),
+        timeoutMs,
+      );
       waiters.push({
         pattern,
         resolve: (m) => {

@@ -22,7 +22,12 @@ export type Verification =
 
 /** One query (10 s deadline), unchecked. */
 export async function queryOnce(url: string): Promise<{ status: number; body: string }> {
-  const { statusCode, body } = await request(url, { method: 'POST', headers: REQUEST_HEADERS, body: REQUEST_BODY, signal: AbortSignal.timeout(10_000) });
+  const { statusCode, body } = await request(url, {
+    method: 'POST',
+    headers: REQUEST_HEADERS,
+    body: REQUEST_BODY,
+    signal: AbortSignal.timeout(10_000),
+  });
   return { status: statusCode, body: await body.text() };
 }
 
@@ -44,7 +49,10 @@ export async function verifyServer(url: string, backendUrl: string, queries = 4)
     return { ok: false, reason: `queries after the first made different numbers of subrequests: ${subrequests.join(', ')}` };
   }
   if (bodies.slice(1).some((b) => b !== last)) {
-    return { ok: false, reason: 'right answers, but not byte-identical from one query to the next; the byte comparison under load would count them wrong' };
+    return {
+      ok: false,
+      reason: 'right answers, but not byte-identical from one query to the next; the byte comparison under load would count them wrong',
+    };
   }
   return { ok: true, body: last, subrequestsFirst: first, subrequestsLater: later[0] ?? first };
 }

@@ -143,6 +143,8 @@ export async function runWrk(url: string, connections: number, durationSec: numb
     p99Ms: r.p99_us / 1000,
     maxMs: r.max_us / 1000,
     wrong: r.wrong + socketErrors,
-    wrongSample: wrongSample ?? (socketErrors > 0 ? `socket errors: connect ${r.connect}, read ${r.read}, write ${r.write}, timeout ${r.timeout}` : undefined),
+    wrongSample:
+      wrongSample ??
+      (socketErrors > 0 ? `socket errors: connect ${r.connect}, read ${r.read}, write ${r.write}, timeout ${r.timeout}` : undefined),
   };
 }

@@ -32,11 +32,14 @@ export interface BlogContext {
 
 export function createBlogContext(upstream: Upstream): BlogContext {
   return {
-    users: new DataLoader<string, BackendUser | null>(async (keys) => {
-      const list = (await upstream.users.getJson(`/users?ids=${keys.map(encodeURIComponent).join(',')}`)) as BackendUser[];
-      const byId = new Map(list.map((u) => [String(u.id), u]));
-      return keys.map((k) => byId.get(k) ?? null);
-    }, { maxBatchSize: 100 }),
+    users: new DataLoader<string, BackendUser | null>(
+      async (keys) => {
+        const list = (await upstream.users.getJson(`/users?ids=${keys.map(encodeURIComponent).join(',')}`)) as BackendUser[];
+        const byId = new Map(list.map((u) => [String(u.id), u]));
+        return keys.map((k) => byId.get(k) ?? null);
+      },
+      { maxBatchSize: 100 },
+    ),
   };
 }
 

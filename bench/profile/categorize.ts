@@ -68,7 +68,8 @@ function categoryOfFrame(frame: Frame): { category: string; stage: Stage } | und
   const { functionName: fn, url } = frame;
   if (fn === '(garbage collector)') return { category: 'GC', stage: 'GC' };
   if (fn === '(program)') return { category: 'V8 / native, unattributed', stage: 'other' };
-  if (url.startsWith('node:internal/modules/') || url.startsWith('node:internal/main/')) return { category: 'module loading', stage: 'start-up (not per query)' };
+  if (url.startsWith('node:internal/modules/') || url.startsWith('node:internal/main/'))
+    return { category: 'module loading', stage: 'start-up (not per query)' };
   if (url === '' || url.startsWith('node:') || !url.includes('/')) return undefined;
   const nm = url.lastIndexOf('/node_modules/');
   if (nm >= 0) {
@@ -83,10 +84,14 @@ function categoryOfFrame(frame: Frame): { category: string; stage: Stage } | und
     if (pkg === 'graphql-jit') return { category: 'graphql-jit (compiled shaping)', stage: 'shaping' };
     if (pkg === 'undici') return { category: 'undici (upstream HTTP client)', stage: 'upstream client (CPU)' };
     if (pkg === 'prom-client' || pkg === 'tdigest' || pkg === 'bintrees') return { category: 'prom-client', stage: 'metrics' };
-    if (pkg === 'lru-cache' || pkg === 'memjs') return { category: `cache library (${pkg})`, stage: 'execute (rounds, dedupe, batching, cache)' };
-    if (pkg === 'graphql-yoga' && /\/plugins\/result-processor\//.test(rest)) return { category: 'graphql-yoga result processor (JSON.stringify)', stage: 'serialization' };
-    if (pkg === 'graphql-yoga' && /\/plugins\/request-parser\//.test(rest)) return { category: 'graphql-yoga request parser', stage: 'HTTP (server, request decode)' };
-    if (pkg.startsWith('@whatwg-node') || pkg === 'urlpattern-polyfill') return { category: `Fetch API adapter (${pkg})`, stage: 'HTTP (server, request decode)' };
+    if (pkg === 'lru-cache' || pkg === 'memjs')
+      return { category: `cache library (${pkg})`, stage: 'execute (rounds, dedupe, batching, cache)' };
+    if (pkg === 'graphql-yoga' && /\/plugins\/result-processor\//.test(rest))
+      return { category: 'graphql-yoga result processor (JSON.stringify)', stage: 'serialization' };
+    if (pkg === 'graphql-yoga' && /\/plugins\/request-parser\//.test(rest))
+      return { category: 'graphql-yoga request parser', stage: 'HTTP (server, request decode)' };
+    if (pkg.startsWith('@whatwg-node') || pkg === 'urlpattern-polyfill')
+      return { category: `Fetch API adapter (${pkg})`, stage: 'HTTP (server, request decode)' };
     if (pkg === 'graphql-yoga' || pkg.startsWith('@graphql-yoga') || pkg.startsWith('@envelop') || pkg.startsWith('@graphql-tools')) {
       return { category: `yoga pipeline (${pkg})`, stage: 'GraphQL server pipeline (yoga, envelop)' };
     }
@@ -123,7 +128,8 @@ function categoryOfFrame(frame: Frame): { category: string; stage: Stage } | und
 
 /** The category of a Node-internal frame, used when no other frame on the stack claims the sample. */
 function nodeInternalCategory(frame: Frame): { category: string; stage: Stage } {
-  if (/_http_|node:net|stream|node:internal\/(stream|socket|http)/.test(frame.url)) return { category: 'node:http / sockets', stage: 'HTTP (server, request decode)' };
+  if (/_http_|node:net|stream|node:internal\/(stream|socket|http)/.test(frame.url))
+    return { category: 'node:http / sockets', stage: 'HTTP (server, request decode)' };
   if (/timers|task_queues|process\/|async_hooks/.test(frame.url)) return { category: 'event loop (timers, microtasks)', stage: 'other' };
   return { category: frame.url === '' ? `native ${frame.functionName || '(anonymous)'}` : `node core ${frame.url}`, stage: 'other' };
 }
@@ -176,11 +182,26 @@ export function summarizeProfile(profile: CpuProfile): ProfileSummary {
     const name = `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`.trim();
     selfByFunction.set(name, (selfByFunction.get(name) ?? 0) + micros);
   }
-  const categoryList = [...categories].map(([category, v]) => ({ category, stage: v.stage, micros: v.micros })).sort((a, b) => b.micros - a.micros);
-  const stages = STAGES.map((stage) => ({ stage, micros: categoryList.filter((c) => c.stage === stage).reduce((s, c) => s + c.micros, 0) }));
-  const topFunctions = [...selfByFunction].map(([name, micros]) => ({ name, micros })).sort((a, b) => b.micros - a.micros).slice(0, 15);
+  const categoryList = [...categories]
+    .map(([category, v]) => ({ category, stage: v.stage, micros: v.micros }))
+    .sort((a, b) => b.micros - a.micros);
+  const stages = STAGES.map((stage) => ({
+    stage,
+    micros: categoryList.filter((c) => c.stage === stage).reduce((s, c) => s + c.micros, 0),
+  }));
+  const topFunctions = [...selfByFunction]
+    .map(([name, micros]) => ({ name, micros }))
+    .sort((a, b) => b.micros - a.micros)
+    .slice(0, 15);
   const startUp = stages.find((x) => x.stage === 'start-up (not per query)')?.micros ?? 0;
-  return { profiledMicros: profile.endTime - profile.startTime, busyMicros: busy, perQueryMicros: busy - startUp, categories: categoryList, stages, topFunctions };
+  return {
+    profiledMicros: profile.endTime - profile.startTime,
+    busyMicros: busy,
+    perQueryMicros: busy - startUp,
+    categories: categoryList,
+    stages,
+    topFunctions,
+  };
 }
 
 function shortUrl(url: string): string {

@@ -25,12 +25,17 @@ export function reading(v: View, outcomes: readonly TargetOutcome[]): string {
   }
   for (const peer of ['yoga-dataloader', 'jit-dataloader'] as const) {
     const p = c16(peer);
-    if (batch && p) out.push(`- Against ${v.label(peer)} (${num(p.rps)} req/s, ${num(p.cpuMicrosPerQuery)} µs CPU/query): ${ratio(batch.rps / p.rps)} the throughput.`);
+    if (batch && p)
+      out.push(
+        `- Against ${v.label(peer)} (${num(p.rps)} req/s, ${num(p.cpuMicrosPerQuery)} µs CPU/query): ${ratio(batch.rps / p.rps)} the throughput.`,
+      );
   }
   const cache = c16('gqlgw-batch-cache');
   const itemCache = c16('per-item-cache');
   if (cache && itemCache) {
-    out.push(`- Batch + cache (warm) makes ${num(cache.subrequests, 2)} subrequest per query and serves ${num(cache.rps)} req/s, ${ratio(cache.rps / itemCache.rps)} the hand-written per-item cache (${num(itemCache.rps)} req/s).`);
+    out.push(
+      `- Batch + cache (warm) makes ${num(cache.subrequests, 2)} subrequest per query and serves ${num(cache.rps)} req/s, ${ratio(cache.rps / itemCache.rps)} the hand-written per-item cache (${num(itemCache.rps)} req/s).`,
+    );
   }
   const handNoBatch = c16('no-batch-hand-written');
   const noBatchEarly = c16('gqlgw-no-batch');
@@ -47,10 +52,16 @@ export function reading(v: View, outcomes: readonly TargetOutcome[]): string {
         `(backend ${num(workers.backendCpuPct)} % of a core, the workers ${num(workers.serverCpuPct)} % of one core in total), so this shows what the second core adds here, not how gqlgw scales on a machine with cores to spare.`,
     );
   }
-  for (const [on, off] of [['gqlgw-batch-coalesce', 'gqlgw-batch'], ['gqlgw-no-batch-coalesce', 'gqlgw-no-batch']] as const satisfies ReadonlyArray<readonly [RowId, RowId]>) {
+  for (const [on, off] of [
+    ['gqlgw-batch-coalesce', 'gqlgw-batch'],
+    ['gqlgw-no-batch-coalesce', 'gqlgw-no-batch'],
+  ] as const satisfies ReadonlyArray<readonly [RowId, RowId]>) {
     const a = c16(on);
     const b = c16(off);
-    if (a && b) out.push(`- ${v.label(on)}: ${num(a.subrequests, 2)} subrequests per query (${num(b.subrequests, 2)} with it off) and ${num(a.rps)} req/s, ${ratio(a.rps / b.rps)} the like-for-like row; identical queries in flight at once share their calls, which the peers do not do.`);
+    if (a && b)
+      out.push(
+        `- ${v.label(on)}: ${num(a.subrequests, 2)} subrequests per query (${num(b.subrequests, 2)} with it off) and ${num(a.rps)} req/s, ${ratio(a.rps / b.rps)} the like-for-like row; identical queries in flight at once share their calls, which the peers do not do.`,
+      );
   }
   const noBatch = c16('gqlgw-no-batch');
   if (noBatch && batch) {
@@ -62,18 +73,30 @@ export function reading(v: View, outcomes: readonly TargetOutcome[]): string {
     );
   }
   if (cache && batch && cache.cpuMicrosPerQuery > batch.cpuMicrosPerQuery) {
-    out.push(`- Batch + cache spends more CPU per query than batch (${num(cache.cpuMicrosPerQuery)} vs ${num(batch.cpuMicrosPerQuery)} µs) although it makes one subrequest fewer: serving 100 authors from the cache costs more than the /users?ids= call it saves. The hand-written per-item cache spends ${itemCache ? num(itemCache.cpuMicrosPerQuery) : '–'} µs per query.`);
+    out.push(
+      `- Batch + cache spends more CPU per query than batch (${num(cache.cpuMicrosPerQuery)} vs ${num(batch.cpuMicrosPerQuery)} µs) although it makes one subrequest fewer: serving 100 authors from the cache costs more than the /users?ids= call it saves. The hand-written per-item cache spends ${itemCache ? num(itemCache.cpuMicrosPerQuery) : '–'} µs per query.`,
+    );
   }
   const floor = c16('floor');
-  if (floor) out.push(`- The empty handler (floor) serves ${num(floor.rps)} req/s at ${num(floor.cpuMicrosPerQuery)} µs CPU per request: the price of Node's HTTP and writing the same ${num(EXPECTED_BODY.length / 1024, 1)} KB answer, which every row pays.`);
+  if (floor)
+    out.push(
+      `- The empty handler (floor) serves ${num(floor.rps)} req/s at ${num(floor.cpuMicrosPerQuery)} µs CPU per request: the price of Node's HTTP and writing the same ${num(EXPECTED_BODY.length / 1024, 1)} KB answer, which every row pays.`,
+    );
   const disturbed = d.rows.flatMap((r) =>
-    Object.entries(r.cells).flatMap(([key, cells]) => (cells ?? []).filter((c) => c.otherLoadOnServerCorePct > 15).map((c) => `${r.label} ${key} (${num(c.otherLoadOnServerCorePct)} %)`)),
+    Object.entries(r.cells).flatMap(([key, cells]) =>
+      (cells ?? []).filter((c) => c.otherLoadOnServerCorePct > 15).map((c) => `${r.label} ${key} (${num(c.otherLoadOnServerCorePct)} %)`),
+    ),
   );
   if (disturbed.length > 0) {
-    out.push(`- Interference: in ${disturbed.length} cell run(s) more than 15 % of the server core was busy with something other than the server process (other processes on this shared machine, or kernel network work): ${disturbed.slice(0, 8).join(', ')}${disturbed.length > 8 ? ', …' : ''}. Medians damp this, but these cells are less reliable.`);
+    out.push(
+      `- Interference: in ${disturbed.length} cell run(s) more than 15 % of the server core was busy with something other than the server process (other processes on this shared machine, or kernel network work): ${disturbed.slice(0, 8).join(', ')}${disturbed.length > 8 ? ', …' : ''}. Medians damp this, but these cells are less reliable.`,
+    );
   }
   const busyBackend = d.rows.filter((r) => (aggregate(r.cells.c16)?.backendCpuPct ?? 0) >= 80).map((r) => r.label);
-  if (busyBackend.length > 0) out.push(`- Load-core saturation: the backend (with wrk on the same core) was ≥ 80 % busy for ${busyBackend.join(', ')}; those rows measure the load side too.`);
+  if (busyBackend.length > 0)
+    out.push(
+      `- Load-core saturation: the backend (with wrk on the same core) was ≥ 80 % busy for ${busyBackend.join(', ')}; those rows measure the load side too.`,
+    );
   const laggy = d.rows.flatMap((r) =>
     (['open50', 'open80', 'open100'] as const)
       .filter((k) => {
@@ -90,19 +113,32 @@ export function reading(v: View, outcomes: readonly TargetOutcome[]): string {
       })
       .map((k) => `${r.label} ${k.slice(4)} %`),
   );
-  if (loadBound.length > 0) out.push(`- Open loop limited by the load side, not the server (achieved < 90 % of offered while the server's core was under 70 % busy): ${loadBound.join(', ')}. One Node driver on the shared load core cannot offer those rates; read those rows as a driver limit.`);
-  if (laggy.length > 0) out.push(`- Open loop: the driver itself sent late (p99 send lag over 5 ms and over half the p50) in ${laggy.join(', ')}; there the latencies include the driver's own lateness (one Node process sharing the load core with the backend).`);
+  if (loadBound.length > 0)
+    out.push(
+      `- Open loop limited by the load side, not the server (achieved < 90 % of offered while the server's core was under 70 % busy): ${loadBound.join(', ')}. One Node driver on the shared load core cannot offer those rates; read those rows as a driver limit.`,
+    );
+  if (laggy.length > 0)
+    out.push(
+      `- Open loop: the driver itself sent late (p99 send lag over 5 ms and over half the p50) in ${laggy.join(', ')}; there the latencies include the driver's own lateness (one Node process sharing the load core with the backend).`,
+    );
   for (const profile of d.profiles) {
     if ('error' in profile) continue;
     const s = profile.summary;
-    const top = [...s.stages].filter((x) => x.micros > 0 && x.stage !== 'start-up (not per query)').sort((a, b) => b.micros - a.micros).slice(0, 3);
-    out.push(`- Where gqlgw's CPU goes (${v.label(profile.rowId)}, 16 connections, ${num(v.cell(profile.rowId, 'c16')?.cpuMicrosPerQuery ?? profile.cpuMicrosPerQuery)} µs per query): ${top.map((x) => `${x.stage} ${num((x.micros / s.perQueryMicros) * 100, 0)} %`).join(', ')}.`);
+    const top = [...s.stages]
+      .filter((x) => x.micros > 0 && x.stage !== 'start-up (not per query)')
+      .sort((a, b) => b.micros - a.micros)
+      .slice(0, 3);
+    out.push(
+      `- Where gqlgw's CPU goes (${v.label(profile.rowId)}, 16 connections, ${num(v.cell(profile.rowId, 'c16')?.cpuMicrosPerQuery ?? profile.cpuMicrosPerQuery)} µs per query): ${top.map((x) => `${x.stage} ${num((x.micros / s.perQueryMicros) * 100, 0)} %`).join(', ')}.`,
+    );
   }
   for (const id of ['gqlgw-batch', 'gqlgw-batch-cache'] as const) {
     const open80 = v.cell(id, 'open80');
     const closed16 = c16(id);
     if (open80 && closed16 && open80.p99Ms > 3 * open80.p50Ms) {
-      out.push(`- ${v.label(id)} at 80 % offered: ${num(open80.offered)} req/s is ${num((open80.offered / closed16.rps) * 100)} % of its 16-connection throughput (the maximum is the better of 16 and 64 connections), so on a core that is already ${num(open80.serverCpuPct)} % busy short stalls (GC, bursts) queue up: p99 ${ms(open80.p99Ms)} ms against p50 ${ms(open80.p50Ms)} ms.`);
+      out.push(
+        `- ${v.label(id)} at 80 % offered: ${num(open80.offered)} req/s is ${num((open80.offered / closed16.rps) * 100)} % of its 16-connection throughput (the maximum is the better of 16 and 64 connections), so on a core that is already ${num(open80.serverCpuPct)} % busy short stalls (GC, bursts) queue up: p99 ${ms(open80.p99Ms)} ms against p50 ${ms(open80.p50Ms)} ms.`,
+      );
     }
   }
   const missed = outcomes.filter((o) => o.met === false);
@@ -110,8 +146,26 @@ export function reading(v: View, outcomes: readonly TargetOutcome[]): string {
   if (missed.length === 0 && unmeasured.length === 0) out.push('- Every target is met in this run.');
   for (const o of missed) out.push(`- Target missed: ${o.text}: ${o.measured}, ${o.verdict}.`);
   if (unmeasured.length > 0) out.push(`- Not measured in this run: ${unmeasured.map((o) => o.text).join('; ')}.`);
-  const wrong = d.rows.reduce((s, r) => s + Object.values(r.cells).flat().reduce((t, c) => t + (c?.wrong ?? 0), 0), 0);
-  const responses = d.rows.reduce((s, r) => s + Object.values(r.cells).flat().reduce((t, c) => t + (c?.responses ?? 0), 0), 0);
-  out.push(wrong === 0 ? `- All ${responses} measured responses were right (0 wrong).` : `- ${wrong} of ${responses} measured responses were wrong or failed: see the tables and the failures below.`);
+  const wrong = d.rows.reduce(
+    (s, r) =>
+      s +
+      Object.values(r.cells)
+        .flat()
+        .reduce((t, c) => t + (c?.wrong ?? 0), 0),
+    0,
+  );
+  const responses = d.rows.reduce(
+    (s, r) =>
+      s +
+      Object.values(r.cells)
+        .flat()
+        .reduce((t, c) => t + (c?.responses ?? 0), 0),
+    0,
+  );
+  out.push(
+    wrong === 0
+      ? `- All ${responses} measured responses were right (0 wrong).`
+      : `- ${wrong} of ${responses} measured responses were wrong or failed: see the tables and the failures below.`,
+  );
   return out.join('\n');
 }

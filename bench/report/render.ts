@@ -22,7 +22,9 @@ Written by \`npm run bench\` (bench/run.ts) on ${e.date}; the run took ${num(dat
 ## Set-up
 
 - Machine: ${e.cpu}, ${e.cores} cores, ${e.memoryGiB} GiB, ${e.os}. Node ${e.node}, ${e.wrk}. Commit ${e.gitCommit}.${data.buildChangedDuringRun ? ' **The compiled gateway (dist/gateway) changed during the run: the gqlgw rows may mix two builds.**' : ''}
-- Packages: ${Object.entries(e.packages).map(([k, ver]) => `${k} ${ver}`).join(', ')}.
+- Packages: ${Object.entries(e.packages)
+    .map(([k, ver]) => `${k} ${ver}`)
+    .join(', ')}.
 - Query \`${QUERY}\`, POSTed as JSON; backend: ${s.backendDelayMs} ms per request, 100 posts by 100 distinct authors, \`/posts?limit=\`, \`/users/{id}\`, \`/users?ids=\`.
 - ${s.pinned ? 'Pinning (taskset): the server under test on core 0 alone; the backend, wrk, the open-loop driver and the runner on core 1. The row with 2 workers runs on both cores, sharing core 1 with the load side.' : '**Not pinned** (taskset or a second core missing): all processes share the cores, ratios are less fair.'}
 - Closed loop: wrk, 1 thread, ${s.durationSec} s per cell at 16 connections, ${s.secondaryDurationSec} s at 1 and 64, after a ${s.warmupSec} s warm-up per server start. Open loop: ${s.secondaryDurationSec} s per rate.
@@ -77,7 +79,14 @@ ${reading(v, outcomes)}
       for (const f of [...new Set(r.failures)]) parts.push(`  \`\`\`\n  ${f.replace(/\n/g, '\n  ')}\n  \`\`\``);
     }
   }
-  const samples = data.rows.flatMap((r) => Object.entries(r.cells).flatMap(([k, cells]) => (cells ?? []).filter((c) => c.wrongSample !== undefined).slice(0, 1).map((c) => `- ${r.label}, ${k}: \`${(c.wrongSample ?? '').slice(0, 700).replace(/`/g, "'").replace(/\n/g, ' ')}\``)));
+  const samples = data.rows.flatMap((r) =>
+    Object.entries(r.cells).flatMap(([k, cells]) =>
+      (cells ?? [])
+        .filter((c) => c.wrongSample !== undefined)
+        .slice(0, 1)
+        .map((c) => `- ${r.label}, ${k}: \`${(c.wrongSample ?? '').slice(0, 700).replace(/`/g, "'").replace(/\n/g, ' ')}\``),
+    ),
+  );
   if (samples.length > 0) parts.push(`\n## First wrong answer per cell\n\n${samples.join('\n')}\n`);
   return `${parts.join('\n').trimEnd()}\n`;
 }

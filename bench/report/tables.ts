@@ -29,7 +29,24 @@ export function closedTable(v: View): string {
       num(v.peakRssMiB(r.id)),
     ];
   });
-  return table(['row', 'req/s', 'req/s range', 'avg ms', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU', 'server CPU µs/query', 'backend CPU', 'other load, server core', 'peak RSS MiB'], rows);
+  return table(
+    [
+      'row',
+      'req/s',
+      'req/s range',
+      'avg ms',
+      'p50 ms',
+      'p99 ms',
+      'subreq/query',
+      'wrong',
+      'server CPU',
+      'server CPU µs/query',
+      'backend CPU',
+      'other load, server core',
+      'peak RSS MiB',
+    ],
+    rows,
+  );
 }
 
 export function secondaryTable(v: View): string {
@@ -38,10 +55,25 @@ export function secondaryTable(v: View): string {
     for (const key of ['c1', 'c64'] as const) {
       const a = aggregate(r.cells[key]);
       if (a === undefined) continue;
-      rows.push([r.label, key.slice(1), num(a.rps), pct(a.rpsSpread), ms(a.avgMs), ms(a.p50Ms), ms(a.p99Ms), num(a.subrequests, 2), String(a.wrong), `${num(a.serverCpuPct)} %`, `${num(a.backendCpuPct)} %`]);
+      rows.push([
+        r.label,
+        key.slice(1),
+        num(a.rps),
+        pct(a.rpsSpread),
+        ms(a.avgMs),
+        ms(a.p50Ms),
+        ms(a.p99Ms),
+        num(a.subrequests, 2),
+        String(a.wrong),
+        `${num(a.serverCpuPct)} %`,
+        `${num(a.backendCpuPct)} %`,
+      ]);
     }
   }
-  return table(['row', 'connections', 'req/s', 'spread', 'avg ms', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU', 'backend CPU'], rows);
+  return table(
+    ['row', 'connections', 'req/s', 'spread', 'avg ms', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU', 'backend CPU'],
+    rows,
+  );
 }
 
 export function openTable(v: View): string {
@@ -66,7 +98,23 @@ export function openTable(v: View): string {
       ]);
     }
   }
-  return table(['row', 'offered req/s', 'achieved req/s', 'avg ms', 'p50 ms', 'p99 ms', 'p99/p50', 'subreq/query', 'wrong', 'unanswered after 2 s', 'server CPU', 'driver send lag p99 ms'], rows);
+  return table(
+    [
+      'row',
+      'offered req/s',
+      'achieved req/s',
+      'avg ms',
+      'p50 ms',
+      'p99 ms',
+      'p99/p50',
+      'subreq/query',
+      'wrong',
+      'unanswered after 2 s',
+      'server CPU',
+      'driver send lag p99 ms',
+    ],
+    rows,
+  );
 }
 
 /** Ratios shown beside the targets' own (which come from TARGETS), for reading the run. */
@@ -92,13 +140,37 @@ export function ratiosTable(v: View): string {
       const cpuA = v.cell(p.a, 'c16')?.cpuMicrosPerQuery ?? Number.NaN;
       const cpuB = v.cell(p.b, 'c16')?.cpuMicrosPerQuery ?? Number.NaN;
       const p50 = (v.cell(p.a, 'c16')?.p50Ms ?? Number.NaN) / (v.cell(p.b, 'c16')?.p50Ms ?? Number.NaN);
-      return [`${v.label(p.a)} / ${v.label(p.b)}`, p.goal, at('c16'), at('c1'), at('c64'), ratio(p50), ratio(cpuA / cpuB), ratio(v.peakRssMiB(p.a) / v.peakRssMiB(p.b))];
+      return [
+        `${v.label(p.a)} / ${v.label(p.b)}`,
+        p.goal,
+        at('c16'),
+        at('c1'),
+        at('c64'),
+        ratio(p50),
+        ratio(cpuA / cpuB),
+        ratio(v.peakRssMiB(p.a) / v.peakRssMiB(p.b)),
+      ];
     });
-  return table(['ratio (req/s unless said)', 'target', '16 conns', '1 conn', '64 conns', 'p50 at 16 (lower is better)', 'CPU µs/query at 16', 'peak RSS'], rows);
+  return table(
+    [
+      'ratio (req/s unless said)',
+      'target',
+      '16 conns',
+      '1 conn',
+      '64 conns',
+      'p50 at 16 (lower is better)',
+      'CPU µs/query at 16',
+      'peak RSS',
+    ],
+    rows,
+  );
 }
 
 export function targetsTable(outcomes: readonly TargetOutcome[]): string {
-  return table(['target', 'measured', 'verdict'], outcomes.map((o) => [o.text, o.measured, o.verdict]));
+  return table(
+    ['target', 'measured', 'verdict'],
+    outcomes.map((o) => [o.text, o.measured, o.verdict]),
+  );
 }
 
 /** Wall time per query from the gateway's own metrics, at 1 and 16 connections, per gqlgw variant. */
@@ -120,7 +192,9 @@ export function wallSection(v: View): string {
         key.slice(1),
         ms(client),
         ms(operation),
-        sequential ? `${ms(upstream)} (${num(upstreamCount, 2)} calls)` : `n/a: ${num(upstreamCount, 0)} calls in parallel, ${ms(upstream / upstreamCount)} ms each`,
+        sequential
+          ? `${ms(upstream)} (${num(upstreamCount, 2)} calls)`
+          : `n/a: ${num(upstreamCount, 0)} calls in parallel, ${ms(upstream / upstreamCount)} ms each`,
         sequential ? ms(operation - upstream) : 'n/a',
         ms(client - operation),
       ]);
@@ -128,10 +202,18 @@ export function wallSection(v: View): string {
   }
   if (rows.length === 0) return 'No gateway metrics were read in this run (no gqlgw row measured, or /metrics missing).';
   return [
-    'Wall time of one query, from the client (wrk mean) and from the gateway\'s own histograms over the same cells (`gqlgw_operation_duration_seconds`, `gqlgw_upstream_duration_seconds`; medians of the runs). At 1 connection nothing queues, so this is the anatomy of one query; at 16 the queueing for the CPU shows up in the first and last columns.',
+    "Wall time of one query, from the client (wrk mean) and from the gateway's own histograms over the same cells (`gqlgw_operation_duration_seconds`, `gqlgw_upstream_duration_seconds`; medians of the runs). At 1 connection nothing queues, so this is the anatomy of one query; at 16 the queueing for the CPU shows up in the first and last columns.",
     '',
     table(
-      ['variant', 'connections', 'client latency ms', 'operation (executor) ms', 'upstream wait ms', 'executor besides upstream ms', 'outside the executor ms (HTTP, yoga, parse/validate, serialisation, queueing)'],
+      [
+        'variant',
+        'connections',
+        'client latency ms',
+        'operation (executor) ms',
+        'upstream wait ms',
+        'executor besides upstream ms',
+        'outside the executor ms (HTTP, yoga, parse/validate, serialisation, queueing)',
+      ],
       rows,
     ),
   ].join('\n');
@@ -155,12 +237,27 @@ export function profileSection(v: View, profile: ProfileResult): string {
   lines.push(
     table(
       ['stage', 'share of CPU', 'µs per query'],
-      s.stages.filter((x) => x.micros > 0 && x.stage !== 'start-up (not per query)').map((x) => [x.stage, share(x.micros), num(perQuery(x.micros))]),
+      s.stages
+        .filter((x) => x.micros > 0 && x.stage !== 'start-up (not per query)')
+        .map((x) => [x.stage, share(x.micros), num(perQuery(x.micros))]),
     ),
   );
   lines.push('', '**By category** (top 15):', '');
-  lines.push(table(['category', 'stage', 'share', 'µs per query'], s.categories.filter((c) => c.stage !== 'start-up (not per query)').slice(0, 15).map((c) => [c.category, c.stage, share(c.micros), num(perQuery(c.micros))])));
-  lines.push('', '**Functions with the most self time** (JSON.parse/stringify count as their caller\'s self time):', '');
-  lines.push(table(['function', 'share'], s.topFunctions.slice(0, 12).map((f) => [`\`${f.name.replace(/\|/g, '\\|')}\``, share(f.micros)])));
+  lines.push(
+    table(
+      ['category', 'stage', 'share', 'µs per query'],
+      s.categories
+        .filter((c) => c.stage !== 'start-up (not per query)')
+        .slice(0, 15)
+        .map((c) => [c.category, c.stage, share(c.micros), num(perQuery(c.micros))]),
+    ),
+  );
+  lines.push('', "**Functions with the most self time** (JSON.parse/stringify count as their caller's self time):", '');
+  lines.push(
+    table(
+      ['function', 'share'],
+      s.topFunctions.slice(0, 12).map((f) => [`\`${f.name.replace(/\|/g, '\\|')}\``, share(f.micros)]),
+    ),
+  );
   return lines.join('\n');
 }

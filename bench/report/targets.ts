@@ -35,7 +35,9 @@ export const TARGETS: readonly TargetSpec[] = [
 export function targetText(t: TargetSpec, v: View): string {
   switch (t.kind) {
     case 'throughput':
-      return t.strictly ? `${v.label(t.row)} ahead of ${v.label(t.peer)} (req/s, 16 connections)` : `${v.label(t.row)} ≥ ${t.atLeast} × ${v.label(t.peer)} (req/s, 16 connections)`;
+      return t.strictly
+        ? `${v.label(t.row)} ahead of ${v.label(t.peer)} (req/s, 16 connections)`
+        : `${v.label(t.row)} ≥ ${t.atLeast} × ${v.label(t.peer)} (req/s, 16 connections)`;
     case 'tail':
       return `${v.label(t.row)}: p99 ≤ ${t.atMost} × p50 at 80 % of its maximum offered rate`;
     case 'memory':
@@ -73,7 +75,12 @@ export function evaluateTargets(v: View): TargetOutcome[] {
           text,
           measured: `${ratio(r)} (${num(a)} vs ${num(b)} req/s)`,
           met,
-          verdict: met === undefined ? NOT_MEASURED : met ? `met by ${num(((r - spec.atLeast) / spec.atLeast) * 100, 1)} %` : `missed by ${num(((spec.atLeast - r) / spec.atLeast) * 100, 1)} % (needs ${num(spec.atLeast * b)} req/s)`,
+          verdict:
+            met === undefined
+              ? NOT_MEASURED
+              : met
+                ? `met by ${num(((r - spec.atLeast) / spec.atLeast) * 100, 1)} %`
+                : `missed by ${num(((spec.atLeast - r) / spec.atLeast) * 100, 1)} % (needs ${num(spec.atLeast * b)} req/s)`,
         };
       }
       case 'tail': {
@@ -85,7 +92,12 @@ export function evaluateTargets(v: View): TargetOutcome[] {
           text,
           measured: a === undefined ? '–' : `p99/p50 = ${num(r, 2)} (${ms(a.p99Ms)} / ${ms(a.p50Ms)} ms at ${num(a.offered)} req/s)`,
           met,
-          verdict: met === undefined ? NOT_MEASURED : met ? 'met' : `missed: p99 is ${num(r, 1)} × p50, ${num(((r - spec.atMost) / spec.atMost) * 100, 0)} % over`,
+          verdict:
+            met === undefined
+              ? NOT_MEASURED
+              : met
+                ? 'met'
+                : `missed: p99 is ${num(r, 1)} × p50, ${num(((r - spec.atMost) / spec.atMost) * 100, 0)} % over`,
         };
       }
       case 'memory': {
@@ -98,7 +110,12 @@ export function evaluateTargets(v: View): TargetOutcome[] {
           text,
           measured: `${ratio(r)} (${num(a)} vs ${num(b)} MiB)`,
           met,
-          verdict: met === undefined ? NOT_MEASURED : met ? 'met' : `missed by ${num(((r - spec.atMost) / spec.atMost) * 100, 1)} % (needs ≤ ${num(spec.atMost * b)} MiB)`,
+          verdict:
+            met === undefined
+              ? NOT_MEASURED
+              : met
+                ? 'met'
+                : `missed by ${num(((r - spec.atMost) / spec.atMost) * 100, 1)} % (needs ≤ ${num(spec.atMost * b)} MiB)`,
         };
       }
     }

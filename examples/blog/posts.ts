@@ -50,7 +50,13 @@ export const postsRoutes: BlogRoutes = [
       if (typeof input.title !== 'string' || typeof input.body !== 'string' || !Number.isInteger(authorId) || authorId < 1) {
         return { status: 422, json: { error: 'a post needs a title, a body and a numeric author_id' } };
       }
-      const post: PostRecord = { id: nextId++, author_id: authorId, title: input.title, body: input.body, created_at: new Date().toISOString() };
+      const post: PostRecord = {
+        id: nextId++,
+        author_id: authorId,
+        title: input.title,
+        body: input.body,
+        created_at: new Date().toISOString(),
+      };
       byId.set(post.id, post);
       return { status: 201, json: post };
     },

@@ -23,21 +23,83 @@ const owner = (login: string) => {
 };
 
 export const GH_REPOS = [
-  { id: 101, name: 'hello-world', full_name: 'octocat/hello-world', owner: owner('octocat'), stargazers_count: 2600, topics: ['example', 'git'], license: { key: 'mit', name: 'MIT License' } },
-  { id: 102, name: 'spoon-knife', full_name: 'octocat/spoon-knife', owner: owner('octocat'), stargazers_count: 12000, topics: ['fork', 'example'], license: null },
-  { id: 103, name: 'hubot-scripts', full_name: 'hubot/hubot-scripts', owner: owner('hubot'), stargazers_count: 3500, topics: ['chatops'], license: { key: 'mit', name: 'MIT License' } },
-  { id: 104, name: 'smile', full_name: 'monalisa/smile', owner: owner('monalisa'), stargazers_count: 42, topics: [], license: { key: 'cc0-1.0', name: 'Creative Commons Zero v1.0 Universal' } },
+  {
+    id: 101,
+    name: 'hello-world',
+    full_name: 'octocat/hello-world',
+    owner: owner('octocat'),
+    stargazers_count: 2600,
+    topics: ['example', 'git'],
+    license: { key: 'mit', name: 'MIT License' },
+  },
+  {
+    id: 102,
+    name: 'spoon-knife',
+    full_name: 'octocat/spoon-knife',
+    owner: owner('octocat'),
+    stargazers_count: 12000,
+    topics: ['fork', 'example'],
+    license: null,
+  },
+  {
+    id: 103,
+    name: 'hubot-scripts',
+    full_name: 'hubot/hubot-scripts',
+    owner: owner('hubot'),
+    stargazers_count: 3500,
+    topics: ['chatops'],
+    license: { key: 'mit', name: 'MIT License' },
+  },
+  {
+    id: 104,
+    name: 'smile',
+    full_name: 'monalisa/smile',
+    owner: owner('monalisa'),
+    stargazers_count: 42,
+    topics: [],
+    license: { key: 'cc0-1.0', name: 'Creative Commons Zero v1.0 Universal' },
+  },
 ];
 
 export const GH_ISSUES = [
-  { repo: 'octocat/hello-world', number: 1, title: 'Found a bug', state: 'open', user: owner('monalisa'), labels: [{ name: 'bug', color: 'd73a4a' }], assignee_ids: [1, 2] },
-  { repo: 'octocat/hello-world', number: 2, title: 'Improve the docs', state: 'open', user: owner('hubot'), labels: [{ name: 'docs', color: '0075ca' }], assignee_ids: [3] },
+  {
+    repo: 'octocat/hello-world',
+    number: 1,
+    title: 'Found a bug',
+    state: 'open',
+    user: owner('monalisa'),
+    labels: [{ name: 'bug', color: 'd73a4a' }],
+    assignee_ids: [1, 2],
+  },
+  {
+    repo: 'octocat/hello-world',
+    number: 2,
+    title: 'Improve the docs',
+    state: 'open',
+    user: owner('hubot'),
+    labels: [{ name: 'docs', color: '0075ca' }],
+    assignee_ids: [3],
+  },
   { repo: 'octocat/hello-world', number: 3, title: 'Old question', state: 'closed', user: owner('monalisa'), labels: [], assignee_ids: [] },
-  { repo: 'hubot/hubot-scripts', number: 7, title: 'Add a weather script', state: 'open', user: owner('octocat'), labels: [{ name: 'enhancement', color: 'a2eeef' }], assignee_ids: [2] },
+  {
+    repo: 'hubot/hubot-scripts',
+    number: 7,
+    title: 'Add a weather script',
+    state: 'open',
+    user: owner('octocat'),
+    labels: [{ name: 'enhancement', color: 'a2eeef' }],
+    assignee_ids: [2],
+  },
 ];
 
 export const GH_EVENTS = [
   { repo: 'octocat/hello-world', id: '9001', type: 'PushEvent', actor: owner('octocat'), payload: { ref: 'refs/heads/main', size: 2 } },
-  { repo: 'octocat/hello-world', id: '9002', type: 'IssuesEvent', actor: owner('monalisa'), payload: { action: 'opened', issue: { number: 1 } } },
+  {
+    repo: 'octocat/hello-world',
+    id: '9002',
+    type: 'IssuesEvent',
+    actor: owner('monalisa'),
+    payload: { action: 'opened', issue: { number: 1 } },
+  },
   { repo: 'octocat/hello-world', id: '9003', type: 'WatchEvent', actor: owner('hubot'), payload: { action: 'started' } },
 ];

@@ -8,7 +8,8 @@ import { startGateway } from '../../gateway/server/start.js';
 import { startGithubService } from './service.js';
 
 const configPath = fileURLToPath(new URL('../../../examples/github/gateway.toml', import.meta.url));
-const SAMPLE = '{ repo(owner: "octocat", name: "hello-world") { stars licenseName ownerProfile { name city } issues { title assignees { login } } } }';
+const SAMPLE =
+  '{ repo(owner: "octocat", name: "hello-world") { stars licenseName ownerProfile { name city } issues { title assignees { login } } } }';
 
 async function main(): Promise<void> {
   const service = await startGithubService({ port: Number(process.env.GITHUB_EXAMPLE_PORT ?? 4011) });
@@ -16,7 +17,9 @@ async function main(): Promise<void> {
     await service.close();
     throw error;
   });
-  process.stdout.write(`github example service ${service.url}\ngqlgw listening on ${gateway.url}\ntry:\n  curl -s ${gateway.url} -H 'content-type: application/json' -d '${JSON.stringify({ query: SAMPLE })}'\n`);
+  process.stdout.write(
+    `github example service ${service.url}\ngqlgw listening on ${gateway.url}\ntry:\n  curl -s ${gateway.url} -H 'content-type: application/json' -d '${JSON.stringify({ query: SAMPLE })}'\n`,
+  );
   const stop = (): void => {
     void Promise.allSettled([gateway.close(), service.close()]).then(() => process.exit(0));
   };

@@ -90,7 +90,8 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   for (const type of objectTypes) {
     usesByType.set(type.name, new Map(Object.values(type.getFields()).map((f) => [f.name, directiveUses(schema, f, type.name, problems)])));
   }
-  const readOf = (typeName: string, fieldName: string): readonly string[] => fromSteps(usesByType.get(typeName)?.get(fieldName)?.get('from'), fieldName);
+  const readOf = (typeName: string, fieldName: string): readonly string[] =>
+    fromSteps(usesByType.get(typeName)?.get(fieldName)?.get('from'), fieldName);
   const isFetched = (typeName: string, fieldName: string): boolean => usesByType.get(typeName)?.get(fieldName)?.has('fetch') ?? false;
   const selectSuffixes = selectSuffixesBySource(usesByType);
   const mutationType = schema.getMutationType()?.name;
@@ -99,7 +100,10 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
     for (const field of Object.values(type.getFields())) {
       for (const d of field.astNode?.directives ?? []) {
         if ((DIRECTIVE_NAMES as readonly string[]).includes(d.name.value)) {
-          problems.push({ message: `@${d.name.value} on interface field ${type.name}.${field.name} has no effect; put it on the object types that implement ${type.name}`, node: d });
+          problems.push({
+            message: `@${d.name.value} on interface field ${type.name}.${field.name} has no effect; put it on the object types that implement ${type.name}`,
+            node: d,
+          });
         }
       }
     }
@@ -108,7 +112,9 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   for (const type of objectTypes) {
     const typeFields = Object.values(type.getFields());
     const uses = usesByType.get(type.name)!;
-    const parentFields = new Map(typeFields.map((f) => [f.name, { jsonKey: readOf(type.name, f.name).join('.'), fetched: isFetched(type.name, f.name) }] as const));
+    const parentFields = new Map(
+      typeFields.map((f) => [f.name, { jsonKey: readOf(type.name, f.name).join('.'), fetched: isFetched(type.name, f.name) }] as const),
+    );
     for (const field of typeFields) {
       const coordinate = `${type.name}.${field.name}`;
       const ctx: FieldContext = {
@@ -125,7 +131,12 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
         resultType: objectTypeOf(field.type),
       };
       const compiled = compileFieldDirectives(field.name, uses.get(field.name)!, ctx, problems);
-      const invalidates = compileInvalidations(repeatedUses(schema, field, 'invalidate', problems), uses.get(field.name)!.has('fetch'), ctx, problems);
+      const invalidates = compileInvalidations(
+        repeatedUses(schema, field, 'invalidate', problems),
+        uses.get(field.name)!.has('fetch'),
+        ctx,
+        problems,
+      );
       let fetch: FieldBlueprint['fetch'];
       if (compiled.fetch) {
         const unwrapped = isNonNullType(field.type) ? field.type.ofType : field.type;
@@ -142,7 +153,9 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
             max: compiled.batch.max,
             keyRead: compiled.batch.keyRead,
             listKeys: compiled.batch.listKeys,
-            hasArgs: compiled.batch.template.placeholders.some((p) => p.kind === 'args') || (compiled.batch.body?.placeholders.some((p) => p.kind === 'args') ?? false),
+            hasArgs:
+              compiled.batch.template.placeholders.some((p) => p.kind === 'args') ||
+              (compiled.batch.body?.placeholders.some((p) => p.kind === 'args') ?? false),
             select: compiled.batch.select,
             method: compiled.batch.method,
             body: compiled.batch.body,
@@ -151,7 +164,12 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           method: compiled.request?.method ?? 'GET',
           body: compiled.request?.body,
           emptyIsTrue: getNamedType(field.type).name === 'Boolean',
-          invalidates: invalidates.map((inv) => ({ source: config.sources.get(inv.source)!, path: inv.path, template: inv.template, selectSuffixes: selectSuffixes.get(inv.source) ?? [''] })),
+          invalidates: invalidates.map((inv) => ({
+            source: config.sources.get(inv.source)!,
+            path: inv.path,
+            template: inv.template,
+            selectSuffixes: selectSuffixes.get(inv.source) ?? [''],
+          })),
           isList: isListType(unwrapped),
           isNonNull: isNonNullType(field.type),
           itemNonNull: isListType(unwrapped) && isNonNullType(unwrapped.ofType),
@@ -159,9 +177,16 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
       }
       const named = getNamedType(field.type);
       const fieldUses = uses.get(field.name)!;
-      const namespace = isObjectType(named) && !fieldUses.has('from') && !fieldUses.has('fetch') && Object.keys(named.getFields()).some((f) => isFetched(named.name, f));
+      const namespace =
+        isObjectType(named) &&
+        !fieldUses.has('from') &&
+        !fieldUses.has('fetch') &&
+        Object.keys(named.getFields()).some((f) => isFetched(named.name, f));
       const discriminator = isAbstractType(named) ? discriminators.get(named.name) : undefined;
-      fields.set(coordinate, Object.freeze({ coordinate, typeName: type.name, fieldName: field.name, read: compiled.read, fetch, namespace, discriminator }));
+      fields.set(
+        coordinate,
+        Object.freeze({ coordinate, typeName: type.name, fieldName: field.name, read: compiled.read, fetch, namespace, discriminator }),
+      );
     }
   }
   for (const p of problems) diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
@@ -233,7 +258,9 @@ function repeatedUses(schema: GraphQLSchema, field: GraphQLField<unknown, unknow
 }
 
 /** Per source, '' and `|{select}` for each distinct `select` of its @fetch uses: the key suffixes its entries may have. */
-function selectSuffixesBySource(usesByType: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, DirectiveUse>>>): Map<string, string[]> {
+function selectSuffixesBySource(
+  usesByType: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, DirectiveUse>>>,
+): Map<string, string[]> {
   const out = new Map<string, Set<string>>();
   for (const fieldsOfType of usesByType.values()) {
     for (const uses of fieldsOfType.values()) {
@@ -265,7 +292,12 @@ function fromGraphQLError(err: unknown, fallbackFile: string): Diagnostic {
     const node = err.nodes?.[0];
     if (node?.loc) return at(node, err.message);
     const loc = err.locations?.[0];
-    return { file: err.source?.name ?? fallbackFile, line: loc?.line ?? 1, column: loc?.column ?? 1, message: err.message.replace(/^Syntax Error: /, 'syntax error: ') };
+    return {
+      file: err.source?.name ?? fallbackFile,
+      line: loc?.line ?? 1,
+      column: loc?.column ?? 1,
+      message: err.message.replace(/^Syntax Error: /, 'syntax error: '),
+    };
   }
   return { file: fallbackFile, line: 1, column: 1, message: (err as Error).message };
 }

@@ -15,7 +15,14 @@ export function expandSchemaGlobs(entries: readonly string[], baseDir: string): 
     const root = segments.slice(0, firstGlob).join(sep) || sep;
     const pattern = globToRegExp(segments.slice(firstGlob).join('/'));
     const files = walk(root)
-      .filter((f) => pattern.test(f.slice(root.length + 1).split(sep).join('/')))
+      .filter((f) =>
+        pattern.test(
+          f
+            .slice(root.length + 1)
+            .split(sep)
+            .join('/'),
+        ),
+      )
       .sort();
     return { entry, files };
   });

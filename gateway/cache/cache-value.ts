@@ -48,9 +48,7 @@ export function encodeCacheEntry(entry: CacheEntry): EncodedEntry | undefined {
 }
 
 export type DecodedEntry =
-  | { readonly kind: 'entry'; readonly entry: CacheEntry }
-  | { readonly kind: 'outdated' }
-  | { readonly kind: 'garbage' };
+  { readonly kind: 'entry'; readonly entry: CacheEntry } | { readonly kind: 'outdated' } | { readonly kind: 'garbage' };
 
 const GARBAGE: DecodedEntry = { kind: 'garbage' };
 const OUTDATED: DecodedEntry = { kind: 'outdated' };

@@ -103,9 +103,7 @@ function destroyClient(client: MemjsClient, reason: DiscardedConnection['reason'
 
 /** How one memcached call ended: answered, failed, or still unanswered at the deadline. */
 type MemcachedReply<T> =
-  | { readonly status: 'ok'; readonly value: T }
-  | { readonly status: 'failed'; readonly error: unknown }
-  | { readonly status: 'late' };
+  { readonly status: 'ok'; readonly value: T } | { readonly status: 'failed'; readonly error: unknown } | { readonly status: 'late' };
 
 /**
  * Starts `count` callback-style memjs calls at once and resolves when all have answered or when
@@ -150,10 +148,7 @@ function callAllWithDeadline<I, T>(
  * Folds a call's outcomes into its failure kind (the first of timeout, error, garbage), undefined
  * for success, or `closed` when only close() cut it short (which is neither).
  */
-function classify(
-  outcomes: ReadonlyArray<MemcachedReply<unknown>>,
-  garbage: boolean,
-): MemcachedFailureKind | 'closed' | undefined {
+function classify(outcomes: ReadonlyArray<MemcachedReply<unknown>>, garbage: boolean): MemcachedFailureKind | 'closed' | undefined {
   let error = false;
   let closed = false;
   for (const outcome of outcomes) {
@@ -254,7 +249,9 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
 
   async function removeMany(keys: readonly string[]): Promise<boolean> {
     const used = currentClient();
-    const outcomes = await callAllWithDeadline<string, boolean | null>(keys, config.timeoutMs, (key, done) => used.delete(key, (error, ok) => done(error, ok)));
+    const outcomes = await callAllWithDeadline<string, boolean | null>(keys, config.timeoutMs, (key, done) =>
+      used.delete(key, (error, ok) => done(error, ok)),
+    );
     const kind = classify(outcomes, false);
     settle(used, kind, 'delete');
     return kind === undefined;

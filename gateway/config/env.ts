@@ -7,7 +7,12 @@ import type { Diagnostic } from './diagnostics.js';
  * empty variable is the empty string. An unset variable without a default, a malformed `${`, or a
  * name that is not `[A-Za-z_][A-Za-z0-9_]*` is a diagnostic at its place in the file.
  */
-export function expandEnvironment(doc: Record<string, unknown>, source: { readonly file: string; readonly text: string }, env: NodeJS.ProcessEnv, diagnostics: Diagnostic[]): Record<string, unknown> {
+export function expandEnvironment(
+  doc: Record<string, unknown>,
+  source: { readonly file: string; readonly text: string },
+  env: NodeJS.ProcessEnv,
+  diagnostics: Diagnostic[],
+): Record<string, unknown> {
   const expander = new Expander(source, env, diagnostics);
   return expander.table(doc);
 }
@@ -67,7 +72,10 @@ class Expander {
       const sep = inner.indexOf(':-');
       const name = sep < 0 ? inner : inner.slice(0, sep);
       if (!NAME.test(name)) {
-        this.problem(`\${${inner}}`, `"\${${inner}}" does not name an environment variable: write \${NAME} or \${NAME:-default} (letters, digits, _), or $$ for a literal $`);
+        this.problem(
+          `\${${inner}}`,
+          `"\${${inner}}" does not name an environment variable: write \${NAME} or \${NAME:-default} (letters, digits, _), or $$ for a literal $`,
+        );
         return s;
       }
       const value = this.env[name];

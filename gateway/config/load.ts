@@ -80,14 +80,23 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   const introspection = gw.bool('introspection', true);
   const graphiql = gw.bool('graphiql', true);
   const persistedFile = gw.string('persisted_documents', '', (v) => (v === '' ? 'must name a JSON file' : undefined));
-  const persistedDocuments = persistedFile ? readPersistedDocuments(resolve(dirname(file), persistedFile), (message) => gw.problem('persisted_documents', message)) : undefined;
+  const persistedDocuments = persistedFile
+    ? readPersistedDocuments(resolve(dirname(file), persistedFile), (message) => gw.problem('persisted_documents', message))
+    : undefined;
   const onlyPersisted = gw.bool('only_persisted', false);
   if (onlyPersisted && !gw.has('persisted_documents')) {
-    gw.problem('only_persisted', 'gateway.only_persisted = true needs gateway.persisted_documents (the JSON file of trusted documents); add it or set only_persisted = false');
+    gw.problem(
+      'only_persisted',
+      'gateway.only_persisted = true needs gateway.persisted_documents (the JSON file of trusted documents); add it or set only_persisted = false',
+    );
   }
   const headersTimeoutMs = gw.int('headers_timeout_ms', DEFAULTS.headersTimeoutMs, 100, 600_000);
   const requestTimeoutMs = gw.int('request_timeout_ms', DEFAULTS.requestTimeoutMs, 100, 3_600_000);
-  if (requestTimeoutMs < headersTimeoutMs) gw.problem('request_timeout_ms', `gateway.request_timeout_ms (${requestTimeoutMs}) must be at least gateway.headers_timeout_ms (${headersTimeoutMs})`);
+  if (requestTimeoutMs < headersTimeoutMs)
+    gw.problem(
+      'request_timeout_ms',
+      `gateway.request_timeout_ms (${requestTimeoutMs}) must be at least gateway.headers_timeout_ms (${headersTimeoutMs})`,
+    );
   const shutdownGraceMs = gw.int('shutdown_grace_ms', DEFAULTS.shutdownGraceMs, 0, 600_000);
   const workers = gw.int('workers', DEFAULTS.workers, 1, DEFAULTS.maxWorkers);
   gw.finish();
@@ -124,7 +133,8 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   if (mc) {
     const servers = mc.strings('servers', []);
     if (servers.length === 0) mc.problem('servers', 'cache.memcached.servers must list at least one "host:port"');
-    for (const s of servers) if (!/^[^\s:]+:\d+$/.test(s)) mc.problem('servers', `cache.memcached.servers entry "${s}" must be "host:port"`);
+    for (const s of servers)
+      if (!/^[^\s:]+:\d+$/.test(s)) mc.problem('servers', `cache.memcached.servers entry "${s}" must be "host:port"`);
     memcached = {
       servers,
       timeoutMs: mc.int('timeout_ms', DEFAULTS.memcachedTimeoutMs, 1, 60_000),
@@ -148,16 +158,24 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   let cors: CorsConfig | undefined;
   if (corsTable) {
     const origins = corsTable.strings('origins', []);
-    if (origins.length === 0) corsTable.problem('origins', 'cors.origins must list at least one origin ("https://app.example.com") or be ["*"]');
+    if (origins.length === 0)
+      corsTable.problem('origins', 'cors.origins must list at least one origin ("https://app.example.com") or be ["*"]');
     for (const o of origins) {
       const bad = checkOrigin(o);
       if (bad) corsTable.problem('origins', `cors.origins entry "${o}" ${bad}`);
     }
     const credentials = corsTable.bool('credentials', false);
     if (credentials && origins.includes('*')) {
-      corsTable.problem('credentials', 'cors.credentials = true cannot be combined with origins = ["*"] (any site could read answers made with its visitors\' cookies); list the origins instead');
+      corsTable.problem(
+        'credentials',
+        'cors.credentials = true cannot be combined with origins = ["*"] (any site could read answers made with its visitors\' cookies); list the origins instead',
+      );
     }
-    cors = Object.freeze({ origins: Object.freeze([...origins]), credentials, maxAgeS: corsTable.int('max_age_s', DEFAULTS.corsMaxAgeS, 0, 86_400) });
+    cors = Object.freeze({
+      origins: Object.freeze([...origins]),
+      credentials,
+      maxAgeS: corsTable.int('max_age_s', DEFAULTS.corsMaxAgeS, 0, 86_400),
+    });
     corsTable.finish();
   }
 
@@ -221,7 +239,17 @@ function checkUrl(v: string): string | undefined {
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the HTTP client sets itself: a fixed value would break the request. */
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer']);
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+]);
 
 /** `[sources.X] headers = { "x-api-key" = "..." }`: sent on every request to the source; names lower-cased. */
 function sourceHeaders(s: TableReader, source: string, forwarded: readonly string[]): Readonly<Record<string, string>> {
@@ -229,9 +257,14 @@ function sourceHeaders(s: TableReader, source: string, forwarded: readonly strin
   for (const [name, value] of Object.entries(s.stringTable('headers'))) {
     const lower = name.toLowerCase();
     if (!HEADER_NAME.test(name)) s.problem('headers', `sources.${source}.headers: "${name}" is not a valid header name`);
-    else if (RESERVED_HEADERS.has(lower)) s.problem('headers', `sources.${source}.headers: "${name}" is set by the gateway itself; remove it`);
+    else if (RESERVED_HEADERS.has(lower))
+      s.problem('headers', `sources.${source}.headers: "${name}" is set by the gateway itself; remove it`);
     else if (/[\r\n\0]/.test(value)) s.problem('headers', `sources.${source}.headers: the value of "${name}" must not contain line breaks`);
-    else if (forwarded.includes(lower)) s.problem('headers', `sources.${source}.headers: "${name}" is also in forward_headers; a header is either fixed or forwarded, keep one`);
+    else if (forwarded.includes(lower))
+      s.problem(
+        'headers',
+        `sources.${source}.headers: "${name}" is also in forward_headers; a header is either fixed or forwarded, keep one`,
+      );
     else out[lower] = value;
   }
   return Object.freeze(out);

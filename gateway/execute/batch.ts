@@ -60,7 +60,13 @@ export function renderBatchBody(template: BodyTemplate, args: Readonly<Record<st
 export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): UpstreamOutcome {
   const source = chunk.group.fetch.source.name;
   if (outcome.kind === 'not-found') {
-    return failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404 to a batch request`, detail: `${chunk.group.batch.method} ${chunk.path} → 404`, status: 404 });
+    return failure({
+      code: 'UPSTREAM_HTTP_ERROR',
+      source,
+      message: `source "${source}" answered HTTP 404 to a batch request`,
+      detail: `${chunk.group.batch.method} ${chunk.path} → 404`,
+      status: 404,
+    });
   }
   if (outcome.kind !== 'ok') return outcome;
   const select = chunk.group.batch.select;
@@ -128,7 +134,12 @@ export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, war
 const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
 
 /** Items by the string form of their `match` value, for the wanted keys only. */
-export function matchBatchItems(body: readonly unknown[], match: readonly string[], wanted: ReadonlySet<string>, oneToMany: boolean): Map<string, unknown> {
+export function matchBatchItems(
+  body: readonly unknown[],
+  match: readonly string[],
+  wanted: ReadonlySet<string>,
+  oneToMany: boolean,
+): Map<string, unknown> {
   const out = new Map<string, unknown>();
   for (const item of body) {
     const key = keyString(readDotted(item, match));

@@ -76,7 +76,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
       result = await shaper.shape(request, root, { store, exposeDetail: options.exposeDetail });
       return { result, stats };
     }
-    const coerced = getVariableValues(blueprint.schema, p.operation.variableDefinitions ?? [], (request.variables ?? {}) as Record<string, unknown>);
+    const coerced = getVariableValues(
+      blueprint.schema,
+      p.operation.variableDefinitions ?? [],
+      (request.variables ?? {}) as Record<string, unknown>,
+    );
     if (coerced.errors) return { result: { errors: coerced.errors }, stats };
     const variables = coerced.coerced;
     const state: RequestState = {
@@ -99,9 +103,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
         await runRounds(lookups, state, deps);
       }
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
-      result = await shaper.shape({ document: request.document, operationName: request.operationName, variables }, root, { store, exposeDetail: options.exposeDetail });
+      result = await shaper.shape({ document: request.document, operationName: request.operationName, variables }, root, {
+        store,
+        exposeDetail: options.exposeDetail,
+      });
       result = presentValueErrors(result, p, blueprint, options.exposeDetail);
-      if (state.warnings && state.warnings.length > 0) result = { ...result, extensions: { ...result.extensions, warnings: state.warnings } };
+      if (state.warnings && state.warnings.length > 0)
+        result = { ...result, extensions: { ...result.extensions, warnings: state.warnings } };
     } catch (err) {
       if (!(err instanceof SubrequestLimitError)) throw err;
       result = { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };

@@ -71,7 +71,11 @@ export async function runMutationFields(selection: PlanSelection, root: object, 
 }
 
 /** Sends a mutation field's one request; a 404 is an HTTP error here, an empty answer null (true for Boolean). */
-async function sendMutation(entry: PlanEntry, state: RequestState, deps: MutationDeps): Promise<{ outcome: UpstreamOutcome; args: Readonly<Record<string, unknown>> }> {
+async function sendMutation(
+  entry: PlanEntry,
+  state: RequestState,
+  deps: MutationDeps,
+): Promise<{ outcome: UpstreamOutcome; args: Readonly<Record<string, unknown>> }> {
   const fetch = entry.blueprint.fetch!;
   const args = argsOf(entry, state);
   const path = resolvePathTemplate(fetch.template, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY });
@@ -94,7 +98,10 @@ async function sendMutation(entry: PlanEntry, state: RequestState, deps: Mutatio
   );
   if (answer.kind === 'not-found') {
     const detail = `${fetch.method} ${path} → 404`;
-    return { outcome: failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404`, detail, status: 404 }), args };
+    return {
+      outcome: failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404`, detail, status: 404 }),
+      args,
+    };
   }
   if (answer.kind === 'ok' && answer.body === null && fetch.emptyIsTrue) return { outcome: TRUE_VALUE, args };
   return { outcome: selected(answer, fetch.select), args };
@@ -106,7 +113,12 @@ async function sendMutation(entry: PlanEntry, state: RequestState, deps: Mutatio
  * a caller without headers. A path whose placeholder is null names no entry. memcached failures
  * are counted by the tier and never fail the mutation.
  */
-async function invalidate(fetch: FetchBlueprint, scope: { readonly args: Readonly<Record<string, unknown>>; readonly result: unknown }, state: RequestState, deps: MutationDeps): Promise<void> {
+async function invalidate(
+  fetch: FetchBlueprint,
+  scope: { readonly args: Readonly<Record<string, unknown>>; readonly result: unknown },
+  state: RequestState,
+  deps: MutationDeps,
+): Promise<void> {
   if (fetch.invalidates.length === 0) return;
   const keys = new Set<string>();
   for (const inv of fetch.invalidates) {

@@ -7,7 +7,16 @@ import type { SourceClient } from '../upstream/client.js';
 import type { Deadline } from '../upstream/deadline.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
-import { batchChunk, checkBatchAnswer, chunkBatchGroup, renderBatchBody, settleBatchChunk, type BatchChunk, type BatchGroup, type BatchWarning } from './batch.js';
+import {
+  batchChunk,
+  checkBatchAnswer,
+  chunkBatchGroup,
+  renderBatchBody,
+  settleBatchChunk,
+  type BatchChunk,
+  type BatchGroup,
+  type BatchWarning,
+} from './batch.js';
 import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
 import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
@@ -57,7 +66,12 @@ export class SubrequestLimitError extends Error {
 
 const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
 /** What a waiter gets if the call it waited for ended without an outcome (a bug; never seen in tests). */
-const LOST: UpstreamOutcome = failure({ code: 'UPSTREAM_UNREACHABLE', source: 'gateway', message: 'the shared subrequest ended without an answer', detail: 'coalesced call lost' });
+const LOST: UpstreamOutcome = failure({
+  code: 'UPSTREAM_UNREACHABLE',
+  source: 'gateway',
+  message: 'the shared subrequest ended without an answer',
+  detail: 'coalesced call lost',
+});
 const ignore = (): void => undefined;
 /** Stands for the keys when only a batch path's `{args.*}` matter (grouping by argument values). */
 const VARIANT_KEYS: readonly unknown[] = ['_'];
@@ -143,14 +157,29 @@ class RoundLookups {
     const coordinate = lookup.entry.blueprint.coordinate;
     const suffix = fetch.keySuffix + this.state.forwarder.for(fetch.source).keySuffix;
     const body = fetch.body && renderFetchBody(fetch.body, this.input);
-    const key = fetch.method === 'GET' ? lookupKey(fetch.source.name, path, suffix) : writeLookupKey({ source: fetch.source.name, method: fetch.method, path, body }, suffix);
+    const key =
+      fetch.method === 'GET'
+        ? lookupKey(fetch.source.name, path, suffix)
+        : writeLookupKey({ source: fetch.source.name, method: fetch.method, path, body }, suffix);
     let memo = this.state.memo.get(key);
     if (memo) {
       this.tally.dedupeEvent(coordinate, fetch.source.name);
       if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', true);
       return memo;
     }
-    memo = { key, coordinate, fetch, path, batchKey, batchKeyValue, args: this.input.args, body, outcome: undefined, call: undefined, leader: undefined };
+    memo = {
+      key,
+      coordinate,
+      fetch,
+      path,
+      batchKey,
+      batchKeyValue,
+      args: this.input.args,
+      body,
+      outcome: undefined,
+      call: undefined,
+      leader: undefined,
+    };
     this.state.memo.set(key, memo);
     this.fresh.push(memo);
     if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);
@@ -280,7 +309,12 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
     }
     return by;
   };
-  const byForCall = (source: string, call: SharedCall): RequestBy => ({ state, signal: call.signal, deadline: deps.clients.get(source)!.deadline(call.signal), call });
+  const byForCall = (source: string, call: SharedCall): RequestBy => ({
+    state,
+    signal: call.signal,
+    deadline: deps.clients.get(source)!.deadline(call.signal),
+    call,
+  });
   try {
     for (const m of singles) {
       const source = m.fetch.source.name;
@@ -323,7 +357,15 @@ function chunkMemos(chunk: BatchChunk): MemoEntry[] {
 /** Sends one single fetch (as a shared call when `by.call` is set) and stores its answer in the caches. */
 async function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void> {
   const { state, call } = by;
-  const sub: Subrequest = { source: m.fetch.source.name, coordinate: m.coordinate, method: m.fetch.method, path: m.path, body: m.body, headers: state.forwarder.for(m.fetch.source).headers, mayResend: true };
+  const sub: Subrequest = {
+    source: m.fetch.source.name,
+    coordinate: m.coordinate,
+    method: m.fetch.method,
+    path: m.path,
+    body: m.body,
+    headers: state.forwarder.for(m.fetch.source).headers,
+    mayResend: true,
+  };
   try {
     m.outcome = selected(await sendSubrequest(sub, by, deps), m.fetch.select);
   } finally {
@@ -366,7 +408,11 @@ async function sendChunk(chunk: BatchChunk, by: RequestBy, deps: RoundDeps): Pro
     } finally {
       if (call) by.deadline!.release();
     }
-    if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && state.stats.subrequests + 2 <= deps.maxSubrequests) {
+    if (
+      answer.kind === 'error' &&
+      shouldSplitChunk(answer.error, chunk.keys.length) &&
+      state.stats.subrequests + 2 <= deps.maxSubrequests
+    ) {
       const halves = splitInHalves(chunk.keys).map((keys) => batchChunk(group, keys));
       const later: RequestBy = { ...by, deadline: undefined };
       await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false, later), state.warnings)));
@@ -455,7 +501,8 @@ export async function sendSubrequest(sub: Subrequest, by: RequestBy, deps: Round
     return outcome;
   };
   const first = await attempt(by.deadline);
-  if (!mayResend || first.kind !== 'error' || !shouldResend(first.error, method) || state.stats.subrequests >= deps.maxSubrequests) return first;
+  if (!mayResend || first.kind !== 'error' || !shouldResend(first.error, method) || state.stats.subrequests >= deps.maxSubrequests)
+    return first;
   return attempt(undefined);
 }
 

@@ -54,7 +54,8 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
     return d && ((value: unknown) => concreteTypeOf(d, value));
   };
   return mapSchema(schema, {
-    [MapperKind.OBJECT_TYPE]: (type) => (roots.has(type.name) ? type : new GraphQLObjectType({ ...type.toConfig(), isTypeOf: isJsonObject })),
+    [MapperKind.OBJECT_TYPE]: (type) =>
+      roots.has(type.name) ? type : new GraphQLObjectType({ ...type.toConfig(), isTypeOf: isJsonObject }),
     [MapperKind.UNION_TYPE]: (type) => {
       const resolveType = resolveTypeOf(type.name);
       return resolveType ? new GraphQLUnionType({ ...type.toConfig(), resolveType }) : type;
@@ -69,7 +70,8 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
       if (bp.fetch) return { ...field, resolve: fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name) };
       if (bp.namespace) {
         const key = bp.read[0]!;
-        const resolve = (source: unknown, _args: unknown, ctx: ShapeContext) => (source as Record<string, unknown>)[key] ?? ctx.store.namespace(source as object, key);
+        const resolve = (source: unknown, _args: unknown, ctx: ShapeContext) =>
+          (source as Record<string, unknown>)[key] ?? ctx.store.namespace(source as object, key);
         return { ...field, resolve };
       }
       if (bp.read.length > 1) {
@@ -96,7 +98,9 @@ function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: strin
     let outcome = ctx.store.get(source as object, info.fieldNodes[0]!);
     for (let i = 1; !outcome && i < info.fieldNodes.length; i++) outcome = ctx.store.get(source as object, info.fieldNodes[i]!);
     if (outcome === undefined || outcome === null) {
-      throw new GraphQLError(`internal: ${info.parentType.name}.${info.fieldName} was not fetched`, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+      throw new GraphQLError(`internal: ${info.parentType.name}.${info.fieldName} was not fetched`, {
+        extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      });
     }
     if (outcome.kind === 'ok') return outcome.body;
     if (outcome.kind === 'not-found') {
@@ -131,7 +135,9 @@ export class ResponseShaper {
   shape(request: ShapeRequest, rootValue: object, context: ShapeContext): ExecutionResult | Promise<ExecutionResult> {
     const { document, operationName, variables } = request;
     const query = this.compiledQuery(document, operationName);
-    if (query) return query.query(rootValue, context, variables as Record<string, unknown> | undefined) as ExecutionResult | Promise<ExecutionResult>;
+    if (query)
+      return query.query(rootValue, context, variables as Record<string, unknown> | undefined) as
+        ExecutionResult | Promise<ExecutionResult>;
     return execute({
       schema: this.schema,
       document,

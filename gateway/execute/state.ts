@@ -41,7 +41,10 @@ export function lookupKey(source: string, path: string, keySuffix: string): stri
   return `${source}:${path}${keySuffix}`;
 }
 
-export function writeLookupKey(request: { readonly source: string; readonly method: string; readonly path: string; readonly body: string | undefined }, keySuffix: string): string {
+export function writeLookupKey(
+  request: { readonly source: string; readonly method: string; readonly path: string; readonly body: string | undefined },
+  keySuffix: string,
+): string {
   return `${request.source}:${request.method} ${request.path} ${request.body ?? ''}${keySuffix}`;
 }
 

@@ -22,8 +22,15 @@ export function presentValueErrors(result: ExecutionResult, plan: Plan, blueprin
     const source = error.path ? sourceAt(plan.root, error.path) : undefined;
     if (source !== undefined) extensions.source = source;
     if (exposeDetail) extensions.detail = error.message;
-    const rebuilt = new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions });
-    if (rebuilt.locations === undefined && error.locations) Object.defineProperty(rebuilt, 'locations', { value: error.locations, enumerable: true });
+    const rebuilt = new GraphQLError(message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      extensions,
+    });
+    if (rebuilt.locations === undefined && error.locations)
+      Object.defineProperty(rebuilt, 'locations', { value: error.locations, enumerable: true });
     return rebuilt;
   });
   return { ...result, errors };

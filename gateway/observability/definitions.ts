@@ -88,11 +88,23 @@ export function defineMetrics(registry: Registry): MetricSet {
       labelNames: ['coordinate', 'source', 'code'],
       registers,
     }),
-    dedupeSaved: perField('gqlgw_dedupe_saved_total', 'Lookups answered by an identical subrequest already made in the same GraphQL request.'),
-    coalesced: perField('gqlgw_coalesced_total', 'Lookups (keys, for @batch) answered by an identical call in flight for another GraphQL request; not in that request\'s X-GQL-Subrequests.'),
+    dedupeSaved: perField(
+      'gqlgw_dedupe_saved_total',
+      'Lookups answered by an identical subrequest already made in the same GraphQL request.',
+    ),
+    coalesced: perField(
+      'gqlgw_coalesced_total',
+      "Lookups (keys, for @batch) answered by an identical call in flight for another GraphQL request; not in that request's X-GQL-Subrequests.",
+    ),
     staleServed: perField('gqlgw_cache_stale_served_total', 'Lookups answered by an expired cache entry within its @cache(stale) window.'),
-    refreshes: perField('gqlgw_cache_refreshes_total', 'Keys a background refresh of a stale cache entry renewed (one per key per process at a time).'),
-    missingServed: perField('gqlgw_cache_missing_served_total', 'Lookups answered by a remembered miss (@cache(missing)): null, or NOT_FOUND for a non-null field.'),
+    refreshes: perField(
+      'gqlgw_cache_refreshes_total',
+      'Keys a background refresh of a stale cache entry renewed (one per key per process at a time).',
+    ),
+    missingServed: perField(
+      'gqlgw_cache_missing_served_total',
+      'Lookups answered by a remembered miss (@cache(missing)): null, or NOT_FOUND for a non-null field.',
+    ),
     operationDuration: new Histogram({
       name: 'gqlgw_operation_duration_seconds',
       help: 'Execution time of GraphQL operations; operation is the capped operation name or "anonymous".',

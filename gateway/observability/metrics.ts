@@ -40,13 +40,7 @@
  * id or URL) and capped the same way as a safety net.
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type {
-  CacheEvent,
-  ExecutionListener,
-  LookupEventKind,
-  OperationEvent,
-  SubrequestEvent,
-} from '../execute/listener.js';
+import type { CacheEvent, ExecutionListener, LookupEventKind, OperationEvent, SubrequestEvent } from '../execute/listener.js';
 import { CACHE_TIER_NAMES } from '../cache/tier.js';
 import { MEMCACHED_FAILURE_KINDS, MEMCACHED_OPERATIONS, type MemcachedFailureKind, type MemcachedOperation } from '../cache/memcached.js';
 import { UPSTREAM_ERROR_CODES } from '../upstream/outcome.js';
@@ -93,7 +87,8 @@ export function createMetrics(): GatewayMetrics {
     operation: new BoundedLabel(MAX_OPERATION_LABELS, isGraphQLName),
     code: new BoundedLabel(MAX_CODE_LABELS, isErrorCode),
   };
-  const guarded = <A extends unknown[]>(record: (...args: A) => void) =>
+  const guarded =
+    <A extends unknown[]>(record: (...args: A) => void) =>
     (...args: A): void => {
       try {
         record(...args);
@@ -126,10 +121,12 @@ export function createMetrics(): GatewayMetrics {
     onDedupe: guarded((event: { readonly coordinate: string; readonly source: string; readonly count?: number }) => {
       set.dedupeSaved.inc(where(event), count(event.count ?? 1) ?? 1);
     }),
-    onLookups: guarded((event: { readonly coordinate: string; readonly source: string; readonly kind: LookupEventKind; readonly count: number }) => {
-      const counter = lookupCounter(set, event.kind);
-      if (counter) counter.inc(where(event), count(event.count) ?? 1);
-    }),
+    onLookups: guarded(
+      (event: { readonly coordinate: string; readonly source: string; readonly kind: LookupEventKind; readonly count: number }) => {
+        const counter = lookupCounter(set, event.kind);
+        if (counter) counter.inc(where(event), count(event.count) ?? 1);
+      },
+    ),
     onOperation: guarded((event: OperationEvent) => {
       const name = event.operationName ? String(event.operationName) : ANONYMOUS_OPERATION;
       recordOperation(set, labels.operation.value(name), event);
@@ -156,11 +153,7 @@ export function createMetrics(): GatewayMetrics {
   };
 }
 
-function recordSubrequest(
-  set: MetricSet,
-  at: { coordinate: string; source: string },
-  event: SubrequestEvent,
-): void {
+function recordSubrequest(set: MetricSet, at: { coordinate: string; source: string }, event: SubrequestEvent): void {
   const isBatch = event.batchSize !== undefined;
   set.subrequests.inc({ ...at, kind: isBatch ? 'batch' : 'single' });
   if (isBatch) {

@@ -137,7 +137,11 @@ class PlanBuilder {
   }
 
   /** The object types that both the current scope and a fragment's type condition allow. */
-  private narrow(parentType: GraphQLCompositeType, possible: ReadonlySet<string> | null, cond: GraphQLCompositeType): ReadonlySet<string> | null {
+  private narrow(
+    parentType: GraphQLCompositeType,
+    possible: ReadonlySet<string> | null,
+    cond: GraphQLCompositeType,
+  ): ReadonlySet<string> | null {
     const scope = possible ?? new Set(this.objectTypesOf(parentType));
     const allowed = new Set(this.objectTypesOf(cond));
     const result = new Set([...scope].filter((t) => allowed.has(t)));
@@ -183,7 +187,9 @@ class PlanBuilder {
 /** Where a fragment's entries can differ: the same key means the same entries. */
 function fragmentKey(name: string, parentType: GraphQLCompositeType, scope: Scope): string {
   const types = scope.possible ? [...scope.possible].sort().join(',') : '*';
-  const conds = scope.conditions.map((c) => `${c.include ? 'i' : 's'}:${typeof c.value === 'boolean' ? c.value : `$${c.value.variable}`}`).join(',');
+  const conds = scope.conditions
+    .map((c) => `${c.include ? 'i' : 's'}:${typeof c.value === 'boolean' ? c.value : `$${c.value.variable}`}`)
+    .join(',');
   return `${name}|${parentType.name}|${types}|${conds}|${scope.round}`;
 }
 

@@ -35,7 +35,12 @@ export function measureOperations(document: DocumentNode): OperationMeasure[] {
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
     const size = measureSelection(definition.selectionSet, sizes);
-    out.push({ operation: definition, fields: size.fields, schemaFields: size.schemaFields, depth: selectionDepth(definition.selectionSet, depths) });
+    out.push({
+      operation: definition,
+      fields: size.fields,
+      schemaFields: size.schemaFields,
+      depth: selectionDepth(definition.selectionSet, depths),
+    });
   }
   return out;
 }
@@ -43,7 +48,11 @@ export function measureOperations(document: DocumentNode): OperationMeasure[] {
 /** Expanded field selections of the operation `operationName` selects (0 when there is none). */
 export function expandedFieldCount(document: DocumentNode, operationName: string | null | undefined): number {
   const operations = measureOperations(document);
-  const chosen = operationName ? operations.find((m) => m.operation.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  const chosen = operationName
+    ? operations.find((m) => m.operation.name?.value === operationName)
+    : operations.length === 1
+      ? operations[0]
+      : undefined;
   return chosen?.fields ?? 0;
 }
 
@@ -103,7 +112,8 @@ function spreadNames(set: SelectionSetNode, into: Set<string>): Set<string> {
  */
 function inDependencyOrder(document: DocumentNode, visitFragment: (name: string, definition: FragmentDefinitionNode) => void): void {
   const definitions = new Map<string, FragmentDefinitionNode>();
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION && !definitions.has(d.name.value)) definitions.set(d.name.value, d);
+  for (const d of document.definitions)
+    if (d.kind === Kind.FRAGMENT_DEFINITION && !definitions.has(d.name.value)) definitions.set(d.name.value, d);
   const done = new Set<string>();
   const entered = new Set<string>();
   for (const start of definitions.keys()) {

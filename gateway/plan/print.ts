@@ -12,7 +12,9 @@ export function printPlan(plan: Plan): string {
   if (plan.operation.operation === 'mutation') return printMutationPlan(plan);
   const rounds = new Map<number, string[]>();
   walk(plan.root, [], { rounds, coalescing });
-  const lines = [`${plan.operation.operation} ${plan.operationName}: ${plan.maxRound} round${plan.maxRound === 1 ? '' : 's'} when every field is reached`];
+  const lines = [
+    `${plan.operation.operation} ${plan.operationName}: ${plan.maxRound} round${plan.maxRound === 1 ? '' : 's'} when every field is reached`,
+  ];
   printRounds(rounds, '', lines);
   if (coalescing.size > 0) {
     lines.push(
@@ -37,12 +39,16 @@ function printRounds(rounds: ReadonlyMap<number, readonly string[]>, indent: str
  */
 function printMutationPlan(plan: Plan): string {
   const steps = plan.root.entries.filter((e) => e.blueprint.fetch);
-  const lines = [`mutation ${plan.operationName}: ${steps.length} serial step${steps.length === 1 ? '' : 's'}, one after another in document order; each runs its rounds before the next starts`];
+  const lines = [
+    `mutation ${plan.operationName}: ${steps.length} serial step${steps.length === 1 ? '' : 's'}, one after another in document order; each runs its rounds before the next starts`,
+  ];
   steps.forEach((e, i) => {
     const fetch = e.blueprint.fetch!;
     const invalidates = fetch.invalidates.map((inv) => `, then invalidate ${inv.source.name}:${inv.path}`).join('');
     const conds = e.conditions.length ? `, when ${e.conditions.map(printCondition).join(' and ')}` : '';
-    lines.push(`step ${i + 1}: ${e.responseKey}  ${e.blueprint.coordinate}  ${fetch.method} ${fetch.source.name} ${fetch.template.text}${fetch.body ? ' with a JSON body' : ''}${invalidates}${conds}`);
+    lines.push(
+      `step ${i + 1}: ${e.responseKey}  ${e.blueprint.coordinate}  ${fetch.method} ${fetch.source.name} ${fetch.template.text}${fetch.body ? ' with a JSON body' : ''}${invalidates}${conds}`,
+    );
     const rounds = new Map<number, string[]>();
     if (e.children) walk(e.children, [e.responseKey], { rounds, coalescing: new Set() });
     printRounds(rounds, '  ', lines);

@@ -98,7 +98,9 @@ export function createAnswers(options: AnswerOptions): Answers {
         if (cors) headers['vary'] = 'Origin';
         headers['content-type'] = JSON_TYPE;
         count(403, 'ORIGIN_NOT_ALLOWED');
-        const message = cors ? `The origin ${origin} is not allowed ([cors] origins).` : 'Cross-origin requests are not allowed (no [cors] table).';
+        const message = cors
+          ? `The origin ${origin} is not allowed ([cors] origins).`
+          : 'Cross-origin requests are not allowed (no [cors] table).';
         return { status: 403, headers, body: JSON.stringify({ errors: [{ message, extensions: { code: 'ORIGIN_NOT_ALLOWED' } }] }) };
       }
       cors.addPreflightHeaders(origin, headers);

@@ -18,7 +18,8 @@ export interface DocumentLimits {
 }
 
 /** Error codes of the document limits (extensions.code). */
-export type DocumentLimitCode = 'TOKEN_LIMIT' | 'DEPTH_LIMIT' | 'ALIAS_LIMIT' | 'FIELD_LIMIT' | 'INTROSPECTION_LIMIT' | 'INTROSPECTION_DISABLED';
+export type DocumentLimitCode =
+  'TOKEN_LIMIT' | 'DEPTH_LIMIT' | 'ALIAS_LIMIT' | 'FIELD_LIMIT' | 'INTROSPECTION_LIMIT' | 'INTROSPECTION_DISABLED';
 
 /** `__schema` fields a document may select, after fragment expansion (SPEC.md "The HTTP surface"). */
 export const MAX_SCHEMA_FIELDS = 1;
@@ -48,7 +49,11 @@ export function scanDocumentText(text: string, limits: DocumentLimits): GraphQLE
   try {
     for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
       if (++tokens > limits.maxTokens) {
-        return limitError('TOKEN_LIMIT', `The document has more than ${limits.maxTokens} tokens (limits.max_tokens); send a smaller query.`, limits.maxTokens);
+        return limitError(
+          'TOKEN_LIMIT',
+          `The document has more than ${limits.maxTokens} tokens (limits.max_tokens); send a smaller query.`,
+          limits.maxTokens,
+        );
       }
       const kind = token.kind;
       if (kind === TokenKind.BRACE_L || kind === TokenKind.BRACKET_L || kind === TokenKind.PAREN_L) {
@@ -87,12 +92,19 @@ export function checkDocumentShape(document: DocumentNode, limits: DocumentLimit
     },
   });
   if (aliases > limits.maxAliases) {
-    return limitError('ALIAS_LIMIT', `The document uses ${aliases} aliases; at most ${limits.maxAliases} are allowed (limits.max_aliases).`, limits.maxAliases);
+    return limitError(
+      'ALIAS_LIMIT',
+      `The document uses ${aliases} aliases; at most ${limits.maxAliases} are allowed (limits.max_aliases).`,
+      limits.maxAliases,
+    );
   }
   if (introspective && !limits.introspection) {
-    return new GraphQLError('Introspection is disabled on this gateway ([gateway] introspection = false): __schema and __type are not allowed.', {
-      extensions: { code: 'INTROSPECTION_DISABLED', http: { status: 400 } },
-    });
+    return new GraphQLError(
+      'Introspection is disabled on this gateway ([gateway] introspection = false): __schema and __type are not allowed.',
+      {
+        extensions: { code: 'INTROSPECTION_DISABLED', http: { status: 400 } },
+      },
+    );
   }
   let schemaFields = 0;
   for (const measure of measureOperations(document)) {
@@ -113,7 +125,11 @@ export function checkDocumentShape(document: DocumentNode, limits: DocumentLimit
     }
   }
   if (schemaFields > MAX_SCHEMA_FIELDS) {
-    return limitError('INTROSPECTION_LIMIT', 'The document selects __schema more than once (fragments expanded); one __schema field per document is allowed.', MAX_SCHEMA_FIELDS);
+    return limitError(
+      'INTROSPECTION_LIMIT',
+      'The document selects __schema more than once (fragments expanded); one __schema field per document is allowed.',
+      MAX_SCHEMA_FIELDS,
+    );
   }
   return undefined;
 }

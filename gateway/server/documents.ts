@@ -34,7 +34,11 @@ const TEXT_BUDGET = 32 * 1024 * 1024;
  *   gqlgw_documents_parsed_total metric, which shows that no entrance parses a document twice.
  */
 export function createDocumentStore(schema: GraphQLSchema, limits: DocumentLimits, onParse: () => void = () => {}): DocumentStore {
-  const cache = new LRUCache<string, PreparedDocument>({ max: 1024, maxSize: TEXT_BUDGET, sizeCalculation: (_value, key) => Math.max(1, key.length) });
+  const cache = new LRUCache<string, PreparedDocument>({
+    max: 1024,
+    maxSize: TEXT_BUDGET,
+    sizeCalculation: (_value, key) => Math.max(1, key.length),
+  });
 
   function prepareUncached(text: string): PreparedDocument {
     onParse();

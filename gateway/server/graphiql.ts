@@ -72,7 +72,11 @@ export function createGraphiQLAssets(): (req: IncomingMessage, res: ServerRespon
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
       return true;
     }
-    res.writeHead(200, { 'content-type': asset.type, 'content-length': String(asset.body.length), 'cache-control': 'public, max-age=3600' });
+    res.writeHead(200, {
+      'content-type': asset.type,
+      'content-length': String(asset.body.length),
+      'cache-control': 'public, max-age=3600',
+    });
     res.end(req.method === 'HEAD' ? undefined : asset.body);
     return true;
   };

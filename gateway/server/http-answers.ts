@@ -28,7 +28,9 @@ export function useHttpAnswers(answers: Answers, statsOf: WeakMap<Request, Opera
     onResultProcess({ request, setResultProcessor }) {
       setResultProcessor((result, fetchAPI) => {
         const single = Array.isArray(result) ? result[0] : result;
-        const executionResult: ExecutionResult = isExecutionResult(single) ? single : { errors: [new GraphQLError('Unexpected error.', { extensions: { unexpected: true } })] };
+        const executionResult: ExecutionResult = isExecutionResult(single)
+          ? single
+          : { errors: [new GraphQLError('Unexpected error.', { extensions: { unexpected: true } })] };
         const answer = answers.graphql(executionResult, {
           origin: request.headers.get('origin') ?? undefined,
           accept: request.headers.get('accept') ?? undefined,

@@ -33,7 +33,11 @@ export const APQ_MAX_TEXT_CHARS = 8 * 1024 * 1024;
 
 export function createPersistedDocuments(options: PersistedOptions): PersistedDocuments {
   const { trusted, onlyPersisted } = options;
-  const stored = new LRUCache<string, string>({ max: APQ_MAX_DOCUMENTS, maxSize: APQ_MAX_TEXT_CHARS, sizeCalculation: (text) => Math.max(1, text.length) });
+  const stored = new LRUCache<string, string>({
+    max: APQ_MAX_DOCUMENTS,
+    maxSize: APQ_MAX_TEXT_CHARS,
+    sizeCalculation: (text) => Math.max(1, text.length),
+  });
   return {
     resolve({ query, extensions }) {
       const hash = persistedHash(extensions);
@@ -43,7 +47,10 @@ export function createPersistedDocuments(options: PersistedOptions): PersistedDo
       }
       if (typeof query === 'string') {
         if (sha256Hex(query) !== hash) {
-          throw refusal('PERSISTED_QUERY_HASH_MISMATCH', 'The persisted query hash (extensions.persistedQuery.sha256Hash) is not the SHA-256 of the query sent with it.');
+          throw refusal(
+            'PERSISTED_QUERY_HASH_MISMATCH',
+            'The persisted query hash (extensions.persistedQuery.sha256Hash) is not the SHA-256 of the query sent with it.',
+          );
         }
         if (trusted?.has(hash)) return query;
         if (onlyPersisted) throw required();
@@ -74,7 +81,10 @@ function persistedHash(extensions: unknown): string | undefined {
 }
 
 function required(): GraphQLError {
-  return refusal('PERSISTED_QUERY_REQUIRED', 'This gateway only runs persisted documents ([gateway] only_persisted = true): send extensions.persistedQuery.sha256Hash of a trusted document.');
+  return refusal(
+    'PERSISTED_QUERY_REQUIRED',
+    'This gateway only runs persisted documents ([gateway] only_persisted = true): send extensions.persistedQuery.sha256Hash of a trusted document.',
+  );
 }
 
 function refusal(code: string, message: string): GraphQLError {

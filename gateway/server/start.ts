@@ -77,7 +77,14 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const blueprint = buildBlueprint(config);
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
   const renderMetrics = metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render);
-  let version = createVersion({ config, blueprint, metrics, renderMetrics, l2: new L2Cache(config.cache.l2MaxEntries), previous: undefined });
+  let version = createVersion({
+    config,
+    blueprint,
+    metrics,
+    renderMetrics,
+    l2: new L2Cache(config.cache.l2MaxEntries),
+    previous: undefined,
+  });
   const workerId = options.worker && String(options.worker.id);
   // A client must send its request headers within headers_timeout_ms and its whole request within
   // request_timeout_ms (defaults 10 s and 30 s, docs/hardening.md), or it gets 408 and its socket is
@@ -225,7 +232,11 @@ function createVersion(parts: VersionParts): ServingVersion {
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
   const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? DEBUG_HEADER_NAMES : []);
   const answers = createAnswers({ debug: config.debugHeaders, cors, onAnswer: metrics?.onHttpAnswer });
-  const documents = createDocumentStore(blueprint.schema, { ...config.limits, introspection: config.introspection }, metrics?.onDocumentParsed);
+  const documents = createDocumentStore(
+    blueprint.schema,
+    { ...config.limits, introspection: config.introspection },
+    metrics?.onDocumentParsed,
+  );
   const persisted = createPersistedDocuments({ trusted: config.persistedDocuments, onlyPersisted: config.onlyPersisted });
   const yoga = createGatewayYoga({
     schema: blueprint.schema,

@@ -75,7 +75,13 @@ export class SourceClient {
     const { method, path } = request;
     if (shared?.callerAborted) throw shared.callerReason;
     if (this.active >= connections + maxQueued) {
-      return failure({ code: 'UPSTREAM_UNREACHABLE', source: name, message: `source "${name}" is overloaded`, detail: `${method} ${path}: ${this.active} requests in flight or queued`, cause: 'overloaded' });
+      return failure({
+        code: 'UPSTREAM_UNREACHABLE',
+        source: name,
+        message: `source "${name}" is overloaded`,
+        detail: `${method} ${path}: ${this.active} requests in flight or queued`,
+        cause: 'overloaded',
+      });
     }
     this.active++;
     const deadline = shared ?? this.deadline(undefined);
@@ -83,7 +89,10 @@ export class SourceClient {
       const res = await this.pool.request({
         path: this.basePath + path,
         method,
-        headers: request.body === undefined ? { ...this.fixedHeaders, ...request.headers } : { ...this.fixedHeaders, ...request.headers, 'content-type': 'application/json' },
+        headers:
+          request.body === undefined
+            ? { ...this.fixedHeaders, ...request.headers }
+            : { ...this.fixedHeaders, ...request.headers, 'content-type': 'application/json' },
         body: request.body,
         signal: deadline,
       });
@@ -95,14 +104,26 @@ export class SourceClient {
       if (status < 200 || status >= 300) {
         const excerpt = await readCapped(res.body, ERROR_BODY_READ_BYTES);
         const shown = excerpt === undefined ? '(body over the read cap)' : excerpt.slice(0, ERROR_DETAIL_CHARS);
-        return failure({ code: 'UPSTREAM_HTTP_ERROR', source: name, message: `source "${name}" answered HTTP ${status}`, detail: `${method} ${path} → ${status}: ${shown}`, status });
+        return failure({
+          code: 'UPSTREAM_HTTP_ERROR',
+          source: name,
+          message: `source "${name}" answered HTTP ${status}`,
+          detail: `${method} ${path} → ${status}: ${shown}`,
+          status,
+        });
       }
       if (status === 204) {
         await res.body.dump();
         return NULL_BODY;
       }
       const tooLarge = (why: string) =>
-        failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered a body over ${maxResponseBytes} bytes`, detail: `${method} ${path}: ${why}`, cause: 'too-large' });
+        failure({
+          code: 'UPSTREAM_BAD_RESPONSE',
+          source: name,
+          message: `source "${name}" answered a body over ${maxResponseBytes} bytes`,
+          detail: `${method} ${path}: ${why}`,
+          cause: 'too-large',
+        });
       const declared = Number(res.headers['content-length']);
       if (declared > maxResponseBytes) {
         res.body.destroy();
@@ -115,12 +136,24 @@ export class SourceClient {
       try {
         return { kind: 'ok', body: JSON.parse(text) as unknown };
       } catch {
-        return failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered a body that is not JSON`, detail: `${method} ${path}: ${text.slice(0, 80)}`, cause: 'not-json' });
+        return failure({
+          code: 'UPSTREAM_BAD_RESPONSE',
+          source: name,
+          message: `source "${name}" answered a body that is not JSON`,
+          detail: `${method} ${path}: ${text.slice(0, 80)}`,
+          cause: 'not-json',
+        });
       }
     } catch (err) {
       if (deadline.callerAborted) throw deadline.callerReason;
       if (deadline.timedOut) {
-        return failure({ code: 'UPSTREAM_TIMEOUT', source: name, message: `source "${name}" did not answer within ${timeoutMs} ms`, detail: `${method} ${path}`, cause: 'timeout' });
+        return failure({
+          code: 'UPSTREAM_TIMEOUT',
+          source: name,
+          message: `source "${name}" did not answer within ${timeoutMs} ms`,
+          detail: `${method} ${path}`,
+          cause: 'timeout',
+        });
       }
       return transportFailure(name, `${method} ${path}`, err);
     } finally {
@@ -135,7 +168,10 @@ export class SourceClient {
     const late = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), graceMs);
     });
-    const closing = this.pool.close().then(() => 'closed' as const, () => 'closed' as const);
+    const closing = this.pool.close().then(
+      () => 'closed' as const,
+      () => 'closed' as const,
+    );
     const how = await Promise.race([closing, late]);
     clearTimeout(timer);
     if (how === 'late') await this.pool.destroy().catch(() => undefined);
@@ -150,7 +186,13 @@ function transportFailure(name: string, what: string, err: unknown): UpstreamOut
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code ?? 'ERROR';
   const detail = `${what}: ${code} ${(err as Error).message}`;
   if (code.startsWith('HPE_') || (err as Error).name === 'HTTPParserError') {
-    return failure({ code: 'UPSTREAM_BAD_RESPONSE', source: name, message: `source "${name}" answered something that is not valid HTTP`, detail, cause: 'other' });
+    return failure({
+      code: 'UPSTREAM_BAD_RESPONSE',
+      source: name,
+      message: `source "${name}" answered something that is not valid HTTP`,
+      detail,
+      cause: 'other',
+    });
   }
   const cause: FailureCause = RESET_CODES.has(code) ? 'reset' : code === 'ECONNREFUSED' ? 'refused' : 'other';
   const message = cause === 'reset' ? `source "${name}" closed the connection before answering` : `source "${name}" could not be reached`;

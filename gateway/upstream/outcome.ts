@@ -1,5 +1,11 @@
 /** The `extensions.code` of a GraphQL error caused by a failed lookup (SPEC.md "Errors and limits"). */
-export const UPSTREAM_ERROR_CODES = ['UPSTREAM_HTTP_ERROR', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE', 'UPSTREAM_UNREACHABLE', 'NOT_FOUND'] as const;
+export const UPSTREAM_ERROR_CODES = [
+  'UPSTREAM_HTTP_ERROR',
+  'UPSTREAM_TIMEOUT',
+  'UPSTREAM_BAD_RESPONSE',
+  'UPSTREAM_UNREACHABLE',
+  'NOT_FOUND',
+] as const;
 export type UpstreamErrorCode = (typeof UPSTREAM_ERROR_CODES)[number];
 
 /**
@@ -36,7 +42,9 @@ export interface UpstreamFailure {
 }
 
 /** A failed outcome; `cause` defaults to 'status' when there is a status, else 'other'. */
-export function failure(f: Omit<UpstreamFailure, 'status' | 'cause'> & { readonly status?: number; readonly cause?: FailureCause }): UpstreamOutcome {
+export function failure(
+  f: Omit<UpstreamFailure, 'status' | 'cause'> & { readonly status?: number; readonly cause?: FailureCause },
+): UpstreamOutcome {
   const { code, source, message, detail, status } = f;
   return { kind: 'error', error: { code, source, status, message, detail, cause: f.cause ?? (status !== undefined ? 'status' : 'other') } };
 }

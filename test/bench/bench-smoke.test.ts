@@ -41,9 +41,15 @@ describe('bench smoke', () => {
 
   it('the backend serves posts, single users, and batches matched by id in any order', async () => {
     const posts = (await (await request(`${backend.url}/posts?limit=3`)).body.json()) as Array<{ id: number; author_id: number }>;
-    assert.deepEqual(posts.map((p) => p.id), [1, 2, 3]);
+    assert.deepEqual(
+      posts.map((p) => p.id),
+      [1, 2, 3],
+    );
     const batch = (await (await request(`${backend.url}/users?ids=1,2,999`)).body.json()) as Array<{ id: number }>;
-    assert.deepEqual(batch.map((u) => u.id), [2, 1]);
+    assert.deepEqual(
+      batch.map((u) => u.id),
+      [2, 1],
+    );
     const missing = await request(`${backend.url}/users/999`);
     await missing.body.dump();
     assert.equal(missing.statusCode, 404);
@@ -79,12 +85,36 @@ describe('bench smoke', () => {
       assert.equal(result.ok, false, body.slice(0, 80));
       if (!result.ok) assert.match(result.reason, reason);
     };
-    reject(200, mutated((p) => ((item(p, 41).author as { name: string }).name = 'User 0')), /data\.posts\[41\]\.author\.name: expected "User \d+", got "User 0"/);
-    reject(200, mutated((p) => (item(p, 7).author = null)), /data\.posts\[7\]\.author: expected an object/);
-    reject(200, mutated((p) => p.pop()), /expected 100 items, got 99/);
-    reject(200, mutated((p) => p.reverse()), /data\.posts\[0\]\.id: expected "1", got "100"/);
-    reject(200, mutated((p) => (item(p, 0).id = 1 as unknown as string)), /data\.posts\[0\]\.id: expected "1", got 1/);
-    reject(200, mutated((p) => Object.assign(item(p, 3), { extra: true })), /unexpected field\(s\) extra/);
+    reject(
+      200,
+      mutated((p) => ((item(p, 41).author as { name: string }).name = 'User 0')),
+      /data\.posts\[41\]\.author\.name: expected "User \d+", got "User 0"/,
+    );
+    reject(
+      200,
+      mutated((p) => (item(p, 7).author = null)),
+      /data\.posts\[7\]\.author: expected an object/,
+    );
+    reject(
+      200,
+      mutated((p) => p.pop()),
+      /expected 100 items, got 99/,
+    );
+    reject(
+      200,
+      mutated((p) => p.reverse()),
+      /data\.posts\[0\]\.id: expected "1", got "100"/,
+    );
+    reject(
+      200,
+      mutated((p) => (item(p, 0).id = 1 as unknown as string)),
+      /data\.posts\[0\]\.id: expected "1", got 1/,
+    );
+    reject(
+      200,
+      mutated((p) => Object.assign(item(p, 3), { extra: true })),
+      /unexpected field\(s\) extra/,
+    );
     reject(200, JSON.stringify({ ...JSON.parse(EXPECTED_BODY), errors: [{ message: 'x' }] }), /response has errors/);
     reject(500, EXPECTED_BODY, /HTTP status 500/);
     reject(200, EXPECTED_BODY.slice(0, -1), /not JSON/);
@@ -95,7 +125,13 @@ describe('bench smoke', () => {
     const right = await runOpenLoop({ url: ceiling.url, ratePerSec: 40, durationSec: 0.25, warmupSec: 0.05, expectedBody: EXPECTED_BODY });
     assert.equal(right.wrong, 0, right.wrongSample);
     assert.equal(right.responses, 10);
-    const wrong = await runOpenLoop({ url: ceiling.url, ratePerSec: 40, durationSec: 0.25, warmupSec: 0, expectedBody: mutated((p) => p.pop()) });
+    const wrong = await runOpenLoop({
+      url: ceiling.url,
+      ratePerSec: 40,
+      durationSec: 0.25,
+      warmupSec: 0,
+      expectedBody: mutated((p) => p.pop()),
+    });
     assert.equal(wrong.wrong, 10);
     assert.match(wrong.wrongSample ?? '', /^200 \{"data"/);
   });
@@ -104,7 +140,11 @@ describe('bench smoke', () => {
     const rendered = renderVariantSchemas(readFileSync(join(BENCH_SRC_DIR, 'schema.graphqls'), 'utf8'));
     assert.equal(rendered.size, 3);
     for (const [variant, text] of rendered) {
-      assert.equal(readFileSync(join(BENCH_SRC_DIR, variantSchemaPath(variant)), 'utf8'), text, `${variant}: regenerate with npm run bench`);
+      assert.equal(
+        readFileSync(join(BENCH_SRC_DIR, variantSchemaPath(variant)), 'utf8'),
+        text,
+        `${variant}: regenerate with npm run bench`,
+      );
       assert.equal(text.match(/^type Post /gm)?.length, 1, `${variant} declares Post once`);
     }
     assert.doesNotMatch(rendered.get('no-batch') ?? '', /@batch/);

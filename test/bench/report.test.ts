@@ -36,10 +36,30 @@ function row(id: RowId, label: string, cells: RowResult['cells'], peakRssMiB: nu
 
 const FIXTURE: BenchResults = {
   settings: { durationSec: 10, secondaryDurationSec: 3, warmupSec: 2, runs: 3, quick: false, pinned: true, backendDelayMs: 2 },
-  environment: { date: '2026-11-30T13:00:00Z', cpu: 'test cpu', cores: 2, memoryGiB: 8, os: 'Linux', node: 'v20', wrk: 'wrk 4', packages: {}, gitCommit: 'abc1234' },
+  environment: {
+    date: '2026-11-30T13:00:00Z',
+    cpu: 'test cpu',
+    cores: 2,
+    memoryGiB: 8,
+    os: 'Linux',
+    node: 'v20',
+    wrk: 'wrk 4',
+    packages: {},
+    gitCommit: 'abc1234',
+  },
   rows: [
-    row('gqlgw-no-batch', 'gqlgw, no batch', { c16: [cell(80, { subrequestsPerQuery: 101 }), cell(82, { subrequestsPerQuery: 101 }), cell(78, { subrequestsPerQuery: 101 })] }, [140, 150, 145]),
-    row('gqlgw-batch', 'gqlgw, batch', { c16: [cell(880), cell(900), cell(950)], open80: [cell(720, { p50Ms: 10, p99Ms: 25, offeredRps: 720 })] }, [120, 130, 125]),
+    row(
+      'gqlgw-no-batch',
+      'gqlgw, no batch',
+      { c16: [cell(80, { subrequestsPerQuery: 101 }), cell(82, { subrequestsPerQuery: 101 }), cell(78, { subrequestsPerQuery: 101 })] },
+      [140, 150, 145],
+    ),
+    row(
+      'gqlgw-batch',
+      'gqlgw, batch',
+      { c16: [cell(880), cell(900), cell(950)], open80: [cell(720, { p50Ms: 10, p99Ms: 25, offeredRps: 720 })] },
+      [120, 130, 125],
+    ),
     row('ceiling', 'hand-written (ceiling)', { c16: [cell(1000), cell(990), cell(1010)] }, [60, 61, 59]),
     row('no-batch-hand-written', 'hand-written, no batch', { c16: [cell(100, { subrequestsPerQuery: 101 })] }, [70]),
     row('jit-dataloader', 'graphql-jit + DataLoader', { c16: [cell(1000)] }, [80]),
@@ -55,24 +75,51 @@ describe('bench report renderer', () => {
     const outcomes = evaluateTargets(new View(FIXTURE));
     assert.equal(outcomes.length, TARGETS.length);
     const byText = new Map(outcomes.map((o) => [o.text, `${o.measured} | ${o.verdict}`]));
-    assert.equal(byText.get('gqlgw, batch ≥ 0.9 × hand-written (ceiling) (req/s, 16 connections)'), '0.90× (900 vs 1000 req/s) | met by 0.0 %');
-    assert.equal(byText.get('gqlgw, batch ahead of graphql-jit + DataLoader (req/s, 16 connections)'), '0.90× (900 vs 1000 req/s) | missed by 10.0 % (needs 1000 req/s)');
-    assert.equal(byText.get('gqlgw, no batch ≥ 0.8 × hand-written, no batch (req/s, 16 connections)'), '0.80× (80 vs 100 req/s) | met by 0.0 %');
-    assert.equal(byText.get('gqlgw, batch + cache (warm) ≥ 0.9 × hand-written + per-item cache (warm) (req/s, 16 connections)'), '– (– vs – req/s) | not measured');
-    assert.equal(byText.get('gqlgw, batch: p99 ≤ 3 × p50 at 80 % of its maximum offered rate'), 'p99/p50 = 2.50 (25.0 / 10.0 ms at 720 req/s) | met');
-    assert.equal(byText.get("gqlgw, batch: peak RSS ≤ 2 × hand-written (ceiling)'s"), '2.08× (125 vs 60 MiB) | missed by 4.2 % (needs ≤ 120 MiB)');
-    assert.equal(byText.get("gqlgw, no batch: peak RSS ≤ 2 × hand-written (ceiling)'s"), '2.42× (145 vs 60 MiB) | missed by 20.8 % (needs ≤ 120 MiB)');
+    assert.equal(
+      byText.get('gqlgw, batch ≥ 0.9 × hand-written (ceiling) (req/s, 16 connections)'),
+      '0.90× (900 vs 1000 req/s) | met by 0.0 %',
+    );
+    assert.equal(
+      byText.get('gqlgw, batch ahead of graphql-jit + DataLoader (req/s, 16 connections)'),
+      '0.90× (900 vs 1000 req/s) | missed by 10.0 % (needs 1000 req/s)',
+    );
+    assert.equal(
+      byText.get('gqlgw, no batch ≥ 0.8 × hand-written, no batch (req/s, 16 connections)'),
+      '0.80× (80 vs 100 req/s) | met by 0.0 %',
+    );
+    assert.equal(
+      byText.get('gqlgw, batch + cache (warm) ≥ 0.9 × hand-written + per-item cache (warm) (req/s, 16 connections)'),
+      '– (– vs – req/s) | not measured',
+    );
+    assert.equal(
+      byText.get('gqlgw, batch: p99 ≤ 3 × p50 at 80 % of its maximum offered rate'),
+      'p99/p50 = 2.50 (25.0 / 10.0 ms at 720 req/s) | met',
+    );
+    assert.equal(
+      byText.get("gqlgw, batch: peak RSS ≤ 2 × hand-written (ceiling)'s"),
+      '2.08× (125 vs 60 MiB) | missed by 4.2 % (needs ≤ 120 MiB)',
+    );
+    assert.equal(
+      byText.get("gqlgw, no batch: peak RSS ≤ 2 × hand-written (ceiling)'s"),
+      '2.42× (145 vs 60 MiB) | missed by 20.8 % (needs ≤ 120 MiB)',
+    );
     assert.ok(!outcomes.some((o) => o.text.startsWith('gqlgw, batch, 2 workers: peak RSS')), 'the row with workers has no memory target');
   });
 
   it('renders the targets, the goals in the ratios table, subrequests and peak RSS', () => {
     const text = renderResults(FIXTURE);
     const targets = text.slice(text.indexOf('## Targets'), text.indexOf('## Where the time goes'));
-    assert.equal(targets.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| target') && !l.startsWith('| :--')).length, TARGETS.length);
+    assert.equal(
+      targets.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| target') && !l.startsWith('| :--')).length,
+      TARGETS.length,
+    );
     assert.match(text, /\| gqlgw, batch \/ hand-written \(ceiling\) \| ≥ 0\.9× \| 0\.90× \|/);
     assert.match(text, /\| gqlgw, batch \/ graphql-jit \+ DataLoader \| > 1× \| 0\.90× \|/);
     assert.match(text, /\| gqlgw, no batch \| 80 \| 78–82 \| [^\n]* \| 101\.00 \| 0 \| [^\n]* \| 145 \|\n/);
-    assert.match(text, /- Target missed: gqlgw, batch ahead of graphql-jit \+ DataLoader \(req\/s, 16 connections\): 0\.90× \(900 vs 1000 req\/s\), missed by 10\.0 % \(needs 1000 req\/s\)\./);
+    assert.match(
+      text,
+      /- Target missed: gqlgw, batch ahead of graphql-jit \+ DataLoader \(req\/s, 16 connections\): 0\.90× \(900 vs 1000 req\/s\), missed by 10\.0 % \(needs 1000 req\/s\)\./,
+    );
     assert.match(text, /the machine was not idle/);
   });
 });

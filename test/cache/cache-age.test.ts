@@ -57,16 +57,26 @@ describe('@cache stale, missing and one age across tiers', { timeout: 30_000 }, 
       'GET /users/:id': ({ params }) => {
         const status = failing.get(params.id);
         if (status !== undefined) return { status, json: { error: 'down' } };
-        return Number(params.id) >= 400 ? { status: 404, json: { error: 'no such user' } } : { json: { id: params.id, name: `User ${params.id}` } };
+        return Number(params.id) >= 400
+          ? { status: 404, json: { error: 'no such user' } }
+          : { json: { id: params.id, name: `User ${params.id}` } };
       },
       'GET /plain/:id': () => ({ status: 404, json: { error: 'no such user' } }),
-      'GET /users': ({ query }) => ({ json: splitIds(query.get('ids')).filter((id) => Number(id) < 400).map((id) => ({ id, name: `User ${id}` })) }),
+      'GET /users': ({ query }) => ({
+        json: splitIds(query.get('ids'))
+          .filter((id) => Number(id) < 400)
+          .map((id) => ({ id, name: `User ${id}` })),
+      }),
       'GET /news': () => ({ json: { edition: ++edition }, delayMs: 200 }),
       'GET /brief/:id': ({ params }) => ({ json: { id: params.id, name: `brief ${++briefVersion}` } }),
     });
     posts = await startUpstream({
       'GET /posts': ({ query }) => ({ json: splitIds(query.get('ids')).map((id) => ({ id, author_id: id })) }),
-      'GET /tags': ({ query }) => ({ json: splitIds(query.get('post_ids')).filter((id) => id !== '500').map((id) => ({ post_id: id, name: `tag of ${id}` })) }),
+      'GET /tags': ({ query }) => ({
+        json: splitIds(query.get('post_ids'))
+          .filter((id) => id !== '500')
+          .map((id) => ({ post_id: id, name: `tag of ${id}` })),
+      }),
     });
     const options = {
       sources: { users: { url: users.url }, posts: { url: posts.url } },
@@ -86,8 +96,14 @@ describe('@cache stale, missing and one age across tiers', { timeout: 30_000 }, 
     sumOf(parsePromText((await gw.get('/metrics')).text), name, labels);
   /** Waits until memcached holds an item whose key ends with `suffix` (writes are fire-and-forget). */
   const stored = async (suffix: string): Promise<void> => {
-    const items = await pollUntil(() => listItems(mc.address), (all) => all.some((i) => i.key === keyPrefix + suffix));
-    assert.ok(items.some((i) => i.key === keyPrefix + suffix), `memcached holds ${suffix}`);
+    const items = await pollUntil(
+      () => listItems(mc.address),
+      (all) => all.some((i) => i.key === keyPrefix + suffix),
+    );
+    assert.ok(
+      items.some((i) => i.key === keyPrefix + suffix),
+      `memcached holds ${suffix}`,
+    );
   };
 
   it('remembers a 404 for `missing` seconds in L2 and memcached: null, NOT_FOUND for a non-null field', async () => {
@@ -99,7 +115,10 @@ describe('@cache stale, missing and one age across tiers', { timeout: 30_000 }, 
     assert.equal(users.count('GET /users/:id'), 1, 'remembered in L2, for every field with this key');
     assert.equal(debugCounts(again).subrequests, 0);
     assert.equal(again.body.data, null, 'strictUser is non-null');
-    assert.deepEqual(again.body.errors?.map((e) => [e.path, e.extensions?.code]), [[['strictUser'], 'NOT_FOUND']]);
+    assert.deepEqual(
+      again.body.errors?.map((e) => [e.path, e.extensions?.code]),
+      [[['strictUser'], 'NOT_FOUND']],
+    );
     await stored('users:/users/404');
     const other = await b.query('{ user(id: 404) { name } }');
     assert.deepEqual(other.body.data, { user: null });
@@ -154,7 +173,10 @@ describe('@cache stale, missing and one age across tiers', { timeout: 30_000 }, 
       assert.equal(debugCounts(r).subrequests, 0, 'the refresh is in no request');
     }
     await until(() => users.count('GET /news') >= 2, 'the refresh reached the source');
-    const renewed = await pollUntil(() => a.query('{ news { edition } }'), (r) => (r.body.data?.news as { edition: number }).edition === 2);
+    const renewed = await pollUntil(
+      () => a.query('{ news { edition } }'),
+      (r) => (r.body.data?.news as { edition: number }).edition === 2,
+    );
     assert.deepEqual(renewed.body.data, { news: { edition: 2 } }, 'the refresh filled the cache');
     assert.equal(users.count('GET /news'), 2, 'exactly one refresh for every stale answer');
     assert.equal(await metric(a, 'gqlgw_cache_refreshes_total', { coordinate: 'Query.news' }), 1);

@@ -86,13 +86,13 @@ describe('cache safety', { timeout: 60_000 }, () => {
     return (res.body.data?.me as { secret?: string } | null)?.secret;
   };
 
-  test('user A, user B and anonymous each get their own data, never another caller\'s cached answer', async () => {
+  test("user A, user B and anonymous each get their own data, never another caller's cached answer", async () => {
     accounts.reset();
     assert.equal(await secretOf(a, 'Bearer token-A'), 'secret of Bearer token-A');
     assert.equal(await secretOf(a, 'Bearer token-A'), 'secret of Bearer token-A');
-    assert.equal(accounts.count(), 1, 'A\'s second query is a cache hit');
+    assert.equal(accounts.count(), 1, "A's second query is a cache hit");
     assert.equal(await secretOf(a, 'Bearer token-B'), 'secret of Bearer token-B');
-    assert.equal(accounts.count(), 2, 'B is not served A\'s entry');
+    assert.equal(accounts.count(), 2, "B is not served A's entry");
     assert.equal(await secretOf(a, undefined), 'secret of nobody');
     assert.equal(accounts.count(), 3, 'an anonymous caller is not served an authenticated entry');
     assert.equal(await secretOf(a, 'Bearer token-A'), 'secret of Bearer token-A');
@@ -103,9 +103,12 @@ describe('cache safety', { timeout: 60_000 }, () => {
     assert.deepEqual(forwarded, ['Bearer token-A', 'Bearer token-B', null], 'the header reaches the source as sent');
   });
 
-  test('a second gateway reads each caller\'s entry from memcached and still keeps them apart', async () => {
+  test("a second gateway reads each caller's entry from memcached and still keeps them apart", async () => {
     // Writes to memcached are not awaited by responses: wait until the three entries are there.
-    await pollUntil(async () => (await listItems(mc.address)).filter((it) => it.key.includes('accounts:')).length, (n) => n >= 3);
+    await pollUntil(
+      async () => (await listItems(mc.address)).filter((it) => it.key.includes('accounts:')).length,
+      (n) => n >= 3,
+    );
     accounts.reset();
     assert.equal(await secretOf(b, 'Bearer token-B'), 'secret of Bearer token-B');
     assert.equal(await secretOf(b, undefined), 'secret of nobody');

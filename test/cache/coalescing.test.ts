@@ -130,10 +130,16 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
     );
     return { answer, leave: () => controller.abort() };
   };
-  const coalesced = async (coordinate: string): Promise<number> => sumOf(parsePromText((await gw.get('/metrics')).text), 'gqlgw_coalesced_total', { coordinate });
+  const coalesced = async (coordinate: string): Promise<number> =>
+    sumOf(parsePromText((await gw.get('/metrics')).text), 'gqlgw_coalesced_total', { coordinate });
   /** Waits (the gate closed) until `n` more lookups of `coordinate` joined a call in flight, then opens the gate. */
   const joinedThenOpen = async (coordinate: string, baseline: number, n: number): Promise<void> => {
-    const seen = await pollUntil(() => coalesced(coordinate), (count) => count >= baseline + n, 5000, 10);
+    const seen = await pollUntil(
+      () => coalesced(coordinate),
+      (count) => count >= baseline + n,
+      5000,
+      10,
+    );
     gate.open();
     assert.equal(seen - baseline, n, `${n} lookups of ${coordinate} waited for the call in flight`);
   };
@@ -162,12 +168,18 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
     await joinedThenOpen('Post.author', 0, 2);
     const [one, second] = await Promise.all([first, later]);
     const batches = users.requestsFor('GET /users').map((r) => splitIds(r.query.get('ids')).sort());
-    assert.deepEqual(batches, [['1', '2', '3', '4'], ['5', '6']]);
+    assert.deepEqual(batches, [
+      ['1', '2', '3', '4'],
+      ['5', '6'],
+    ]);
     assert.deepEqual(
       second.body.data?.posts,
       ['3', '4', '5', '6'].map((id) => ({ id, author: { name: `User ${id}` } })),
     );
-    assert.deepEqual(one.body.data?.posts, ['1', '2', '3', '4'].map((id) => ({ id, author: { name: `User ${id}` } })));
+    assert.deepEqual(
+      one.body.data?.posts,
+      ['1', '2', '3', '4'].map((id) => ({ id, author: { name: `User ${id}` } })),
+    );
     assert.deepEqual(debugCounts(second), { rounds: 2, subrequests: 2, batches: 1 });
     assert.equal(await metric('gqlgw_coalesced_total', { coordinate: 'Post.author', source: 'users' }), 2, 'one per key');
   });
@@ -192,8 +204,13 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
     await until(() => users.count('GET /users/:id') === 1, 'the leader reached users');
     const waiters = Promise.all(Array.from({ length: 3 }, () => gw.query('{ user(id: 8) { name } }')));
     const leavingWaiter = leavingQuery('{ user(id: 8) { name } }');
-    const seen = await pollUntil(() => coalesced('Query.user'), (count) => count >= baseline + 4, 5000, 10);
-    assert.equal(seen - baseline, 4, 'every waiter joined the leader\'s call');
+    const seen = await pollUntil(
+      () => coalesced('Query.user'),
+      (count) => count >= baseline + 4,
+      5000,
+      10,
+    );
+    assert.equal(seen - baseline, 4, "every waiter joined the leader's call");
     leader.leave();
     leavingWaiter.leave();
     assert.equal(await leader.answer, 'aborted');
@@ -204,7 +221,7 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
     assert.equal(users.count('GET /users/:id'), 1, 'the shared call ran on for the others');
   });
 
-  it('gives a failed call\'s error to every waiter and never caches it', async () => {
+  it("gives a failed call's error to every waiter and never caches it", async () => {
     users.reset();
     flakyStatus = 503;
     gate.close();
@@ -214,7 +231,10 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
     assert.equal(users.count('GET /flaky'), 1);
     for (const r of failed) {
       assert.equal(r.body.data?.flaky, null);
-      assert.deepEqual(r.body.errors?.map((e) => [e.extensions?.code, e.extensions?.status]), [['UPSTREAM_HTTP_ERROR', 503]]);
+      assert.deepEqual(
+        r.body.errors?.map((e) => [e.extensions?.code, e.extensions?.status]),
+        [['UPSTREAM_HTTP_ERROR', 503]],
+      );
     }
     flakyStatus = 200;
     const healed = await gw.query('{ flaky { name } }');
@@ -227,7 +247,10 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
     gate.close();
     const mutations = Promise.all(Array.from({ length: 3 }, () => gw.query('mutation { touch(id: 3) { name } }')));
     const reads = Promise.all(Array.from({ length: 3 }, () => gw.query('{ lookup(id: 3) { name } }')));
-    await until(() => users.count('POST /touch/:id') === 3 && users.count('POST /lookup') === 3, 'every request reached users while the first was still out');
+    await until(
+      () => users.count('POST /touch/:id') === 3 && users.count('POST /lookup') === 3,
+      'every request reached users while the first was still out',
+    );
     gate.open();
     for (const r of await mutations) assert.deepEqual(r.body.data, { touch: { name: 'touched 3' } });
     for (const r of await reads) assert.deepEqual(r.body.data, { lookup: { name: 'looked up' } });

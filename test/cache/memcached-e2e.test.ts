@@ -71,11 +71,7 @@ function memcachedToml(o: MemcachedOptions): string {
 }
 
 /** Items of one deployment (key prefix), polled until `done` holds or 3 s have passed. */
-async function itemsUntil(
-  address: string,
-  keyPrefix: string,
-  done: (items: StoredItem[]) => boolean,
-): Promise<StoredItem[]> {
+async function itemsUntil(address: string, keyPrefix: string, done: (items: StoredItem[]) => boolean): Promise<StoredItem[]> {
   return pollUntil(async () => (await listItems(address)).filter((item) => item.key.startsWith(keyPrefix)), done);
 }
 
@@ -179,7 +175,10 @@ describe('memcached tier in the gateway', { timeout: 120_000 }, () => {
     assert.equal(res.body.errors, undefined);
     assert.equal((res.body.data?.big as { name: string }).name.length, 3000);
     const items = await itemsUntil(mc.address, keyPrefix, (found) => found.some((i) => i.key.includes('/users/9')));
-    assert.ok(items.some((item) => item.key.includes('/users/9')), 'the small value was stored');
+    assert.ok(
+      items.some((item) => item.key.includes('/users/9')),
+      'the small value was stored',
+    );
     await sleep(100);
     const later = await listItems(mc.address);
     assert.ok(!later.some((item) => item.key.startsWith(keyPrefix) && item.key.includes('/users/big')), 'big was not');
@@ -199,7 +198,10 @@ describe('memcached tier in the gateway', { timeout: 120_000 }, () => {
       const up = await gw.query('{ user(id: 12) { name } }');
       assert.deepEqual(up.body.data, { user: { name: 'User 12' } });
       const items = await itemsUntil(own.address, keyPrefix, (found) => found.some((i) => i.key.includes('/users/12')));
-      assert.ok(items.some((item) => item.key.includes('/users/12')), 'writes reach memcached again');
+      assert.ok(
+        items.some((item) => item.key.includes('/users/12')),
+        'writes reach memcached again',
+      );
     } finally {
       await own.stop();
     }
@@ -230,37 +232,47 @@ describe('memcached tier in the gateway', { timeout: 120_000 }, () => {
   ];
 
   for (const backend of badBackends) {
-    test(`memcached ${backend.name}: every query is answered from the source within the deadline`, { timeout: TEST_TIMEOUT_MS }, async () => {
-      const bad: { address: string; stop(): Promise<void> } | FakeServer = await backend.start();
-      try {
-        const timeoutMs = 100;
-        const gw = await gateway({ servers: [bad.address], keyPrefix: freshPrefix(), timeoutMs, failureThreshold: 2, cooldownMs: 60_000 });
-        users.reset();
-        for (let i = 0; i < 4; i++) {
-          const started = performance.now();
-          const res = await gw.query(`{ user(id: ${20 + i}) { name } }`);
-          const ms = performance.now() - started;
-          assert.equal(res.status, 200);
-          assert.equal(res.body.errors, undefined);
-          assert.deepEqual(res.body.data, { user: { name: `User ${20 + i}` } });
-          // Generous: the failure counters below say why it fell through; this only catches a hang.
-          assert.ok(ms < timeoutMs + 3000, `query ${i} took ${ms} ms`);
+    test(
+      `memcached ${backend.name}: every query is answered from the source within the deadline`,
+      { timeout: TEST_TIMEOUT_MS },
+      async () => {
+        const bad: { address: string; stop(): Promise<void> } | FakeServer = await backend.start();
+        try {
+          const timeoutMs = 100;
+          const gw = await gateway({
+            servers: [bad.address],
+            keyPrefix: freshPrefix(),
+            timeoutMs,
+            failureThreshold: 2,
+            cooldownMs: 60_000,
+          });
+          users.reset();
+          for (let i = 0; i < 4; i++) {
+            const started = performance.now();
+            const res = await gw.query(`{ user(id: ${20 + i}) { name } }`);
+            const ms = performance.now() - started;
+            assert.equal(res.status, 200);
+            assert.equal(res.body.errors, undefined);
+            assert.deepEqual(res.body.data, { user: { name: `User ${20 + i}` } });
+            // Generous: the failure counters below say why it fell through; this only catches a hang.
+            assert.ok(ms < timeoutMs + 3000, `query ${i} took ${ms} ms`);
+          }
+          assert.equal(users.count(), 4, 'each query fell through to the source');
+          let failures = 0;
+          for (const kind of backend.kinds) failures += await metric(gw, 'gqlgw_cache_tier_failures_total', { kind });
+          const skips = await metric(gw, 'gqlgw_cache_tier_skips_total', { call: 'get' });
+          assert.equal(await metric(gw, 'gqlgw_cache_tier_failures_total'), failures, 'only the expected kinds');
+          if (backend.opens) {
+            assert.ok(failures >= 2, `failures of kind ${backend.kinds.join('|')} counted: ${failures}`);
+            assert.ok(skips >= 1, 'after failure_threshold failures the tier was skipped');
+          } else {
+            assert.equal(await metric(gw, 'gqlgw_cache_tier_failures_total', { call: 'get' }), 4, 'every read was junk');
+          }
+        } finally {
+          await Promise.all(gateways.splice(0).map((gw) => gw.close()));
+          await bad.stop();
         }
-        assert.equal(users.count(), 4, 'each query fell through to the source');
-        let failures = 0;
-        for (const kind of backend.kinds) failures += await metric(gw, 'gqlgw_cache_tier_failures_total', { kind });
-        const skips = await metric(gw, 'gqlgw_cache_tier_skips_total', { call: 'get' });
-        assert.equal(await metric(gw, 'gqlgw_cache_tier_failures_total'), failures, 'only the expected kinds');
-        if (backend.opens) {
-          assert.ok(failures >= 2, `failures of kind ${backend.kinds.join('|')} counted: ${failures}`);
-          assert.ok(skips >= 1, 'after failure_threshold failures the tier was skipped');
-        } else {
-          assert.equal(await metric(gw, 'gqlgw_cache_tier_failures_total', { call: 'get' }), 4, 'every read was junk');
-        }
-      } finally {
-        await Promise.all(gateways.splice(0).map((gw) => gw.close()));
-        await bad.stop();
-      }
-    });
+      },
+    );
   }
 });

@@ -7,11 +7,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import memjs from 'memjs';
 import { memcachedKey } from '../../gateway/cache/cache-key.js';
-import {
-  createMemcachedTier,
-  type MemcachedFailureKind,
-  type MemcachedOperation,
-} from '../../gateway/cache/memcached.js';
+import { createMemcachedTier, type MemcachedFailureKind, type MemcachedOperation } from '../../gateway/cache/memcached.js';
 import type { MemcachedTier } from '../../gateway/cache/tier.js';
 import type { CacheEntry } from '../../gateway/cache/entry.js';
 import type { MemcachedConfig } from '../../gateway/config/types.js';
@@ -108,10 +104,13 @@ async function timedGet(t: ValueTier, keys: string[]): Promise<{ hits: Map<strin
   return { hits, ms: performance.now() - started };
 }
 
-afterEach(async () => {
-  await Promise.all(openTiers.splice(0).map((t) => t.close()));
-  assert.deepEqual(unhandled, [], 'no unhandled promise rejections');
-}, { timeout: TEST_TIMEOUT_MS });
+afterEach(
+  async () => {
+    await Promise.all(openTiers.splice(0).map((t) => t.close()));
+    assert.deepEqual(unhandled, [], 'no unhandled promise rejections');
+  },
+  { timeout: TEST_TIMEOUT_MS },
+);
 
 describe('memcached tier against a real memcached', () => {
   let mc: RunningMemcached;
@@ -133,7 +132,10 @@ describe('memcached tier against a real memcached', () => {
       { key: 'User:1', value: { id: '1', name: 'Ada', tags: ['x'] }, ttlSeconds: 60 },
       { key: 'User:404', value: null, ttlSeconds: 60 },
     ]);
-    const hits = await pollUntil(() => reader.getMany(['User:1', 'User:404', 'User:2']), (m) => m.size === 2);
+    const hits = await pollUntil(
+      () => reader.getMany(['User:1', 'User:404', 'User:2']),
+      (m) => m.size === 2,
+    );
     assert.deepEqual(hits.get('User:1'), { id: '1', name: 'Ada', tags: ['x'] });
     assert.ok(hits.has('User:404') && hits.get('User:404') === null, 'a cached null is a hit');
     assert.ok(!hits.has('User:2'));
@@ -148,9 +150,15 @@ describe('memcached tier against a real memcached', () => {
       { key: 'short', value: 'soon gone', ttlSeconds: 1 },
       { key: 'long', value: 'stays', ttlSeconds: 60 },
     ]);
-    const warm = await pollUntil(() => t.getMany(['short', 'long']), (m) => m.size === 2);
+    const warm = await pollUntil(
+      () => t.getMany(['short', 'long']),
+      (m) => m.size === 2,
+    );
     assert.equal(warm.get('short'), 'soon gone');
-    const expired = await pollUntil(() => t.getMany(['short', 'long']), (m) => !m.has('short'));
+    const expired = await pollUntil(
+      () => t.getMany(['short', 'long']),
+      (m) => !m.has('short'),
+    );
     assert.ok(!expired.has('short'), 'the 1 s entry expired');
     assert.equal(expired.get('long'), 'stays');
   });
@@ -165,7 +173,10 @@ describe('memcached tier against a real memcached', () => {
       { key: longKey, value: { n: 1 }, ttlSeconds: 60 },
       { key: unsafeKey, value: { n: 2 }, ttlSeconds: 60 },
     ]);
-    const hits = await pollUntil(() => reader.getMany([longKey, unsafeKey]), (m) => m.size === 2);
+    const hits = await pollUntil(
+      () => reader.getMany([longKey, unsafeKey]),
+      (m) => m.size === 2,
+    );
     assert.deepEqual(hits.get(longKey), { n: 1 });
     assert.deepEqual(hits.get(unsafeKey), { n: 2 });
 
@@ -188,7 +199,10 @@ describe('memcached tier against a real memcached', () => {
       { key: 'big', value: 'y'.repeat(2000), ttlSeconds: 60 },
       { key: 'small', value: 'y'.repeat(500), ttlSeconds: 60 },
     ]);
-    const hits = await pollUntil(() => t.getMany(['big', 'small']), (m) => m.has('small'));
+    const hits = await pollUntil(
+      () => t.getMany(['big', 'small']),
+      (m) => m.has('small'),
+    );
     assert.equal(hits.get('small'), 'y'.repeat(500));
     assert.ok(!hits.has('big'), 'the oversized value was not stored');
     const raw = memjs.Client.create(mc.address, { retries: 1, logger: { log: () => undefined } });
@@ -204,13 +218,16 @@ describe('memcached tier against a real memcached', () => {
     const t = tier(configFor([mc.address], { keyPrefix, timeoutMs: 1000 }));
     const keys = Array.from({ length: 300 }, (_, i) => `Post:${i}`);
     t.setMany(keys.map((key, i) => ({ key, value: { id: i }, ttlSeconds: 60 })));
-    const hits = await pollUntil(() => t.getMany([...keys, 'Post:missing']), (m) => m.size === keys.length);
+    const hits = await pollUntil(
+      () => t.getMany([...keys, 'Post:missing']),
+      (m) => m.size === keys.length,
+    );
     assert.equal(hits.size, keys.length);
     keys.forEach((key, i) => assert.deepEqual(hits.get(key), { id: i }));
     assert.deepEqual(t.failures, []);
   });
 
-  it('asks for a round\'s keys together, not one round trip after another', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("asks for a round's keys together, not one round trip after another", { timeout: TEST_TIMEOUT_MS }, async () => {
     // Through a proxy adding 100 ms each way, 30 sequential gets would need 6 s; the deadline is 1 s.
     const keyPrefix = freshPrefix();
     const proxy = await startLatencyProxy(mc.address, 100);
@@ -219,7 +236,10 @@ describe('memcached tier against a real memcached', () => {
       const slow = tier(configFor([proxy.address], { keyPrefix, timeoutMs: 1000 }));
       const keys = Array.from({ length: 30 }, (_, i) => `Comment:${i}`);
       direct.setMany(keys.map((key) => ({ key, value: key, ttlSeconds: 60 })));
-      await pollUntil(() => direct.getMany(keys), (m) => m.size === keys.length);
+      await pollUntil(
+        () => direct.getMany(keys),
+        (m) => m.size === keys.length,
+      );
       const { hits } = await timedGet(slow, keys);
       assert.equal(hits.size, keys.length, 'every key answered within one deadline');
       assert.deepEqual(slow.failures, []);
@@ -264,8 +284,15 @@ describe('memcached tier against a real memcached', () => {
     const entry: CacheEntry = { value: { id: 7 }, missing: false, freshUntil: now + 1000, staleUntil: now + 30_500 };
     const miss: CacheEntry = { value: null, missing: true, freshUntil: now + 5000, staleUntil: now + 5000 };
     const gone: CacheEntry = { value: 1, missing: false, freshUntil: now - 10, staleUntil: now - 5 };
-    created.setMany([{ key: 'e', entry }, { key: 'm', entry: miss }, { key: 'gone', entry: gone }]);
-    const hits = await pollUntil(() => created.getMany(['e', 'm', 'gone']), (m) => m.size === 2);
+    created.setMany([
+      { key: 'e', entry },
+      { key: 'm', entry: miss },
+      { key: 'gone', entry: gone },
+    ]);
+    const hits = await pollUntil(
+      () => created.getMany(['e', 'm', 'gone']),
+      (m) => m.size === 2,
+    );
     assert.deepEqual(hits.get('e'), entry);
     assert.deepEqual(hits.get('m'), miss);
     assert.ok(!hits.has('gone'), 'an entry past its staleUntil is not stored');
@@ -282,7 +309,15 @@ describe('memcached tier against a real memcached', () => {
       const keyPrefix = freshPrefix();
       const t = tier(configFor([own.address], { keyPrefix, failureThreshold: 3, cooldownMs: 600 }));
       t.setMany([{ key: 'k', value: 1, ttlSeconds: 60 }]);
-      assert.equal((await pollUntil(() => t.getMany(['k']), (m) => m.size === 1)).get('k'), 1);
+      assert.equal(
+        (
+          await pollUntil(
+            () => t.getMany(['k']),
+            (m) => m.size === 1,
+          )
+        ).get('k'),
+        1,
+      );
 
       await own.stop();
       for (let i = 0; i < 3; i++) {
@@ -291,7 +326,10 @@ describe('memcached tier against a real memcached', () => {
         assert.ok(ms < TIMEOUT_MS + MARGIN_MS, `call ${i} took ${ms} ms`);
       }
       assert.equal(t.failures.length, 3);
-      assert.ok(t.failures.every(([kind, op]) => kind === 'error' && op === 'get'), JSON.stringify(t.failures));
+      assert.ok(
+        t.failures.every(([kind, op]) => kind === 'error' && op === 'get'),
+        JSON.stringify(t.failures),
+      );
 
       const skipped = await timedGet(t, ['k']);
       assert.equal(skipped.hits.size, 0);
@@ -303,10 +341,16 @@ describe('memcached tier against a real memcached', () => {
       await own.restart();
       const other = tier(configFor([own.address], { keyPrefix }));
       other.setMany([{ key: 'k', value: 3, ttlSeconds: 60 }]);
-      await pollUntil(() => other.getMany(['k']), (m) => m.size === 1);
+      await pollUntil(
+        () => other.getMany(['k']),
+        (m) => m.size === 1,
+      );
       assert.equal((await t.getMany(['k'])).size, 0, 'still cooling down');
       await sleep(650);
-      const back = await pollUntil(() => t.getMany(['k']), (m) => m.size === 1);
+      const back = await pollUntil(
+        () => t.getMany(['k']),
+        (m) => m.size === 1,
+      );
       assert.equal(back.get('k'), 3, 'hits return after the cool-down without any reset');
       assert.equal(t.failures.length, 3, 'no new failures once memcached is back');
     } finally {
@@ -318,10 +362,13 @@ describe('memcached tier against a real memcached', () => {
 
 describe('memcached tier against misbehaving servers', () => {
   const servers: FakeServer[] = [];
-  afterEach(async () => {
-    await Promise.all(openTiers.splice(0).map((t) => t.close()));
-    await Promise.all(servers.splice(0).map((s) => s.stop()));
-  }, { timeout: TEST_TIMEOUT_MS });
+  afterEach(
+    async () => {
+      await Promise.all(openTiers.splice(0).map((t) => t.close()));
+      await Promise.all(servers.splice(0).map((s) => s.stop()));
+    },
+    { timeout: TEST_TIMEOUT_MS },
+  );
 
   /** Runs `threshold` calls against a bad server; each must be a prompt all-miss. */
   async function expectPromptMisses(t: ValueTier, calls: number): Promise<void> {
@@ -364,7 +411,10 @@ describe('memcached tier against misbehaving servers', () => {
     await expectPromptMisses(t, 2);
     assert.ok(closing.connections >= 2, 'each failed call left its connection behind');
     assert.equal(t.failures.length, 2);
-    assert.ok(t.failures.every(([kind]) => kind === 'timeout' || kind === 'error'), JSON.stringify(t.failures));
+    assert.ok(
+      t.failures.every(([kind]) => kind === 'timeout' || kind === 'error'),
+      JSON.stringify(t.failures),
+    );
     await expectSkipped(t, closing);
   });
 
@@ -416,7 +466,11 @@ describe('memcached tier against misbehaving servers', () => {
         t.setMany([{ key: `w${i}`, value: { i }, ttlSeconds: 60 }]);
       }
       assert.equal(t.failures.length, 0, 'every setMany returned before its write had an outcome: it does not wait for the server');
-      await pollUntil(async () => t.failures.length, (n) => n === 20, TIMEOUT_MS + MARGIN_MS + 500);
+      await pollUntil(
+        async () => t.failures.length,
+        (n) => n === 20,
+        TIMEOUT_MS + MARGIN_MS + 500,
+      );
       assert.equal(t.failures.length, 20, `every write failed quietly against ${address}`);
       assert.ok(t.failures.every(([, op]) => op === 'set'));
     }

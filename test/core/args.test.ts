@@ -29,7 +29,12 @@ describe('@fetch path placeholders', () => {
 
   before(async () => {
     blog = await startUpstream({
-      'GET /posts': () => ({ json: [{ id: 1, author_id: 5 }, { id: 2, author_id: null }] }),
+      'GET /posts': () => ({
+        json: [
+          { id: 1, author_id: 5 },
+          { id: 2, author_id: null },
+        ],
+      }),
       'GET /posts/:id': ({ params }) => ({ json: { id: params.id, author_id: null } }),
       'GET /users/:id': ({ params }) => ({ json: { id: params.id, name: `User ${params.id}` } }),
     });

@@ -29,7 +29,9 @@ describe('@batch path with a null argument in its path part', () => {
 
   before(async () => {
     users = await startUpstream({
-      'GET /orgs/:org/users': ({ params, query }) => ({ json: splitIds(query.get('ids')).map((id) => ({ id, name: `${params.org} ${id}` })) }),
+      'GET /orgs/:org/users': ({ params, query }) => ({
+        json: splitIds(query.get('ids')).map((id) => ({ id, name: `${params.org} ${id}` })),
+      }),
     });
     posts = await startUpstream({ 'GET /posts': () => ({ json: [1, 2].map((i) => ({ id: i, author_id: String(i) })) }) });
     gw = await startTestGateway({ sources: { users: { url: users.url }, posts: { url: posts.url } }, schemas: { 's.graphqls': SCHEMA } });
@@ -62,7 +64,12 @@ describe('@batch path with a null argument in its path part', () => {
     users.reset();
     const res = await gw.query('{ posts { id author { name } } }');
     assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
-    assert.deepEqual(res.body.data, { posts: [{ id: '1', author: null }, { id: '2', author: null }] });
+    assert.deepEqual(res.body.data, {
+      posts: [
+        { id: '1', author: null },
+        { id: '2', author: null },
+      ],
+    });
     assert.equal(users.count(), 0);
   });
 });

@@ -74,7 +74,10 @@ describe('the reference workload: 100 posts by 100 distinct authors', () => {
     assert.equal(users.count('GET /users/:id'), 100);
     assert.equal(users.count(), 100);
     const asked = users.requests.map((r) => Number(r.path.split('/')[2])).sort((a, b) => a - b);
-    assert.deepEqual(asked, Array.from({ length: 100 }, (_, i) => i + 1));
+    assert.deepEqual(
+      asked,
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
   });
 
   test('@batch: 2 rounds, 2 subrequests, 1 batch with all 100 keys', async () => {
@@ -206,9 +209,7 @@ type Comment { id: ID! body: String postId: ID! @from(key: "post_id") }
     const res = await gateway.query('{ posts { id comments { id body postId } } }');
     assert.equal(res.body.errors, undefined);
     const list = res.body.data?.posts as Array<{ id: string; comments: Array<{ id: string; postId: string }> }>;
-    const byPost = Object.fromEntries(
-      list.map((p) => [p.id, p.comments.map((c) => c.id).sort((a, b) => Number(a) - Number(b))]),
-    );
+    const byPost = Object.fromEntries(list.map((p) => [p.id, p.comments.map((c) => c.id).sort((a, b) => Number(a) - Number(b))]));
     assert.deepEqual(byPost, { '1': ['11', '12', '13'], '2': [], '3': ['31'], '4': ['41', '42'] });
     for (const post of list) for (const c of post.comments) assert.equal(c.postId, post.id);
 

@@ -92,7 +92,7 @@ describe('upstream failures', () => {
     assert.deepEqual(res.body.data, { ok: { name: 'User 4' }, missing: null });
   });
 
-  test('nested failures null only their own post\'s author, each with its path', async () => {
+  test("nested failures null only their own post's author, each with its path", async () => {
     const res = await gateway.query('{ posts { id title author { id name } } }');
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data, {

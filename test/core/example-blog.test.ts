@@ -63,7 +63,10 @@ describe('the example blog behind schema/blog.graphqls', () => {
         assert.equal(comment.author.username, USERS.find((u) => u.id === c.author_id)!.username);
       }
     }
-    assert.ok(list.some((p) => p.comments.length === 0), 'post 5 and 10 have no comments');
+    assert.ok(
+      list.some((p) => p.comments.length === 0),
+      'post 5 and 10 have no comments',
+    );
     // Round 1 the posts; round 2 their authors and their comments, one batch each; round 3 one batch
     // of the comment authors who wrote none of the posts (the request memo answers the others).
     assert.deepEqual(debugCounts(res), { rounds: 3, subrequests: 4, batches: 3 });
@@ -88,7 +91,10 @@ describe('the example blog behind schema/blog.graphqls', () => {
     const users = res.body.data?.users as Array<{ id: string; posts: Array<{ id: string }> }>;
     assert.equal(users.length, USERS.length);
     for (const user of users) {
-      assert.deepEqual(user.posts.map((p) => p.id), POSTS.filter((p) => String(p.author_id) === user.id).map((p) => String(p.id)));
+      assert.deepEqual(
+        user.posts.map((p) => p.id),
+        POSTS.filter((p) => String(p.author_id) === user.id).map((p) => String(p.id)),
+      );
     }
     assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 2, batches: 1 });
   });
@@ -101,9 +107,14 @@ describe('the example blog behind schema/blog.graphqls', () => {
     assert.deepEqual(updated.body, { data: { updateUser: { id: '3', name: 'Renamed' } }, extensions: updated.body.extensions });
     assert.equal(await name(), 'Renamed', 'the read after the write reaches the users service');
 
-    const postsOf3 = async () => ((await gateway.query('{ user(id: 3) { posts { id } } }')).body.data?.user as { posts: Array<{ id: string }> }).posts.map((p) => p.id);
+    const postsOf3 = async () =>
+      ((await gateway.query('{ user(id: 3) { posts { id } } }')).body.data?.user as { posts: Array<{ id: string }> }).posts.map(
+        (p) => p.id,
+      );
     const before3 = await postsOf3();
-    const created = await gateway.query('mutation { createPost(input: { title: "New", body: "Hello", authorId: 3 }) { id title author { name } } }');
+    const created = await gateway.query(
+      'mutation { createPost(input: { title: "New", body: "Hello", authorId: 3 }) { id title author { name } } }',
+    );
     assert.equal(created.body.errors, undefined);
     const post = created.body.data?.createPost as { id: string; title: string; author: { name: string } };
     assert.deepEqual({ title: post.title, author: post.author }, { title: 'New', author: { name: 'Renamed' } });

@@ -32,7 +32,11 @@ describe('examples/github', () => {
   });
 
   async function query(q: string): Promise<{ body: { data?: Record<string, unknown>; errors?: unknown[] }; counts: string }> {
-    const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: q }) });
+    const res = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: q }),
+    });
     const counts = ['x-gql-rounds', 'x-gql-subrequests', 'x-gql-batches'].map((h) => res.headers.get(h)).join('/');
     return { body: (await res.json()) as { data?: Record<string, unknown> }, counts };
   }
@@ -65,7 +69,12 @@ describe('examples/github', () => {
   });
 
   test('search through an envelope, users with their repos', async () => {
-    const { body } = await query('{ searchRepos(q: "example", first: 1) { name owner { login } } user(login: "hubot") { city repos { name } } }');
-    assert.deepEqual(body.data, { searchRepos: [{ name: 'spoon-knife', owner: { login: 'octocat' } }], user: { city: null, repos: [{ name: 'hubot-scripts' }] } });
+    const { body } = await query(
+      '{ searchRepos(q: "example", first: 1) { name owner { login } } user(login: "hubot") { city repos { name } } }',
+    );
+    assert.deepEqual(body.data, {
+      searchRepos: [{ name: 'spoon-knife', owner: { login: 'octocat' } }],
+      user: { city: null, repos: [{ name: 'hubot-scripts' }] },
+    });
   });
 });

@@ -43,8 +43,7 @@ describe('GraphQL semantics through the gateway', () => {
         const post = POSTS.find((p) => String(p.id) === params.id);
         return post ? { json: post } : { status: 404, json: { error: 'not found' } };
       },
-      'GET /users/:id': ({ params }) =>
-        USERS[params.id] ? { json: USERS[params.id] } : { status: 404, json: { error: 'not found' } },
+      'GET /users/:id': ({ params }) => (USERS[params.id] ? { json: USERS[params.id] } : { status: 404, json: { error: 'not found' } }),
     });
     gateway = await startTestGateway({ sources: { blog: { url: blog.url } }, schemas: { 's.graphqls': SCHEMA } });
   });
@@ -119,7 +118,10 @@ describe('GraphQL semantics through the gateway', () => {
   test('a null in a nullable parent stops there', async () => {
     const res = await gateway.query('{ post(id: 3) { id author { id name } } }');
     assert.deepEqual(res.body.data, { post: { id: '3', author: null } });
-    assert.deepEqual(res.body.errors?.map((e) => e.path), [['post', 'author', 'name']]);
+    assert.deepEqual(
+      res.body.errors?.map((e) => e.path),
+      [['post', 'author', 'name']],
+    );
   });
 
   test('propagation through several non-null levels reaches the nullable root field, siblings stay', async () => {
@@ -139,7 +141,11 @@ describe('GraphQL semantics through the gateway', () => {
     const invalid = [
       { query: '{ posts { id nope } }', message: 'Cannot query field "nope" on type "Post".', at: [1, 14] },
       { query: '{ post { id } }', message: 'Field "post" argument "id" of type "ID!" is required, but it was not provided.', at: [1, 3] },
-      { query: 'query Q($id: ID!) { post(id: $id) { id } }', message: 'Variable "$id" of required type "ID!" was not provided.', at: [1, 9] },
+      {
+        query: 'query Q($id: ID!) { post(id: $id) { id } }',
+        message: 'Variable "$id" of required type "ID!" was not provided.',
+        at: [1, 9],
+      },
       {
         query: '{ posts { id author } }',
         message: 'Field "author" of type "User" must have a selection of subfields. Did you mean "author { ... }"?',

@@ -68,7 +68,11 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
   const users = { url: 'http://127.0.0.1:1' };
   const made: GatewayFiles[] = [];
   const files = async (schema: string, toml?: string) => {
-    const f = await writeGatewayFiles({ schemas: { 's.graphqls': schema }, sources: { users, private: { ...users, forwardHeaders: ['authorization'] } }, toml });
+    const f = await writeGatewayFiles({
+      schemas: { 's.graphqls': schema },
+      sources: { users, private: { ...users, forwardHeaders: ['authorization'] } },
+      toml,
+    });
     made.push(f);
     return f;
   };
@@ -76,7 +80,12 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const taken = (blocker.address() as { port: number }).port;
   try {
-    const [schemaTypos, nameTypos, warnings, tomlTypos] = await Promise.all([files(SCHEMA_TYPOS), files(NAME_TYPOS), files(WARNINGS), files('type Query { a: String }', TOML_TYPOS)]);
+    const [schemaTypos, nameTypos, warnings, tomlTypos] = await Promise.all([
+      files(SCHEMA_TYPOS),
+      files(NAME_TYPOS),
+      files(WARNINGS),
+      files('type Query { a: String }', TOML_TYPOS),
+    ]);
     const [typoRun, nameRun, warnRun, strictRun, tomlRun, planRun, missingFile, listen, missingConfig, example] = await Promise.all([
       runCli(['check'], schemaTypos.dir),
       runCli(['check'], nameTypos.dir),
@@ -134,7 +143,11 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
       assert.match(warnRun.stdout, /: ok, 3 warnings in s\.graphqls\n$/);
       assert.equal(strictRun.status, 1);
       assert.deepEqual(lines(strictRun), [...expected, '3 warnings in s.graphqls; --strict makes warnings fail']);
-      assert.deepEqual([example.status, example.stdout, example.stderr], [0, 'gateway.toml: ok\n', ''], 'the bundled example passes --strict');
+      assert.deepEqual(
+        [example.status, example.stdout, example.stderr],
+        [0, 'gateway.toml: ok\n', ''],
+        'the bundled example passes --strict',
+      );
     });
 
     await t.test('plan validates the query first: graphql-js errors at line:column, exit 1', () => {

@@ -51,15 +51,22 @@ test('serve --watch and SIGHUP reload config and schema; a request in flight fin
   const made: GatewayFiles[] = [];
   const running: RunningCli[] = [];
   try {
-    const files = () => writeGatewayFiles({ schemas: { 'schema/s.graphqls': V1 }, sources: { api: { url: api.url } }, debugHeaders: false });
+    const files = () =>
+      writeGatewayFiles({ schemas: { 'schema/s.graphqls': V1 }, sources: { api: { url: api.url } }, debugHeaders: false });
     const [watched, hup] = await Promise.all([files(), files()]);
     made.push(watched, hup);
     // Both configs list their schema as a glob, so that a new file counts.
-    for (const f of made) await writeFile(f.configPath, (await readFile(f.configPath, 'utf8')).replace('schema = ["schema/s.graphqls"]', 'schema = ["schema/*.graphqls"]'));
+    for (const f of made)
+      await writeFile(
+        f.configPath,
+        (await readFile(f.configPath, 'utf8')).replace('schema = ["schema/s.graphqls"]', 'schema = ["schema/*.graphqls"]'),
+      );
     const watch = spawnCli(['serve', '--watch', '--port', '0'], watched.dir);
     const plain = spawnCli(['serve'], hup.dir); // the config's port 0: its change is reported
     running.push(watch, plain);
-    const [watchUrl, plainUrl] = (await Promise.all([watch.waitFor('stdout', /^gqlgw listening on /), plain.waitFor('stdout', /^gqlgw listening on /)])).map(urlOf) as [string, string];
+    const [watchUrl, plainUrl] = (
+      await Promise.all([watch.waitFor('stdout', /^gqlgw listening on /), plain.waitFor('stdout', /^gqlgw listening on /)])
+    ).map(urlOf) as [string, string];
     const schemaFile = path.join(watched.dir, 'schema', 's.graphqls');
 
     await t.test('--watch: a good edit is served after the reload line; the request in flight ends on the old version', async () => {
@@ -80,7 +87,10 @@ test('serve --watch and SIGHUP reload config and schema; a request in flight fin
       await writeFile(temporary, BROKEN);
       await rename(temporary, schemaFile);
       await watch.waitFor('stderr', /reload failed, still serving the last good version$/, mark);
-      assert.match(watch.stderr().slice(mark), /^schema\/s\.graphqls:2:14: Unknown directive "@fetc"\. Did you mean "@fetch"\?\n1 problem in schema\/s\.graphqls; reload failed/);
+      assert.match(
+        watch.stderr().slice(mark),
+        /^schema\/s\.graphqls:2:14: Unknown directive "@fetc"\. Did you mean "@fetch"\?\n1 problem in schema\/s\.graphqls; reload failed/,
+      );
       assert.deepEqual(await query(watchUrl, '{ post { heading } }'), { data: { post: { heading: 'two' } } });
     });
 
@@ -98,7 +108,12 @@ test('serve --watch and SIGHUP reload config and schema; a request in flight fin
       assert.deepEqual(await query(plainUrl, '{ post { title } }'), { data: { post: { title: 'one' } } }, 'no reload before the signal');
       plain.child.kill('SIGHUP');
       await plain.waitFor('stdout', /^gqlgw reloaded: 3 fields, 1 source$/);
-      assert.match(plain.stderr(), new RegExp(`gqlgw: \\[gateway\\] port changed from 0 to 1: restart gqlgw to listen there \\(still serving ${plainUrl.replace(/[.]/g, '\\.')}\\)`));
+      assert.match(
+        plain.stderr(),
+        new RegExp(
+          `gqlgw: \\[gateway\\] port changed from 0 to 1: restart gqlgw to listen there \\(still serving ${plainUrl.replace(/[.]/g, '\\.')}\\)`,
+        ),
+      );
       assert.deepEqual(await query(plainUrl, '{ post { heading } }'), { data: { post: { heading: 'two' } } });
       assert.equal(plain.stdout().match(/gqlgw reloaded/g)?.length, 1, 'one reload: the signal, no watcher');
     });
@@ -116,7 +131,8 @@ test('reload keeps L2 entries of unchanged fetches and drops those of a changed 
     'GET /b': () => ({ json: 'b' }),
     'GET /b2': () => ({ json: 'b2' }),
   });
-  const sdl = (b: string) => `type Query {\n  a: String @fetch(source: "api", path: "/a") @cache(ttl: 300)\n  b: String @fetch(source: "api", path: "${b}") @cache(ttl: 300)\n}\n`;
+  const sdl = (b: string) =>
+    `type Query {\n  a: String @fetch(source: "api", path: "/a") @cache(ttl: 300)\n  b: String @fetch(source: "api", path: "${b}") @cache(ttl: 300)\n}\n`;
   const files = await writeGatewayFiles({ schemas: { 's.graphqls': sdl('/b') }, sources: { api: { url: api.url } }, debugHeaders: false });
   const gateway = await startGateway({ configPath: files.configPath, port: 0 });
   try {

@@ -28,7 +28,10 @@ test('the closest name within distance 2, a prefix, or a different case; nothing
 });
 
 test('didYouMean formats the suggestion as the user would type it', () => {
-  assert.equal(didYouMean('authorID', ['authorId', 'author'], (n) => `{parent.${n}}`), '; did you mean "{parent.authorId}"?');
+  assert.equal(
+    didYouMean('authorID', ['authorId', 'author'], (n) => `{parent.${n}}`),
+    '; did you mean "{parent.authorId}"?',
+  );
   assert.equal(didYouMean('userz', ['users', 'posts']), '; did you mean "users"?');
   assert.equal(didYouMean('qqq', ['users']), '');
 });

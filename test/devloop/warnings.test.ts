@@ -44,6 +44,9 @@ test('root fields: a namespace is fine, a plain field is always null', async () 
 type Mutation { noop: Boolean }
 type Admin { audit: [String] @fetch(source: "api", path: "/audit") }
 `),
-    ['3:3: Query.version has no @fetch, so it is always null; add @fetch(source', '5:17: Mutation.noop has no @fetch, so it is always null; add @fetch(source'],
+    [
+      '3:3: Query.version has no @fetch, so it is always null; add @fetch(source',
+      '5:17: Mutation.noop has no @fetch, so it is always null; add @fetch(source',
+    ],
   );
 });

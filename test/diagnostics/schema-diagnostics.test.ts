@@ -41,7 +41,9 @@ test('unknown source', async () => {
 
 test('@batch without @fetch', async () => {
   assert.deepEqual(
-    await problemsOf(`${BASE}type Query { posts: [Post] @fetch(source: "posts", path: "/posts") }\ntype Post {\n  authorId: ID\n  author: User @batch(path: "/users?ids={keys}", match: "id")\n}\n`),
+    await problemsOf(
+      `${BASE}type Query { posts: [Post] @fetch(source: "posts", path: "/posts") }\ntype Post {\n  authorId: ID\n  author: User @batch(path: "/users?ids={keys}", match: "id")\n}\n`,
+    ),
     ['5:16: @batch on Post.author needs a @fetch beside it: the single fetch whose key each item is cached under'],
   );
 });
@@ -125,7 +127,7 @@ test('@cache stale and missing: seconds from 0 to 30 days, stale only beside a t
 test('@fetch and @from together', async () => {
   const sdl = `${BASE}type Query { user: User @from(key: "u") @fetch(source: "users", path: "/users/1") }\n`;
   assert.deepEqual(await problemsOf(sdl), [
-    '2:25: @from on Query.user cannot stand beside @fetch: a field either reads its parent\'s key or fetches',
+    "2:25: @from on Query.user cannot stand beside @fetch: a field either reads its parent's key or fetches",
   ]);
 });
 
@@ -157,19 +159,27 @@ test('every problem of a file is reported at once, with SDL errors located too',
 
 test('gqlgw check prints every problem with file:line:col and exits 1; serve refuses to start', async () => {
   const files = await writeGatewayFiles({
-    schemas: { 'schema/s.graphqls': `type User { id: ID }\ntype Query {\n  a: User @fetch(source: "nope", path: "/a")\n  b: User @cache(ttl: -1)\n}\n` },
+    schemas: {
+      'schema/s.graphqls': `type User { id: ID }\ntype Query {\n  a: User @fetch(source: "nope", path: "/a")\n  b: User @cache(ttl: -1)\n}\n`,
+    },
     sources: { users: { url: 'http://127.0.0.1:1' } },
   });
   try {
     for (const command of ['check', 'serve']) {
-      const run = spawnSync(process.execPath, [CLI, command, '--config', files.configPath, '--port', '0'], { encoding: 'utf8', timeout: 20_000 });
+      const run = spawnSync(process.execPath, [CLI, command, '--config', files.configPath, '--port', '0'], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
       assert.equal(run.status, 1, `${command} exits 1: ${run.stderr}`);
       const lines = run.stderr.trim().split('\n');
       assert.match(lines[0]!, /s\.graphqls:3:11: @fetch on Query\.a names unknown source "nope" \(sources: users\)$/);
       assert.match(lines[1]!, /s\.graphqls:4:11: @cache on Query\.b: ttl must be 0 or more seconds, found -1$/);
       assert.match(lines[2]!, /s\.graphqls:4:11: @cache on Query\.b needs a @fetch beside it/);
       // The summary names the file the problems are in (the schema file, not gateway.toml); only serve "starts".
-      assert.match(lines[3]!, new RegExp(`^3 problems in \\S*schema[\\\\/]s\\.graphqls${command === 'serve' ? '; nothing was started' : ''}$`));
+      assert.match(
+        lines[3]!,
+        new RegExp(`^3 problems in \\S*schema[\\\\/]s\\.graphqls${command === 'serve' ? '; nothing was started' : ''}$`),
+      );
       assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
       assert.equal(run.stdout, '', `${command} prints no ready line`);
     }

@@ -68,7 +68,12 @@ describe('body templates: rendering', () => {
     assert.ok(compiled.ok);
     assert.deepEqual(
       compiled.template.placeholders.map((p) => [p.kind, p.path.join('.')]),
-      [['args', 'input.title'], ['parent', 'id'], ['keys', ''], ['result', 'x.y']],
+      [
+        ['args', 'input.title'],
+        ['parent', 'id'],
+        ['keys', ''],
+        ['result', 'x.y'],
+      ],
     );
     assert.deepEqual(
       compiled.template.parts.filter((p) => p.kind === 'slot').map((p) => p.kind === 'slot' && p.inString),

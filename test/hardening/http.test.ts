@@ -36,14 +36,56 @@ describe('GraphQL-over-HTTP answers', () => {
     await users.close();
   });
 
-  const cases: Array<{ name: string; send: () => Promise<{ status: number; body: unknown }>; status: number; code: string; message: RegExp }> = [
+  const cases: Array<{
+    name: string;
+    send: () => Promise<{ status: number; body: unknown }>;
+    status: number;
+    code: string;
+    message: RegExp;
+  }> = [
     { name: 'malformed JSON', send: () => gw.post('{"query": '), status: 400, code: 'BAD_REQUEST', message: /invalid JSON/ },
-    { name: 'a JSON body that is not an object', send: () => gw.post('"{ user(id: 1) { id } }"'), status: 400, code: 'BAD_REQUEST', message: /expected to be object/ },
-    { name: 'missing query', send: () => gw.post('{"variables": {}}'), status: 400, code: 'BAD_REQUEST', message: /Must provide query string/ },
-    { name: 'a query that is not a string', send: () => gw.post('{"query": 42}'), status: 400, code: 'BAD_REQUEST', message: /"query" param to be a string/ },
-    { name: 'variables that are not an object', send: () => gw.post('{"query": "{ user(id: 1) { id } }", "variables": [1]}'), status: 400, code: 'BAD_REQUEST', message: /"variables" param/ },
-    { name: 'a syntax error', send: () => gw.query('{ user(id: 1) { id }'), status: 400, code: 'GRAPHQL_PARSE_FAILED', message: /Syntax Error/ },
-    { name: 'an unknown field', send: () => gw.query('{ user(id: 1) { nam } }'), status: 400, code: 'GRAPHQL_VALIDATION_FAILED', message: /^Cannot query field "nam" on type "User"\.$/ },
+    {
+      name: 'a JSON body that is not an object',
+      send: () => gw.post('"{ user(id: 1) { id } }"'),
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: /expected to be object/,
+    },
+    {
+      name: 'missing query',
+      send: () => gw.post('{"variables": {}}'),
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: /Must provide query string/,
+    },
+    {
+      name: 'a query that is not a string',
+      send: () => gw.post('{"query": 42}'),
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: /"query" param to be a string/,
+    },
+    {
+      name: 'variables that are not an object',
+      send: () => gw.post('{"query": "{ user(id: 1) { id } }", "variables": [1]}'),
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: /"variables" param/,
+    },
+    {
+      name: 'a syntax error',
+      send: () => gw.query('{ user(id: 1) { id }'),
+      status: 400,
+      code: 'GRAPHQL_PARSE_FAILED',
+      message: /Syntax Error/,
+    },
+    {
+      name: 'an unknown field',
+      send: () => gw.query('{ user(id: 1) { nam } }'),
+      status: 400,
+      code: 'GRAPHQL_VALIDATION_FAILED',
+      message: /^Cannot query field "nam" on type "User"\.$/,
+    },
     {
       name: 'a variable of the wrong type',
       send: () => gw.query('query Q($id: ID!) { user(id: $id) { id } }', { id: { nested: true } }),
@@ -51,13 +93,58 @@ describe('GraphQL-over-HTTP answers', () => {
       code: 'BAD_REQUEST',
       message: /Variable "\$id" got invalid value/,
     },
-    { name: 'a missing required variable', send: () => gw.query('query Q($id: ID!) { user(id: $id) { id } }', {}), status: 400, code: 'BAD_REQUEST', message: /"\$id" of required type "ID!" was not provided/ },
-    { name: 'an unknown operation name', send: () => gw.query('query A { user(id: 1) { id } }', {}, {}, 'B'), status: 400, code: 'OPERATION_RESOLUTION_FAILURE', message: /^Unknown operation named "B"\.$/ },
-    { name: 'two operations and no name', send: () => gw.query('query A { user(id: 1) { id } } query B { user(id: 2) { id } }'), status: 400, code: 'OPERATION_RESOLUTION_FAILURE', message: /name one in "operationName"/ },
-    { name: 'a mutation over GET', send: () => gw.get(`/graphql?query=${encodeURIComponent('mutation { touch }')}`, { accept: 'application/json' }), status: 405, code: 'BAD_REQUEST', message: /mutation operation from a POST request/ },
-    { name: 'a text/plain body', send: () => gw.post('{"query": "{ user(id: 1) { id } }"}', { 'content-type': 'text/plain' }), status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: /application\/json, not "text\/plain"/ },
-    { name: 'a form post', send: () => gw.post('query=%7B%20user(id%3A%201)%20%7B%20id%20%7D%20%7D', { 'content-type': 'application/x-www-form-urlencoded' }), status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: /application\/json/ },
-    { name: 'a PUT', send: async () => { const r = await fetch(gw.url, { method: 'PUT', body: '{}', headers: { 'content-type': 'application/json' } }); return { status: r.status, body: await r.json() }; }, status: 405, code: 'BAD_REQUEST', message: /GET and POST/ },
+    {
+      name: 'a missing required variable',
+      send: () => gw.query('query Q($id: ID!) { user(id: $id) { id } }', {}),
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: /"\$id" of required type "ID!" was not provided/,
+    },
+    {
+      name: 'an unknown operation name',
+      send: () => gw.query('query A { user(id: 1) { id } }', {}, {}, 'B'),
+      status: 400,
+      code: 'OPERATION_RESOLUTION_FAILURE',
+      message: /^Unknown operation named "B"\.$/,
+    },
+    {
+      name: 'two operations and no name',
+      send: () => gw.query('query A { user(id: 1) { id } } query B { user(id: 2) { id } }'),
+      status: 400,
+      code: 'OPERATION_RESOLUTION_FAILURE',
+      message: /name one in "operationName"/,
+    },
+    {
+      name: 'a mutation over GET',
+      send: () => gw.get(`/graphql?query=${encodeURIComponent('mutation { touch }')}`, { accept: 'application/json' }),
+      status: 405,
+      code: 'BAD_REQUEST',
+      message: /mutation operation from a POST request/,
+    },
+    {
+      name: 'a text/plain body',
+      send: () => gw.post('{"query": "{ user(id: 1) { id } }"}', { 'content-type': 'text/plain' }),
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: /application\/json, not "text\/plain"/,
+    },
+    {
+      name: 'a form post',
+      send: () => gw.post('query=%7B%20user(id%3A%201)%20%7B%20id%20%7D%20%7D', { 'content-type': 'application/x-www-form-urlencoded' }),
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: /application\/json/,
+    },
+    {
+      name: 'a PUT',
+      send: async () => {
+        const r = await fetch(gw.url, { method: 'PUT', body: '{}', headers: { 'content-type': 'application/json' } });
+        return { status: r.status, body: await r.json() };
+      },
+      status: 405,
+      code: 'BAD_REQUEST',
+      message: /GET and POST/,
+    },
   ];
 
   for (const c of cases) {

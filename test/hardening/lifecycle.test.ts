@@ -37,7 +37,12 @@ function toml(sources: Record<string, string>, gatewayExtra = ''): string {
 const refused = async (port: number): Promise<boolean> => !(await canConnect(port));
 
 async function postQuery(url: string, query: string, signal?: AbortSignal): Promise<{ status: number; body: GraphQLResult }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }), signal });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+    signal,
+  });
   return { status: res.status, body: (await res.json()) as GraphQLResult };
 }
 
@@ -47,7 +52,9 @@ describe('SIGTERM', () => {
   let proc: ServeProcess | undefined;
 
   before(async () => {
-    users = await startFaultyUpstream({ 'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'slow' }, delayMs: Number(params.id) }) });
+    users = await startFaultyUpstream({
+      'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'slow' }, delayMs: Number(params.id) }),
+    });
   });
   after(async () => {
     if (proc && proc.child.exitCode === null) proc.child.kill('SIGKILL');
@@ -58,7 +65,10 @@ describe('SIGTERM', () => {
   test('stops accepting, finishes the in-flight request, exits 0', async () => {
     files = await writeGatewayFiles({
       schemas: { 's.graphqls': SCHEMA },
-      toml: toml({ users: `url = "${users.url}"`, posts: `url = "${users.url}"`, fast: `url = "${users.url}"` }, 'shutdown_grace_ms = 30000'),
+      toml: toml(
+        { users: `url = "${users.url}"`, posts: `url = "${users.url}"`, fast: `url = "${users.url}"` },
+        'shutdown_grace_ms = 30000',
+      ),
     });
     proc = await serve(files.configPath);
     users.reset();
@@ -84,7 +94,10 @@ describe('SIGTERM', () => {
   test('past shutdown_grace_ms the request is cut off and its subrequest cancelled; exit 0 promptly', async () => {
     files = await writeGatewayFiles({
       schemas: { 's.graphqls': SCHEMA },
-      toml: toml({ users: `url = "${users.url}"\ntimeout_ms = 20000`, posts: `url = "${users.url}"`, fast: `url = "${users.url}"` }, 'shutdown_grace_ms = 300'),
+      toml: toml(
+        { users: `url = "${users.url}"\ntimeout_ms = 20000`, posts: `url = "${users.url}"`, fast: `url = "${users.url}"` },
+        'shutdown_grace_ms = 300',
+      ),
     });
     proc = await serve(files.configPath);
     users.reset();
@@ -105,10 +118,11 @@ describe('SIGTERM', () => {
   });
 });
 
-
 describe('shutdown() and readiness in process', () => {
   test('ready until shutdown; in-flight requests finish; pools are closed afterwards', async () => {
-    const users = await startFaultyUpstream({ 'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'n' }, delayMs: Number(params.id) }) });
+    const users = await startFaultyUpstream({
+      'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'n' }, delayMs: Number(params.id) }),
+    });
     const files = await writeGatewayFiles({
       schemas: { 's.graphqls': SCHEMA },
       toml: toml({ users: `url = "${users.url}"`, posts: `url = "${users.url}"`, fast: `url = "${users.url}"` }),
@@ -144,8 +158,12 @@ describe('client disconnects and per-source concurrency', () => {
   let gw: TestGateway;
 
   before(async () => {
-    users = await startFaultyUpstream({ 'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'u' }, delayMs: 400 }) });
-    posts = await startFaultyUpstream({ 'GET /posts': () => ({ kind: 'json', body: [1, 2, 3].map((i) => ({ id: i, author_id: String(i) })) }) });
+    users = await startFaultyUpstream({
+      'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'u' }, delayMs: 400 }),
+    });
+    posts = await startFaultyUpstream({
+      'GET /posts': () => ({ kind: 'json', body: [1, 2, 3].map((i) => ({ id: i, author_id: String(i) })) }),
+    });
     fast = await startFaultyUpstream({ 'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'fast' } }) });
     gw = await startTestGateway({
       sources: {
@@ -175,7 +193,10 @@ describe('client disconnects and per-source concurrency', () => {
     assert.ok(await eventually(() => users.count() === 2 && users.inFlight === 2, 2000), 'round 2 reached the source (2 connections)');
     controller.abort();
     assert.equal(await pending, 'aborted');
-    assert.ok(await eventually(() => users.abandoned === 2, 1000), `the in-flight subrequests were cancelled (abandoned ${users.abandoned})`);
+    assert.ok(
+      await eventually(() => users.abandoned === 2, 1000),
+      `the in-flight subrequests were cancelled (abandoned ${users.abandoned})`,
+    );
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(users.count(), 2, 'the queued third author fetch was never sent');
     const later = await gw.query('{ fast(id: 1) { name } }');

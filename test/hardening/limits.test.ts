@@ -228,7 +228,9 @@ describe('limits from gateway.toml', () => {
     assert.equal(posts.count(), 1, 'round 1 ran');
     assert.equal(users.count(), 0, 'round 2 (10 author fetches) was never sent');
 
-    const within = await gw.query('{ posts { id } a: user(id: 1) { id } b: user(id: 2) { id } c: user(id: 3) { id } d: user(id: 4) { id } }');
+    const within = await gw.query(
+      '{ posts { id } a: user(id: 1) { id } b: user(id: 2) { id } c: user(id: 3) { id } d: user(id: 4) { id } }',
+    );
     assert.equal(within.status, 200, within.text);
     assert.equal(users.count(), 4);
   });

@@ -83,13 +83,18 @@ describe(`soak: ${SECONDS} s at ${RATE_PER_SECOND} requests/s against a source f
 
   before(async () => {
     users = await startFaultyUpstream({
-      'GET /users': ({ query }) => failing(++usersRequests, true) ?? { kind: 'json', body: idsOf(query).map((id) => ({ id: Number(id), name: `User ${id}` })) },
-      'GET /users/:id': ({ params }) => failing(++usersRequests, false) ?? { kind: 'json', body: { id: params.id, name: `User ${params.id}` } },
+      'GET /users': ({ query }) =>
+        failing(++usersRequests, true) ?? { kind: 'json', body: idsOf(query).map((id) => ({ id: Number(id), name: `User ${id}` })) },
+      'GET /users/:id': ({ params }) =>
+        failing(++usersRequests, false) ?? { kind: 'json', body: { id: params.id, name: `User ${params.id}` } },
     });
     posts = await startFaultyUpstream({
       'GET /posts': ({ query }) => {
         const page = Number(query.get('page') ?? 0);
-        return { kind: 'json', body: Array.from({ length: 20 }, (_, i) => ({ id: page * 20 + i, author_id: String((page * 7 + i) % 50) })) };
+        return {
+          kind: 'json',
+          body: Array.from({ length: 20 }, (_, i) => ({ id: page * 20 + i, author_id: String((page * 7 + i) % 50) })),
+        };
       },
     });
     gw = await startTestGateway({
@@ -119,7 +124,8 @@ describe(`soak: ${SECONDS} s at ${RATE_PER_SECOND} requests/s against a source f
         const authorId = String((page * 7 + i) % 50);
         if (post.author === null) {
           const error = errorPaths.get(JSON.stringify(['posts', i, 'author']));
-          if (!error || !UPSTREAM_CODES.has(String(error.extensions?.code))) problems.push(`null author without an upstream error at posts.${i}: ${JSON.stringify(body.errors)}`);
+          if (!error || !UPSTREAM_CODES.has(String(error.extensions?.code)))
+            problems.push(`null author without an upstream error at posts.${i}: ${JSON.stringify(body.errors)}`);
         } else if (post.author.id !== authorId || post.author.name !== `User ${authorId}`) {
           problems.push(`wrong author at posts.${i}: ${JSON.stringify(post.author)}`);
         }
@@ -132,18 +138,21 @@ describe(`soak: ${SECONDS} s at ${RATE_PER_SECOND} requests/s against a source f
       try {
         if (kind === 0) {
           const res = await gw.post('{"query": "{ posts { id ');
-          if (res.status !== 400 || !(res.body as GraphQLResult)?.errors?.[0]?.extensions?.code) problems.push(`malformed JSON: ${res.status} ${res.text}`);
+          if (res.status !== 400 || !(res.body as GraphQLResult)?.errors?.[0]?.extensions?.code)
+            problems.push(`malformed JSON: ${res.status} ${res.text}`);
           else seen.badRequests++;
         } else if (kind === 10) {
           const res = await gw.query(`{ user(id: 1) ${'{ name '.repeat(200)}${'}'.repeat(200)} }`);
-          if (res.status !== 400 || res.body?.errors?.[0]?.extensions?.code !== 'DEPTH_LIMIT') problems.push(`deep query: ${res.status} ${res.text.slice(0, 200)}`);
+          if (res.status !== 400 || res.body?.errors?.[0]?.extensions?.code !== 'DEPTH_LIMIT')
+            problems.push(`deep query: ${res.status} ${res.text.slice(0, 200)}`);
           else seen.badRequests++;
         } else if (kind % 3 === 0) {
           const id = n % 50;
           const res = await gw.query(`{ user(id: ${id}) { id name } }`);
           const u = res.body?.data?.user as { name?: string } | null | undefined;
           if (res.status !== 200) problems.push(`user: status ${res.status}`);
-          else if (u === null ? !UPSTREAM_CODES.has(String(res.body.errors?.[0]?.extensions?.code)) : u?.name !== `User ${id}`) problems.push(`user: ${res.text.slice(0, 200)}`);
+          else if (u === null ? !UPSTREAM_CODES.has(String(res.body.errors?.[0]?.extensions?.code)) : u?.name !== `User ${id}`)
+            problems.push(`user: ${res.text.slice(0, 200)}`);
           else seen.ok++;
         } else {
           const page = n % 13;

@@ -82,17 +82,32 @@ describe('upstream faults', () => {
     const res = await gw.query(query);
     const ms = performance.now() - t0;
     const afterText = (await gw.get('/metrics')).text;
-    const delta = (name: string, labels: Record<string, string>) => metricValue(afterText, name, labels) - metricValue(beforeText, name, labels);
+    const delta = (name: string, labels: Record<string, string>) =>
+      metricValue(afterText, name, labels) - metricValue(beforeText, name, labels);
     const sent = users.count();
-    assert.equal(debugCounts(res).subrequests - (query.includes('posts') ? 1 : 0), sent, 'X-GQL-Subrequests counts every request sent, retries included');
-    return { res, ms, sent, errors: (code) => delta('gqlgw_upstream_errors_total', { source: 'users', code }), counted: delta('gqlgw_subrequests_total', { source: 'users' }) };
+    assert.equal(
+      debugCounts(res).subrequests - (query.includes('posts') ? 1 : 0),
+      sent,
+      'X-GQL-Subrequests counts every request sent, retries included',
+    );
+    return {
+      res,
+      ms,
+      sent,
+      errors: (code) => delta('gqlgw_upstream_errors_total', { source: 'users', code }),
+      counted: delta('gqlgw_subrequests_total', { source: 'users' }),
+    };
   }
 
   /** Asserts 200, the posts with the given authors replaced, exactly these error paths, and that metrics counted every request. */
   function check(r: Run, authors: Record<number, unknown>, errorPaths: Array<Array<string | number>>): void {
     assert.equal(r.res.status, 200, r.res.text);
     assert.deepEqual(r.res.body.data, { posts: expected(authors) });
-    assert.deepEqual((r.res.body.errors ?? []).map((e) => e.path), errorPaths, JSON.stringify(r.res.body.errors));
+    assert.deepEqual(
+      (r.res.body.errors ?? []).map((e) => e.path),
+      errorPaths,
+      JSON.stringify(r.res.body.errors),
+    );
     assert.equal(r.counted, r.sent, 'gqlgw_subrequests_total counts every request sent');
   }
 
@@ -103,7 +118,10 @@ describe('upstream faults', () => {
   });
 
   test('duplicate items: the first item of a key wins on a single field', async () => {
-    const r = await run(POSTS_QUERY, ({ query }) => ({ kind: 'json', body: idsOf(query).flatMap((id) => [user(id), user(id, 'impostor')]) }));
+    const r = await run(POSTS_QUERY, ({ query }) => ({
+      kind: 'json',
+      body: idsOf(query).flatMap((id) => [user(id), user(id, 'impostor')]),
+    }));
     check(r, {}, []);
     assert.equal(r.sent, 2);
   });
@@ -114,7 +132,12 @@ describe('upstream faults', () => {
   });
 
   test('reordered items and numeric ids for string keys still match', async () => {
-    const r = await run(POSTS_QUERY, ({ query }) => ({ kind: 'json', body: idsOf(query).reverse().map((id) => user(Number(id))) }));
+    const r = await run(POSTS_QUERY, ({ query }) => ({
+      kind: 'json',
+      body: idsOf(query)
+        .reverse()
+        .map((id) => user(Number(id))),
+    }));
     check(r, {}, []);
     assert.equal(r.sent, 2);
   });
@@ -133,7 +156,9 @@ describe('upstream faults', () => {
 
   test('HTML labelled JSON is UPSTREAM_BAD_RESPONSE', async () => {
     const r = await run(POSTS_QUERY, ({ query }) =>
-      idsOf(query).includes('1') ? { kind: 'raw', contentType: 'application/json', body: '<html><body>502 Bad Gateway</body></html>' } : allFound({ query } as never),
+      idsOf(query).includes('1')
+        ? { kind: 'raw', contentType: 'application/json', body: '<html><body>502 Bad Gateway</body></html>' }
+        : allFound({ query } as never),
     );
     check(r, { 1: null }, [['posts', 0, 'author']]);
     assert.equal(errorAt(r.res.body, ['posts', 0, 'author']).extensions?.code, 'UPSTREAM_BAD_RESPONSE');
@@ -141,9 +166,16 @@ describe('upstream faults', () => {
   });
 
   test('a 5xx: UPSTREAM_HTTP_ERROR with the status, on the failing key only after the split', async () => {
-    const r = await run(POSTS_QUERY, ({ query }) => (idsOf(query).includes('4') ? { kind: 'json', status: 503, body: { error: 'x' } } : allFound({ query } as never)));
+    const r = await run(POSTS_QUERY, ({ query }) =>
+      idsOf(query).includes('4') ? { kind: 'json', status: 503, body: { error: 'x' } } : allFound({ query } as never),
+    );
     check(r, { 4: null }, [['posts', 3, 'author']]);
-    assert.deepEqual(errorAt(r.res.body, ['posts', 3, 'author']).extensions, { code: 'UPSTREAM_HTTP_ERROR', source: 'users', status: 503, detail: 'GET /users?ids=4 → 503: {"error":"x"}' });
+    assert.deepEqual(errorAt(r.res.body, ['posts', 3, 'author']).extensions, {
+      code: 'UPSTREAM_HTTP_ERROR',
+      source: 'users',
+      status: 503,
+      detail: 'GET /users?ids=4 → 503: {"error":"x"}',
+    });
     assert.equal(r.sent, 4);
     assert.equal(r.errors('UPSTREAM_HTTP_ERROR'), 2);
   });
@@ -159,7 +191,9 @@ describe('upstream faults', () => {
   });
 
   test('slow headers: UPSTREAM_TIMEOUT after timeout_ms for that chunk only, not retried', async () => {
-    const r = await run(POSTS_QUERY, ({ query }) => (idsOf(query).includes('3') ? { kind: 'json', body: [], delayMs: 3000 } : allFound({ query } as never)));
+    const r = await run(POSTS_QUERY, ({ query }) =>
+      idsOf(query).includes('3') ? { kind: 'json', body: [], delayMs: 3000 } : allFound({ query } as never),
+    );
     check(r, { 3: null, 4: null }, [
       ['posts', 2, 'author'],
       ['posts', 3, 'author'],
@@ -173,7 +207,9 @@ describe('upstream faults', () => {
 
   test('a body dripped slowly: the total deadline cuts it (UPSTREAM_TIMEOUT) and the connection is dropped', async () => {
     const drip: FaultHandler = ({ query }) =>
-      idsOf(query).includes('3') ? { kind: 'drip', chunks: ['[', '{"id":"3",', '"name":"x"}', ',{"id":"4"}', ']'], intervalMs: 150 } : allFound({ query } as never);
+      idsOf(query).includes('3')
+        ? { kind: 'drip', chunks: ['[', '{"id":"3",', '"name":"x"}', ',{"id":"4"}', ']'], intervalMs: 150 }
+        : allFound({ query } as never);
     const r = await run(POSTS_QUERY, drip);
     check(r, { 3: null, 4: null }, [
       ['posts', 2, 'author'],
@@ -184,14 +220,18 @@ describe('upstream faults', () => {
   });
 
   test('an oversized body, declared or streamed: UPSTREAM_BAD_RESPONSE', async () => {
-    const r = await run(POSTS_QUERY, ({ query }) => (idsOf(query).includes('2') ? { kind: 'oversized', bytes: 5 * MAX_RESPONSE_BYTES, declareLength: true } : allFound({ query } as never)));
+    const r = await run(POSTS_QUERY, ({ query }) =>
+      idsOf(query).includes('2') ? { kind: 'oversized', bytes: 5 * MAX_RESPONSE_BYTES, declareLength: true } : allFound({ query } as never),
+    );
     check(r, { 2: null }, [['posts', 1, 'author']]);
     assert.equal(errorAt(r.res.body, ['posts', 1, 'author']).extensions?.code, 'UPSTREAM_BAD_RESPONSE');
     assert.equal(r.sent, 4, 'split once; only the half with key 2 is still too large');
     assert.equal(r.errors('UPSTREAM_BAD_RESPONSE'), 2);
 
     const streamed = await run('{ a: user(id: 1) { name } big: user(id: "big") { name } }', undefined, ({ params }) =>
-      params.id === 'big' ? { kind: 'oversized', bytes: 5 * MAX_RESPONSE_BYTES, declareLength: false } : { kind: 'json', body: user(params.id!) },
+      params.id === 'big'
+        ? { kind: 'oversized', bytes: 5 * MAX_RESPONSE_BYTES, declareLength: false }
+        : { kind: 'json', body: user(params.id!) },
     );
     assert.deepEqual(streamed.res.body.data, { a: { name: 'User 1' }, big: null });
     assert.equal(errorAt(streamed.res.body, ['big']).extensions?.code, 'UPSTREAM_BAD_RESPONSE');
@@ -211,7 +251,9 @@ describe('upstream faults', () => {
 
   test('a reset once: the idempotent GET is re-sent and succeeds; the reset is counted', async () => {
     let resets = 0;
-    const r = await run('{ user(id: 5) { name } }', undefined, ({ params }) => (resets++ === 0 ? { kind: 'reset' } : { kind: 'json', body: user(params.id!) }));
+    const r = await run('{ user(id: 5) { name } }', undefined, ({ params }) =>
+      resets++ === 0 ? { kind: 'reset' } : { kind: 'json', body: user(params.id!) },
+    );
     assert.equal(r.res.status, 200);
     assert.deepEqual(r.res.body, { data: { user: { name: 'User 5' } }, extensions: r.res.body.extensions });
     assert.equal(r.sent, 2);

@@ -77,4 +77,3 @@ export async function startBlog(events: string[] = []): Promise<{ upstream: Coun
   });
   return { upstream, posts };
 }
-

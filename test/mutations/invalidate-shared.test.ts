@@ -54,8 +54,13 @@ describe('@invalidate through memcached shared by two gateways (L2 off)', () => 
     await mc.stop();
   });
 
-  const titleVia = async (gw: TestGateway): Promise<string> => ((await gw.query('{ post(id: 1) { title } }')).body.data?.post as { title: string }).title;
-  const stored = (): Promise<boolean> => pollUntil(async () => (await listItems(mc.address)).some((i) => i.key === `${prefix}blog:/posts/1`), (found) => found);
+  const titleVia = async (gw: TestGateway): Promise<string> =>
+    ((await gw.query('{ post(id: 1) { title } }')).body.data?.post as { title: string }).title;
+  const stored = (): Promise<boolean> =>
+    pollUntil(
+      async () => (await listItems(mc.address)).some((i) => i.key === `${prefix}blog:/posts/1`),
+      (found) => found,
+    );
 
   test('without @invalidate the other gateway reads memcached; with it the other gateway reaches the upstream', async () => {
     assert.equal(await titleVia(writer), 'First');
@@ -80,7 +85,10 @@ describe('@invalidate through memcached shared by two gateways (L2 off)', () => 
     blog.reset();
     for (const who of [A, B, undefined]) await read(writer, who);
     assert.equal(blog.count('GET /posts/:id'), 3, 'one entry per caller');
-    const perCaller = await pollUntil(async () => (await listItems(mc.address)).filter((i) => i.key.startsWith(`${prefix}priv:/posts/2#h=`)).length, (n) => n === 3);
+    const perCaller = await pollUntil(
+      async () => (await listItems(mc.address)).filter((i) => i.key.startsWith(`${prefix}priv:/posts/2#h=`)).length,
+      (n) => n === 3,
+    );
     assert.equal(perCaller, 3, 'three entries in memcached, keyed by a digest of the header values');
     for (const who of [A, B, undefined]) await read(reader, who);
     assert.equal(blog.count('GET /posts/:id'), 3, 'the other gateway reads all three from memcached');
@@ -104,7 +112,11 @@ describe('@invalidate with a memcached that does not answer', () => {
   before(async () => {
     hole = await startBlackholeServer();
     ({ upstream: blog } = await startBlog());
-    gateway = await startTestGateway({ sources: { blog: { url: blog.url } }, schemas: { 's.graphqls': BLOG_SCHEMA }, extraToml: memcachedToml(hole.address, 'x:', 100) });
+    gateway = await startTestGateway({
+      sources: { blog: { url: blog.url } },
+      schemas: { 's.graphqls': BLOG_SCHEMA },
+      extraToml: memcachedToml(hole.address, 'x:', 100),
+    });
   });
   after(async () => {
     await gateway.close();

@@ -8,13 +8,16 @@ import { schemaProblems } from '../support/schema-problems.js';
 
 const problemsOf = (sdl: string): Promise<string[]> => schemaProblems(sdl, ['posts']);
 
-const BASE = 'type Post { id: ID! title: String authorId: ID @from(key: "author_id") }\ntype Query { post(id: ID!): Post @fetch(source: "posts", path: "/posts/{args.id}") }\n';
+const BASE =
+  'type Post { id: ID! title: String authorId: ID @from(key: "author_id") }\ntype Query { post(id: ID!): Post @fetch(source: "posts", path: "/posts/{args.id}") }\n';
 
 const CASES: ReadonlyArray<[string, string, string[]]> = [
   [
     'GET on a Mutation field',
     'type Mutation {\n  touch(id: ID!): Boolean @fetch(source: "posts", path: "/posts/{args.id}/touch")\n}\n',
-    ['4:27: @fetch on Mutation.touch sends GET, but a Mutation field writes: add method: "POST" (or "PUT", "PATCH", "DELETE") to its @fetch'],
+    [
+      '4:27: @fetch on Mutation.touch sends GET, but a Mutation field writes: add method: "POST" (or "PUT", "PATCH", "DELETE") to its @fetch',
+    ],
   ],
   [
     '@batch on a Mutation field',
@@ -67,7 +70,9 @@ for (const [name, sdl, expected] of CASES) {
 }
 
 test('check refuses a body that is not a valid JSON template, and says how to write one', async () => {
-  const problems = await problemsOf(`${BASE}type Mutation {\n  create(title: String): Post @fetch(source: "posts", path: "/posts", method: "POST", body: """{"title": {args.title}""")\n}\n`);
+  const problems = await problemsOf(
+    `${BASE}type Mutation {\n  create(title: String): Post @fetch(source: "posts", path: "/posts", method: "POST", body: """{"title": {args.title}""")\n}\n`,
+  );
   assert.equal(problems.length, 1);
   assert.match(
     problems[0]!,

@@ -35,7 +35,10 @@ describe('mutations: order, requests and answers', () => {
       b: createPost(input: { title: "fast two", authorId: 4 }) { title author { name } }
     }`);
     assert.deepEqual(res.body.errors, undefined);
-    assert.deepEqual(res.body.data, { a: { title: 'slow one', author: { name: 'user 3' } }, b: { title: 'fast two', author: { name: 'user 4' } } });
+    assert.deepEqual(res.body.data, {
+      a: { title: 'slow one', author: { name: 'user 3' } },
+      b: { title: 'fast two', author: { name: 'user 4' } },
+    });
     assert.deepEqual(events, ['start slow one', 'end slow one', 'start fast two', 'end fast two']);
     // The selections under a's result ran (GET /users/3) before b's request was sent.
     assert.deepEqual(
@@ -51,9 +54,14 @@ describe('mutations: order, requests and answers', () => {
   test('two identical mutation fields send twice (never deduped); nested reads are still deduped per field', async () => {
     blog.reset();
     posts.set(50, { id: 50, title: 'Fifty', author_id: 7 });
-    const res = await gateway.query('mutation { a: renamePost(id: 50, title: "same") { title } b: renamePost(id: 50, title: "same") { title } }');
+    const res = await gateway.query(
+      'mutation { a: renamePost(id: 50, title: "same") { title } b: renamePost(id: 50, title: "same") { title } }',
+    );
     assert.deepEqual(res.body.data, { a: { title: 'same' }, b: { title: 'same' } });
-    assert.deepEqual(blog.requests.map((r) => `${r.method} ${r.path} ${r.body}`), ['PATCH /posts/50 {"title": "same"}', 'PATCH /posts/50 {"title": "same"}']);
+    assert.deepEqual(
+      blog.requests.map((r) => `${r.method} ${r.path} ${r.body}`),
+      ['PATCH /posts/50 {"title": "same"}', 'PATCH /posts/50 {"title": "same"}'],
+    );
     assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 2, batches: 0 });
   });
 
@@ -63,7 +71,10 @@ describe('mutations: order, requests and answers', () => {
     const res = await gateway.query('mutation { deletePost(id: 60) archivePost(id: 1) { title } touchPost(id: 1) }');
     assert.deepEqual(res.body.errors, undefined);
     assert.deepEqual(res.body.data, { deletePost: true, archivePost: null, touchPost: true });
-    assert.deepEqual(blog.requests.map((r) => `${r.method} ${r.path}`), ['DELETE /posts/60', 'PUT /posts/1/archive', 'POST /posts/1/touch']);
+    assert.deepEqual(
+      blog.requests.map((r) => `${r.method} ${r.path}`),
+      ['DELETE /posts/60', 'PUT /posts/1/archive', 'POST /posts/1/touch'],
+    );
     assert.equal(blog.requests[0]!.headers['content-type'], undefined, 'no body, no content-type');
   });
 
@@ -89,8 +100,14 @@ describe('mutations: order, requests and answers', () => {
     blog.reset();
     const res = await gateway.query('mutation { failingStrict(id: 1) { title } touchPost(id: 1) }');
     assert.equal(res.body.data, null);
-    assert.deepEqual(res.body.errors?.map((e) => [e.path, e.extensions?.status]), [[['failingStrict'], 422]]);
-    assert.deepEqual(blog.requests.map((r) => `${r.method} ${r.path}`), ['POST /posts/1/fail']);
+    assert.deepEqual(
+      res.body.errors?.map((e) => [e.path, e.extensions?.status]),
+      [[['failingStrict'], 422]],
+    );
+    assert.deepEqual(
+      blog.requests.map((r) => `${r.method} ${r.path}`),
+      ['POST /posts/1/fail'],
+    );
   });
 
   test('a read with POST (search) sends its body, is deduped only when identical, and is never cached', async () => {
@@ -98,7 +115,10 @@ describe('mutations: order, requests and answers', () => {
     const query = '{ a: search(q: "First") { title } b: search(q: "First") { title } c: search(q: "Sec") { title } }';
     const res = await gateway.query(query);
     assert.deepEqual(res.body.data, { a: [{ title: 'First' }], b: [{ title: 'First' }], c: [{ title: 'Second' }] });
-    assert.deepEqual(blog.requests.map((r) => `${r.method} ${r.path} ${r.body}`), ['POST /search {"q": "First", "note": "q=First"}', 'POST /search {"q": "Sec", "note": "q=Sec"}']);
+    assert.deepEqual(
+      blog.requests.map((r) => `${r.method} ${r.path} ${r.body}`),
+      ['POST /search {"q": "First", "note": "q=First"}', 'POST /search {"q": "Sec", "note": "q=Sec"}'],
+    );
     await gateway.query(query);
     assert.equal(blog.count('POST /search'), 4, 'never cached');
   });

@@ -28,7 +28,8 @@ async function exported(): Promise<PromText> {
   metrics.listener.onSubrequest({ ...at, batchSize: undefined, durationMs: 2, errorCode: undefined });
   metrics.listener.onCache({ ...at, tier: 'l2', hit: true });
   metrics.listener.onDedupe(at);
-  for (const kind of ['coalesced', 'stale-served', 'refreshed', 'missing-served'] as const) metrics.listener.onLookups({ ...at, kind, count: 1 });
+  for (const kind of ['coalesced', 'stale-served', 'refreshed', 'missing-served'] as const)
+    metrics.listener.onLookups({ ...at, kind, count: 1 });
   metrics.listener.onOperation({ operationName: 'Feed', durationMs: 5, rounds: 2, subrequests: 2, batches: 1 });
   metrics.onCacheTierFailure('timeout', 'get');
   metrics.onCacheTierSkip('get');
@@ -107,8 +108,13 @@ describe('Grafana dashboard', () => {
 
     const read = new Set(queries.flatMap((q) => readPromQL(q.expr).selectors.map((s) => familyOf(text, s.metric))));
     for (const required of [
-      'gqlgw_batches_total', 'gqlgw_batch_size', 'gqlgw_cache_requests_total', 'gqlgw_upstream_duration_seconds',
-      'gqlgw_upstream_errors_total', 'gqlgw_operation_rounds', 'gqlgw_operation_subrequests',
+      'gqlgw_batches_total',
+      'gqlgw_batch_size',
+      'gqlgw_cache_requests_total',
+      'gqlgw_upstream_duration_seconds',
+      'gqlgw_upstream_errors_total',
+      'gqlgw_operation_rounds',
+      'gqlgw_operation_subrequests',
     ]) {
       assert.ok(read.has(required), `no panel reads ${required}`);
     }
@@ -117,7 +123,10 @@ describe('Grafana dashboard', () => {
   it('the check itself rejects unknown names, bare histogram names and unknown labels', async () => {
     const text = await exported();
     const check = (expr: string, legend?: string) => problemsOf({ where: 'test', expr, legend }, text);
-    assert.deepEqual(check('sum by (coordinate) (rate(gqlgw_batches_total{coordinate=~"$coordinate"}[$__rate_interval]))', '{{coordinate}}'), []);
+    assert.deepEqual(
+      check('sum by (coordinate) (rate(gqlgw_batches_total{coordinate=~"$coordinate"}[$__rate_interval]))', '{{coordinate}}'),
+      [],
+    );
     assert.deepEqual(check('rate(gqlgw_batch_size_sum[5m]) / rate(gqlgw_batch_size_count[5m])'), []);
     assert.deepEqual(check('rate(gqlgw_batch_total[5m])'), ['test: gqlgw_batch_total is not exported by the gateway']);
     assert.deepEqual(check('rate(gqlgw_batch_size[5m])'), ['test: gqlgw_batch_size is not exported by the gateway']);
@@ -131,7 +140,9 @@ describe('Grafana dashboard', () => {
 
   it('is an importable dashboard with a Prometheus datasource variable', async () => {
     const dashboard = JSON.parse(await readFile(DASHBOARD, 'utf8')) as {
-      uid: string; title: string; schemaVersion: number;
+      uid: string;
+      title: string;
+      schemaVersion: number;
       templating: { list: Array<{ type: string; name: string; query: unknown }> };
       panels: Array<{ type: string; datasource?: { type: string; uid: string }; gridPos: object }>;
     };

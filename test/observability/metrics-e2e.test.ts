@@ -118,7 +118,10 @@ describe('/metrics over HTTP', () => {
     assert.equal(valueOf(text, 'gqlgw_subrequests_total', { ...AUTHOR_USERS, kind: 'batch' }), 1);
     assert.equal(valueOf(text, 'gqlgw_subrequests_total', { ...AUTHOR_USERS, kind: 'single' }), undefined);
     assert.equal(valueOf(text, 'gqlgw_subrequests_total', { coordinate: 'Query.posts', source: 'posts', kind: 'single' }), 1);
-    assert.deepEqual(samplesOf(text, 'gqlgw_batches_total').map((s) => s.labels), [AUTHOR]);
+    assert.deepEqual(
+      samplesOf(text, 'gqlgw_batches_total').map((s) => s.labels),
+      [AUTHOR],
+    );
     assert.equal(valueOf(text, 'gqlgw_upstream_duration_seconds_count', AUTHOR_USERS), 1);
     assert.deepEqual(samplesOf(text, 'gqlgw_upstream_errors_total'), []);
 
@@ -172,8 +175,7 @@ describe('/metrics over HTTP', () => {
     const gateway = await gatewayWith('@batch(path: "/users?ids={keys}", match: "id", max: 100) @cache(ttl: 300)');
     await runQuery(gateway, feed(100));
     let text = await scrape(gateway);
-    const cache = (tier: string, result: string) =>
-      valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier, result }) ?? 0;
+    const cache = (tier: string, result: string) => valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier, result }) ?? 0;
     // Cold: every one of the 100 distinct authors misses L1 and L2 and goes into one batch.
     assert.equal(users.count(), 1);
     assert.deepEqual(

@@ -51,7 +51,11 @@ describe('gqlgw metrics: @batch', () => {
   it('a single fetch counts as a subrequest, not a batch', async () => {
     const metrics = createMetrics();
     metrics.listener.onSubrequest({
-      coordinate: 'Query.user', source: 'users', batchSize: undefined, durationMs: 2, errorCode: undefined,
+      coordinate: 'Query.user',
+      source: 'users',
+      batchSize: undefined,
+      durationMs: 2,
+      errorCode: undefined,
     });
     const text = await scrape(metrics);
     assert.equal(valueOf(text, 'gqlgw_subrequests_total', { coordinate: 'Query.user', source: 'users', kind: 'single' }), 1);
@@ -170,7 +174,9 @@ describe('gqlgw metrics: label safety and robustness', () => {
     l.onCache({ coordinate: '12345', source: 'users', tier: 'l2', hit: true });
     l.onOperation({ operationName: 'query { user(id: 7) { name } }', durationMs: 1, rounds: 1, subrequests: 1, batches: 0 });
     const text = await scrape(metrics);
-    const gqlgw = text.samples.filter((s) => s.name.startsWith('gqlgw_') && !s.name.startsWith('gqlgw_nodejs_') && !s.name.startsWith('gqlgw_process_'));
+    const gqlgw = text.samples.filter(
+      (s) => s.name.startsWith('gqlgw_') && !s.name.startsWith('gqlgw_nodejs_') && !s.name.startsWith('gqlgw_process_'),
+    );
     assert.ok(gqlgw.length > 0);
     for (const sample of gqlgw) {
       for (const [name, value] of Object.entries(sample.labels)) {

@@ -15,15 +15,32 @@ export interface PromQLReads {
 }
 
 const GROUPING = /\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g;
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'inf',
+  'nan',
+]);
 
 export function readPromQL(expr: string): PromQLReads {
-  let rest = expr
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, '""')
-    .replace(/\[[^\]]*\]/g, ' ');
+  let rest = expr.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, '""').replace(/\[[^\]]*\]/g, ' ');
   const groupingLabels: string[] = [];
   rest = rest.replace(GROUPING, (_all, list: string) => {
-    groupingLabels.push(...list.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+    groupingLabels.push(
+      ...list
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    );
     return ' ';
   });
   const selectors: PromQLSelector[] = [];

@@ -15,7 +15,13 @@ const ROOT_CONFIG = fileURLToPath(new URL('../../../gateway.toml', import.meta.u
 test('the blog query plans into three rounds, batched and cached fields named', () => {
   const run = spawnSync(
     process.execPath,
-    [CLI, 'plan', '--config', ROOT_CONFIG, 'query Feed($c: Boolean = true) { posts(limit: 3) { id author { name posts { id } } comments @include(if: $c) { body author { name } } } }'],
+    [
+      CLI,
+      'plan',
+      '--config',
+      ROOT_CONFIG,
+      'query Feed($c: Boolean = true) { posts(limit: 3) { id author { name posts { id } } comments @include(if: $c) { body author { name } } } }',
+    ],
     { encoding: 'utf8', timeout: 20_000 },
   );
   assert.equal(run.status, 0, run.stderr);
@@ -66,7 +72,9 @@ test('a mutation plans as serial steps: each request, what it invalidates, then 
 });
 
 test('plan with an unknown operation name or a syntax error exits 1 with a message', () => {
-  const unknown = spawnSync(process.execPath, [CLI, 'plan', '--config', ROOT_CONFIG, '--operation', 'Nope', 'query A { users { id } }'], { encoding: 'utf8' });
+  const unknown = spawnSync(process.execPath, [CLI, 'plan', '--config', ROOT_CONFIG, '--operation', 'Nope', 'query A { users { id } }'], {
+    encoding: 'utf8',
+  });
   assert.equal(unknown.status, 1);
   assert.match(unknown.stderr, /no operation named "Nope"/);
   const syntax = spawnSync(process.execPath, [CLI, 'plan', '--config', ROOT_CONFIG, '{ users { id }'], { encoding: 'utf8' });

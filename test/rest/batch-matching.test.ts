@@ -25,10 +25,24 @@ const nested1b = { owner: { id: '1' }, n: 'z' };
 const rows: Row[] = [
   { name: 'numbers match string keys, any order', items: [b2, a1], match: ['id'], wanted: ['1', '2'], want: { '1': a1, '2': b2 } },
   { name: 'first item of a key wins on a single field', items: [a1, a1again], match: ['id'], wanted: ['1'], want: { '1': a1 } },
-  { name: 'one-to-many collects every item in answer order', items: [a1, b2, a1again], match: ['id'], wanted: ['1', '2'], oneToMany: true, want: { '1': [a1, a1again], '2': [b2] } },
+  {
+    name: 'one-to-many collects every item in answer order',
+    items: [a1, b2, a1again],
+    match: ['id'],
+    wanted: ['1', '2'],
+    oneToMany: true,
+    want: { '1': [a1, a1again], '2': [b2] },
+  },
   { name: 'keys not asked are dropped', items: [a1, b2], match: ['id'], wanted: ['2'], want: { '2': b2 } },
   { name: 'dotted match', items: [nested2, nested1], match: ['owner', 'id'], wanted: ['1', '2'], want: { '1': nested1, '2': nested2 } },
-  { name: 'dotted match, one-to-many', items: [nested1, nested2, nested1b], match: ['owner', 'id'], wanted: ['1'], oneToMany: true, want: { '1': [nested1, nested1b] } },
+  {
+    name: 'dotted match, one-to-many',
+    items: [nested1, nested2, nested1b],
+    match: ['owner', 'id'],
+    wanted: ['1'],
+    oneToMany: true,
+    want: { '1': [nested1, nested1b] },
+  },
   { name: 'a wrong match key matches nothing', items: [a1, b2], match: ['userId'], wanted: ['1', '2'], want: {} },
   {
     name: 'non-objects, nulls, objects and lists as match values are skipped',

@@ -46,7 +46,7 @@ ${TYPES}`;
     '2:33: @fetch on Query.repos: {args.filter} ends at the input type Filter: name one of its fields, such as {args.filter.state}',
     '6:77: @batch on Post.topic: {parent.repo.topicIds} is a list, so each element is a key and the value is the list of matched items; declare Post.topic as a list ([Topic])',
     '7:17: @fetch on Post.login: {parent.repo.owner.name}: "name" is no field of Account (fields: id, login, profile)',
-    '8:16: @fetch on Post.name: {parent.repo.owner.profile.name} names a field that is itself fetched; placeholders read the parent\'s own data',
+    "8:16: @fetch on Post.name: {parent.repo.owner.profile.name} names a field that is itself fetched; placeholders read the parent's own data",
     '9:15: @fetch on Post.owner: select "data[0]" is not a dotted name; write JSON keys (letters, digits, "_" or "-") joined by ".", such as "data.items"',
     '9:15: @fetch on Post.owner: {parent.repo.owner} ends at Account, which has fields: name one of them, such as {parent.repo.owner.id}',
     '10:65: @batch on Post.other: match "$.id" is not a dotted name; write JSON keys (letters, digits, "_" or "-") joined by ".", such as "owner.id"',
@@ -69,7 +69,7 @@ ${TYPES}`;
   assert.deepEqual(await check(sdl), [
     '4:56: @batch on Repo.a: a POST batch needs a body holding {keys}, such as body: """{"ids": {keys}}"""',
     '4:56: @batch on Repo.a needs exactly one {keys} placeholder in its path or body, found 0',
-    '5:56: @batch on Repo.b: its body takes the parents\' keys through {keys}; {parent.id} has no single value in a batch',
+    "5:56: @batch on Repo.b: its body takes the parents' keys through {keys}; {parent.id} has no single value in a batch",
     '5:56: @batch on Repo.b needs exactly one {keys} placeholder in its path or body, found 0',
     '6:56: @batch on Repo.c: a GET batch sends no body; add method: "POST" or remove body',
     '7:13: @from on Repo.d needs exactly one of key (a JSON key: @from(key: "author_id")) and path (dotted: @from(path: "address.city"))',
@@ -83,11 +83,16 @@ ${TYPES}`;
 test('check warns about @from(key:) with a dot: one JSON key of that name, rarely what is meant', async () => {
   const files = await writeGatewayFiles({
     sources: { gh: { url: 'http://127.0.0.1:1' } },
-    schemas: { 's.graphqls': 'type Query { u: U @fetch(source: "gh", path: "/u") }\ntype U {\n  city: String @from(key: "address.city")\n  town: String @from(path: "address.town")\n}' },
+    schemas: {
+      's.graphqls':
+        'type Query { u: U @fetch(source: "gh", path: "/u") }\ntype U {\n  city: String @from(key: "address.city")\n  town: String @from(path: "address.town")\n}',
+    },
   });
   try {
     const warnings = collectWarnings(buildBlueprint(loadConfig(files.configPath))).map((w) => `${w.line}:${w.column}: ${w.message}`);
-    assert.deepEqual(warnings, ['3:16: @from on U.city: key "address.city" reads one JSON key with "." in its name; for the nested value write @from(path: "address.city")']);
+    assert.deepEqual(warnings, [
+      '3:16: @from on U.city: key "address.city" reads one JSON key with "." in its name; for the nested value write @from(path: "address.city")',
+    ]);
   } finally {
     await files.cleanup();
   }

@@ -95,7 +95,11 @@ describe('real REST shapes against a GitHub-shaped upstream', () => {
       { name: 'gateway', fullName: 'octo/gateway', ownerLogin: 'octo', owner: { login: 'octo' } },
       { name: 'sketches', fullName: 'mona/sketches', ownerLogin: 'mona', owner: { login: 'mona' } },
     ]);
-    assert.deepEqual(gh.requests.map((r) => r.url), ['/api/repos?visibility=public&first=10'], 'input default applied, null list left out');
+    assert.deepEqual(
+      gh.requests.map((r) => r.url),
+      ['/api/repos?visibility=public&first=10'],
+      'input default applied, null list left out',
+    );
     assert.ok(gh.requests.every((r) => r.headers['x-api-key'] === REST_API_KEY));
 
     gh.reset();
@@ -132,12 +136,24 @@ describe('real REST shapes against a GitHub-shaped upstream', () => {
     gh.reset();
     const res = await gw.query('{ repos { profile { login name } events { __typename } } }');
     const repos = res.body.data?.repos as Array<{ profile: unknown }>;
-    assert.deepEqual(repos.map((r) => r.profile), [{ login: 'octo', name: 'Octo Cat' }, { login: 'mona', name: 'Mona Lisa' }]);
-    assert.deepEqual(gh.requestsFor('GET /api/users').map((r) => r.url), ['/api/users?id=1&id=2']);
-    assert.deepEqual(gh.requestsFor('GET /api/repos/:owner/:name/events').map((r) => r.url).sort(), [
-      '/api/repos/mona/sketches/events',
-      '/api/repos/octo/gateway/events',
-    ]);
+    assert.deepEqual(
+      repos.map((r) => r.profile),
+      [
+        { login: 'octo', name: 'Octo Cat' },
+        { login: 'mona', name: 'Mona Lisa' },
+      ],
+    );
+    assert.deepEqual(
+      gh.requestsFor('GET /api/users').map((r) => r.url),
+      ['/api/users?id=1&id=2'],
+    );
+    assert.deepEqual(
+      gh
+        .requestsFor('GET /api/repos/:owner/:name/events')
+        .map((r) => r.url)
+        .sort(),
+      ['/api/repos/mona/sketches/events', '/api/repos/octo/gateway/events'],
+    );
     assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 4, batches: 1 });
   });
 
@@ -146,16 +162,35 @@ describe('real REST shapes against a GitHub-shaped upstream', () => {
     const res = await gw.query('{ repo(owner: "octo", name: "gateway") { topicIds topics { slug title } topicsInOne { slug } } }');
     assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
     const repo = res.body.data?.repo as { topics: unknown; topicsInOne: unknown };
-    assert.deepEqual(repo.topics, [{ slug: 'graphql', title: 'GraphQL' }, { slug: 'rest', title: 'REST' }, { slug: 'graphql', title: 'GraphQL' }, null]);
-    assert.deepEqual(repo.topicsInOne, [{ slug: 'graphql' }, { slug: 'rest' }], 'a plain @fetch sends the list comma-joined, repeats included');
-    const batches = gh.requestsFor('GET /api/topics').map((r) => r.url).sort();
+    assert.deepEqual(repo.topics, [
+      { slug: 'graphql', title: 'GraphQL' },
+      { slug: 'rest', title: 'REST' },
+      { slug: 'graphql', title: 'GraphQL' },
+      null,
+    ]);
+    assert.deepEqual(
+      repo.topicsInOne,
+      [{ slug: 'graphql' }, { slug: 'rest' }],
+      'a plain @fetch sends the list comma-joined, repeats included',
+    );
+    const batches = gh
+      .requestsFor('GET /api/topics')
+      .map((r) => r.url)
+      .sort();
     assert.deepEqual(batches, ['/api/topics?slugs=graphql,rest,graphql,unknown-topic', '/api/topics?slugs=graphql,rest,unknown-topic']);
 
     gh.reset();
     const single = await gw.query('{ topic(slug: "rest") { title } again: repo(owner: "octo", name: "gateway") { topics { slug } } }');
     assert.deepEqual(single.body.data?.topic, { title: 'REST' });
-    assert.equal(gh.count(), 1, `topic "rest" came from the entry the batch filled; only the missing key is asked again: ${gh.requests.map((r) => r.url).join(' ')}`);
-    assert.deepEqual(gh.requests.map((r) => r.url), ['/api/topics?slugs=unknown-topic']);
+    assert.equal(
+      gh.count(),
+      1,
+      `topic "rest" came from the entry the batch filled; only the missing key is asked again: ${gh.requests.map((r) => r.url).join(' ')}`,
+    );
+    assert.deepEqual(
+      gh.requests.map((r) => r.url),
+      ['/api/topics?slugs=unknown-topic'],
+    );
   });
 
   test('a POST batch sends the keys as a JSON array of their original values; a missing non-null item is NOT_FOUND at its path', async () => {
@@ -178,26 +213,40 @@ describe('real REST shapes against a GitHub-shaped upstream', () => {
   test('a dotted match collects one-to-many items; select on a @fetch keys its cache entry by the select', async () => {
     gh.reset();
     const res = await gw.query('{ repos { owner { repos { name } } } }');
-    const owners = (res.body.data?.repos as Array<{ owner: { repos: Array<{ name: string }> } }>).map((r) => r.owner.repos.map((x) => x.name));
+    const owners = (res.body.data?.repos as Array<{ owner: { repos: Array<{ name: string }> } }>).map((r) =>
+      r.owner.repos.map((x) => x.name),
+    );
     assert.deepEqual(owners, [['gateway', 'secret-plans'], ['sketches']]);
-    assert.deepEqual(gh.requests.map((r) => r.url), ['/api/repos?visibility=public&first=10', '/api/repos?owner=1,2']);
+    assert.deepEqual(
+      gh.requests.map((r) => r.url),
+      ['/api/repos?visibility=public&first=10', '/api/repos?owner=1,2'],
+    );
 
     gh.reset();
     const first = await gw.query('{ repo(owner: "mona", name: "sketches") { name } repoMeta(owner: "mona", name: "sketches") { etag } }');
     assert.deepEqual(first.body.data, { repo: { name: 'sketches' }, repoMeta: { etag: '"11"' } });
     assert.equal(gh.count(), 2, 'the same path with two selects is two entries, each fetched once');
     gh.reset();
-    const second = await gw.query('{ repoMeta(owner: "mona", name: "sketches") { etag } repo(owner: "mona", name: "sketches") { fullName } }');
+    const second = await gw.query(
+      '{ repoMeta(owner: "mona", name: "sketches") { etag } repo(owner: "mona", name: "sketches") { fullName } }',
+    );
     assert.deepEqual(second.body.data, { repoMeta: { etag: '"11"' }, repo: { fullName: 'mona/sketches' } });
     assert.equal(gh.count(), 0, 'both served from their own cache entries');
   });
 
   test('lowercase kind discriminators; an item of no known kind is UPSTREAM_BAD_RESPONSE at its own path', async () => {
-    const res = await gw.query('{ repo(owner: "octo", name: "gateway") { name events { __typename ... on Push { ref } ... on Issue { title } } } }');
+    const res = await gw.query(
+      '{ repo(owner: "octo", name: "gateway") { name events { __typename ... on Push { ref } ... on Issue { title } } } }',
+    );
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data?.repo, {
       name: 'gateway',
-      events: [{ __typename: 'Push', ref: 'refs/heads/main' }, { __typename: 'Issue', title: 'Batch POST keys' }, null, { __typename: 'Push', ref: 'refs/heads/dev' }],
+      events: [
+        { __typename: 'Push', ref: 'refs/heads/main' },
+        { __typename: 'Issue', title: 'Batch POST keys' },
+        null,
+        { __typename: 'Push', ref: 'refs/heads/dev' },
+      ],
     });
     const error = errorAt(res.body, ['repo', 'events', 2]);
     assert.equal(error.extensions?.code, 'UPSTREAM_BAD_RESPONSE');
@@ -260,7 +309,10 @@ describe('real REST shapes against a GitHub-shaped upstream', () => {
     gh.reset();
     const res = await gw.query('{ admin { user(id: 2) { login } } }');
     assert.deepEqual(res.body.data, { admin: { user: { login: 'mona' } } });
-    assert.deepEqual(gh.requests.map((r) => r.url), ['/api/users/2']);
+    assert.deepEqual(
+      gh.requests.map((r) => r.url),
+      ['/api/users/2'],
+    );
   });
 
   test('omitted non-null variables with defaults, over POST and over GET', async () => {
@@ -272,6 +324,9 @@ describe('real REST shapes against a GitHub-shaped upstream', () => {
     const get = await gw.get(`/graphql?query=${encodeURIComponent(query)}`, { accept: 'application/json' });
     assert.equal(get.status, 200, get.text);
     assert.deepEqual((get.body as { data: unknown }).data, { repos: [{ name: 'secret-plans' }] });
-    assert.deepEqual(gh.requests.map((r) => r.url), ['/api/repos?visibility=private&first=1', '/api/repos?visibility=private&first=1']);
+    assert.deepEqual(
+      gh.requests.map((r) => r.url),
+      ['/api/repos?visibility=private&first=1', '/api/repos?visibility=private&first=1'],
+    );
   });
 });

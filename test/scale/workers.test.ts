@@ -62,12 +62,27 @@ describe('gqlgw serve with two workers', () => {
 
   before(async () => {
     users = await startFaultyUpstream({
-      'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: `u${params.id}` }, delayMs: Number(params.id) >= 500 ? 500 : 0 }),
+      'GET /users/:id': ({ params }) => ({
+        kind: 'json',
+        body: { id: params.id, name: `u${params.id}` },
+        delayMs: Number(params.id) >= 500 ? 500 : 0,
+      }),
     });
     files = await writeGatewayFiles({
       schemas: { 's.graphqls': SCHEMA },
-      toml: ['[gateway]', 'host = "127.0.0.1"', 'port = 0', 'schema = ["s.graphqls"]', 'debug_headers = true', 'workers = 3', 'shutdown_grace_ms = 5000', '',
-        '[sources.users]', `url = "${users.url}"`, ''].join('\n'),
+      toml: [
+        '[gateway]',
+        'host = "127.0.0.1"',
+        'port = 0',
+        'schema = ["s.graphqls"]',
+        'debug_headers = true',
+        'workers = 3',
+        'shutdown_grace_ms = 5000',
+        '',
+        '[sources.users]',
+        `url = "${users.url}"`,
+        '',
+      ].join('\n'),
     });
     proc = await serveCli(files.configPath, ['--workers', '2']); // the flag wins over the file's 3
   });
@@ -105,7 +120,10 @@ describe('gqlgw serve with two workers', () => {
     assert.equal(unknownField.status, 400, 'User.nick is not in the schema yet');
     await writeFile(path.join(files.dir, 's.graphqls'), SCHEMA.replace('name: String', 'name: String\n  nick: String @from(key: "name")'));
     proc.child.kill('SIGHUP');
-    assert.ok(await eventually(() => (proc.stdout().match(/gqlgw reloaded/g)?.length ?? 0) === 2, 10_000), `each worker reloaded: ${proc.stdout()}${proc.stderr()}`);
+    assert.ok(
+      await eventually(() => (proc.stdout().match(/gqlgw reloaded/g)?.length ?? 0) === 2, 10_000),
+      `each worker reloaded: ${proc.stdout()}${proc.stderr()}`,
+    );
     const answers: Answer[] = [];
     for (let i = 0; i < 4; i++) answers.push(await query(proc.url, 7, 'nick'));
     for (const a of answers) assert.deepEqual((JSON.parse(a.body) as GraphQLResult).data, { user: { nick: 'u7' } });
@@ -138,7 +156,8 @@ describe('the workers setting', () => {
     assert.equal(parseConfig('[gateway]\nworkers = 4\n', '/x/gateway.toml').workers, 4);
     assert.throws(
       () => parseConfig('[gateway]\nworkers = 0\n', '/x/gateway.toml', 'gateway.toml'),
-      (err: unknown) => err instanceof GatewayConfigError && /^gateway\.toml:2:1: gateway\.workers must be between 1 and 256, found 0/.test(err.message),
+      (err: unknown) =>
+        err instanceof GatewayConfigError && /^gateway\.toml:2:1: gateway\.workers must be between 1 and 256, found 0/.test(err.message),
     );
   });
 });

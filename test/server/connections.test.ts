@@ -85,12 +85,22 @@ describe('connections: drain and slow clients', () => {
     const body = JSON.stringify({ query: '{ __typename }' }).padEnd(200, ' ');
     const [headers, whole] = await Promise.all([
       dripping(gateway.port, 'GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: x\r\n', 'X-Slow: y\r\n'),
-      dripping(gateway.port, `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body),
+      dripping(
+        gateway.port,
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+        body,
+      ),
     ]);
     assert.match(headers.answer, /^HTTP\/1\.1 408 /);
-    assert.ok(headers.ms >= HEADERS_TIMEOUT_MS - 50 && headers.ms < HEADERS_TIMEOUT_MS + WITHIN_MS, `headers cut after ${headers.ms.toFixed(0)} ms`);
+    assert.ok(
+      headers.ms >= HEADERS_TIMEOUT_MS - 50 && headers.ms < HEADERS_TIMEOUT_MS + WITHIN_MS,
+      `headers cut after ${headers.ms.toFixed(0)} ms`,
+    );
     assert.match(whole.answer, /^HTTP\/1\.1 408 /);
-    assert.ok(whole.ms >= REQUEST_TIMEOUT_MS - 50 && whole.ms < REQUEST_TIMEOUT_MS + WITHIN_MS, `request cut after ${whole.ms.toFixed(0)} ms`);
+    assert.ok(
+      whole.ms >= REQUEST_TIMEOUT_MS - 50 && whole.ms < REQUEST_TIMEOUT_MS + WITHIN_MS,
+      `request cut after ${whole.ms.toFixed(0)} ms`,
+    );
   });
 
   test('every response in flight when the drain begins carries Connection: close, and is delivered', async () => {
@@ -99,7 +109,14 @@ describe('connections: drain and slow clients', () => {
       new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
         const payload = JSON.stringify({ query: `{ slow(id: ${id}) { id } }` });
         const req = http.request(
-          { host: '127.0.0.1', port: gateway.port, path: '/graphql', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+          {
+            host: '127.0.0.1',
+            port: gateway.port,
+            path: '/graphql',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+          },
           (res) => {
             let body = '';
             res.on('data', (c: Buffer) => (body += c.toString()));
@@ -111,14 +128,23 @@ describe('connections: drain and slow clients', () => {
       });
     // Warm the four keep-alive sockets, then send four slow requests on them.
     const warm = await Promise.all([1, 2, 3, 4].map(send));
-    assert.deepEqual(warm.map((r) => r.connection), ['keep-alive', 'keep-alive', 'keep-alive', 'keep-alive']);
+    assert.deepEqual(
+      warm.map((r) => r.connection),
+      ['keep-alive', 'keep-alive', 'keep-alive', 'keep-alive'],
+    );
     items.reset();
     const inFlight = [5, 6, 7, 8].map(send);
     await until(() => items.count() === 4, 'the four requests reached the source');
     const drained = gateway.shutdown(5000);
     const answers = await Promise.all(inFlight);
-    assert.deepEqual(answers.map((r) => [r.status, r.connection]), Array.from({ length: 4 }, () => [200, 'close']));
-    assert.deepEqual(answers.map((r) => JSON.parse(r.body)), [5, 6, 7, 8].map((id) => ({ data: { slow: { id: String(id) } } })));
+    assert.deepEqual(
+      answers.map((r) => [r.status, r.connection]),
+      Array.from({ length: 4 }, () => [200, 'close']),
+    );
+    assert.deepEqual(
+      answers.map((r) => JSON.parse(r.body)),
+      [5, 6, 7, 8].map((id) => ({ data: { slow: { id: String(id) } } })),
+    );
     assert.equal(await drained, true);
     agent.destroy();
   });

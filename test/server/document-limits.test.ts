@@ -73,7 +73,12 @@ describe('document limits that hold whatever the shape', () => {
 
   before(async () => {
     posts = await startUpstream({
-      'GET /posts': () => ({ json: [{ id: 1, title: 'a', children: [{ id: 3, title: 'c', children: [] }] }, { id: 2, title: 'b', children: [] }] }),
+      'GET /posts': () => ({
+        json: [
+          { id: 1, title: 'a', children: [{ id: 3, title: 'c', children: [] }] },
+          { id: 2, title: 'b', children: [] },
+        ],
+      }),
       'GET /posts/1': () => ({ json: { __typename: 'Post', id: 1, title: 'a', children: [] } }),
     });
     gw = await startTestGateway({ schemas: { 'schema.graphqls': SCHEMA }, sources: { posts: { url: posts.url } }, debugHeaders: false });
@@ -112,7 +117,12 @@ describe('document limits that hold whatever the shape', () => {
 
     const next = await gw.query('{ posts(limit: 2) { id title } }');
     assert.equal(next.status, 200, next.text);
-    assert.deepEqual(next.body.data, { posts: [{ id: '1', title: 'a' }, { id: '2', title: 'b' }] });
+    assert.deepEqual(next.body.data, {
+      posts: [
+        { id: '1', title: 'a' },
+        { id: '2', title: 'b' },
+      ],
+    });
   });
 
   test('variants with inline fragments and spreads nested in fields get the same 400', async () => {
@@ -187,7 +197,11 @@ describe('introspection = false', () => {
   });
 
   test('__schema and __type get 400 INTROSPECTION_DISABLED over POST and GET; __typename still works', async () => {
-    for (const document of ['{ __schema { queryType { name } } }', '{ __type(name: "Post") { name } }', '{ posts { id ... on Post { __type(name: "Post") { name } } } }']) {
+    for (const document of [
+      '{ __schema { queryType { name } } }',
+      '{ __type(name: "Post") { name } }',
+      '{ posts { id ... on Post { __type(name: "Post") { name } } } }',
+    ]) {
       const res = await gw.query(document);
       assert.equal(res.status, 400, res.text);
       const error = requestError(res.body);

@@ -56,7 +56,11 @@ for (const debug of [true, false]) {
     async function send(body: unknown, contentType: string): Promise<Answer & { upstream: number }> {
       users.reset();
       posts.reset();
-      const res = await fetch(gw.url, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+      const res = await fetch(gw.url, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
       const text = await res.text();
       let parsed: unknown = text;
       try {
@@ -75,14 +79,30 @@ for (const debug of [true, false]) {
 
     const cases: Array<[string, unknown]> = [
       ['a batched query', { query: '{ posts(limit: 20) { id title author { name } } }' }],
-      ['variables and an operation name', { query: 'query A($id: ID!) { post(id: $id) { title author { name } } } query B { user(id: 1) { name } }', variables: { id: '3' }, operationName: 'A' }],
-      ['a missing key on a nullable and a non-null field', { query: '{ posts(limit: 8) { id author { name } } post(id: 7) { strictAuthor { name } } }' }],
+      [
+        'variables and an operation name',
+        {
+          query: 'query A($id: ID!) { post(id: $id) { title author { name } } } query B { user(id: 1) { name } }',
+          variables: { id: '3' },
+          operationName: 'A',
+        },
+      ],
+      [
+        'a missing key on a nullable and a non-null field',
+        { query: '{ posts(limit: 8) { id author { name } } post(id: 7) { strictAuthor { name } } }' },
+      ],
       ['a single-fetch 404 on a nullable field', { query: '{ user(id: 404) { name } }' }],
       ['invalid variables', { query: 'query ($id: ID!) { post(id: $id) { title } }', variables: {} }],
       ['an unknown operation name', { query: 'query A { user(id: 1) { name } }', operationName: 'Nope' }],
       ['a validation error with a suggestion', { query: '{ user(id: 1) { nme } }' }],
       ['a syntax error', { query: '{ user(id: 1) { name }' }],
-      ['too many aliases', { query: '{ a: user(id: 1) { name } b: user(id: 1) { name } c: user(id: 1) { name } d: user(id: 1) { name } e: user(id: 1) { name } f: user(id: 1) { name } }' }],
+      [
+        'too many aliases',
+        {
+          query:
+            '{ a: user(id: 1) { name } b: user(id: 1) { name } c: user(id: 1) { name } d: user(id: 1) { name } e: user(id: 1) { name } f: user(id: 1) { name } }',
+        },
+      ],
       ['too deep', { query: '{ post(id: 1) { author { name } strictAuthor { id } } posts { author { id } } }', variables: null }],
       ['a query that is not a string', { query: 42 }],
       ['malformed JSON', '{"query": '],

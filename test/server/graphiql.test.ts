@@ -94,13 +94,22 @@ describe('GraphiQL without the internet', () => {
       // GraphiQL loads the schema (an introspection query through the gateway) and its editors
       // after the page: click once both are there. Generous timeouts: the 9 MB bundle parses slowly
       // on a loaded 2-core machine (about 4 s when idle).
-      const schemaLoaded = page.waitForResponse((response) => response.request().method() === 'POST' && (response.request().postData() ?? '').includes('__schema'), { timeout: 60_000 });
+      const schemaLoaded = page.waitForResponse(
+        (response) => response.request().method() === 'POST' && (response.request().postData() ?? '').includes('__schema'),
+        { timeout: 60_000 },
+      );
       await page.goto(`${gw.url}?query=${encodeURIComponent(query)}`, { waitUntil: 'load', timeout: 60_000 });
       assert.equal((await schemaLoaded).status(), 200);
-      await page.waitForFunction(() => /posts\(limit/.test(document.querySelector('.graphiql-query-editor')?.textContent ?? ''), { timeout: 60_000, polling: 50 });
+      await page.waitForFunction(() => /posts\(limit/.test(document.querySelector('.graphiql-query-editor')?.textContent ?? ''), {
+        timeout: 60_000,
+        polling: 50,
+      });
       await page.click('.graphiql-execute-button');
       // The result editor renders spaces as no-break spaces: compare with white space collapsed.
-      await page.waitForFunction(() => /Title\s2/.test(document.querySelector('.result-window')?.textContent ?? ''), { timeout: 60_000, polling: 50 });
+      await page.waitForFunction(() => /Title\s2/.test(document.querySelector('.result-window')?.textContent ?? ''), {
+        timeout: 60_000,
+        polling: 50,
+      });
       const shown = await page.$eval('.result-window', (element) => element.textContent ?? '');
       assert.match(shown.replace(/\s+/g, ''), /"title":"Title1".*"title":"Title2"/);
       assert.equal(posts.count('GET /posts'), 1, 'the query reached the source through the gateway, once');

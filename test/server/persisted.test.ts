@@ -21,7 +21,10 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const persistedQuery = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
 
 /** The same request over POST JSON (fast path) and GET (yoga); both answers are returned. */
-async function both(gw: TestGateway, params: { query?: string; extensions?: unknown }): Promise<[HttpResult<unknown>, HttpResult<unknown>]> {
+async function both(
+  gw: TestGateway,
+  params: { query?: string; extensions?: unknown },
+): Promise<[HttpResult<unknown>, HttpResult<unknown>]> {
   const post = await gw.post(JSON.stringify(params));
   const search = new URLSearchParams();
   if (params.query !== undefined) search.set('query', params.query);
@@ -42,7 +45,10 @@ describe('automatic persisted queries', () => {
   let gw: TestGateway;
   before(async () => {
     posts = await startPosts(makePosts(3, () => 1));
-    gw = await startTestGateway({ schemas: { 'schema.graphqls': SCHEMA }, sources: { posts: { url: posts.url }, users: { url: posts.url } } });
+    gw = await startTestGateway({
+      schemas: { 'schema.graphqls': SCHEMA },
+      sources: { posts: { url: posts.url }, users: { url: posts.url } },
+    });
   });
   after(async () => {
     await gw.close();
@@ -59,7 +65,14 @@ describe('automatic persisted queries', () => {
 
     const stored = await gw.post(JSON.stringify({ query, extensions: persistedQuery(hash) }));
     assert.equal(stored.status, 200, stored.text);
-    const expected = { data: { posts: [{ id: '1', title: 'Title 1' }, { id: '2', title: 'Title 2' }] } };
+    const expected = {
+      data: {
+        posts: [
+          { id: '1', title: 'Title 1' },
+          { id: '2', title: 'Title 2' },
+        ],
+      },
+    };
     assert.deepEqual((stored.body as { data: unknown }).data, expected.data);
     for (const res of await both(gw, { extensions: persistedQuery(hash.toUpperCase()) })) {
       assert.equal(res.status, 200, res.text);
@@ -143,20 +156,31 @@ describe('trusted documents with only_persisted = true', () => {
 });
 
 describe('persisted_documents configuration errors', () => {
-  test('a key that is not its document\'s SHA-256, and only_persisted without a file, are refused at file:line:col', async () => {
+  test("a key that is not its document's SHA-256, and only_persisted without a file, are refused at file:line:col", async () => {
     const files = await writeGatewayFiles({
       schemas: { 'schema.graphqls': SCHEMA },
       toml: '[gateway]\nschema = ["schema.graphqls"]\npersisted_documents = "docs.json"\n',
     });
     try {
       await writeFile(path.join(files.dir, 'docs.json'), JSON.stringify({ [sha256('{ a }')]: '{ b }' }));
-      assert.throws(() => loadConfig(files.configPath), (err: unknown) => {
-        assert.ok(err instanceof GatewayConfigError);
-        assert.match(err.message, new RegExp(`gateway\\.toml:3:1: gateway\\.persisted_documents: key "${sha256('{ a }')}" in .*docs\\.json is not the SHA-256 of its document \\(that is "${sha256('{ b }')}"\\)`));
-        return true;
-      });
+      assert.throws(
+        () => loadConfig(files.configPath),
+        (err: unknown) => {
+          assert.ok(err instanceof GatewayConfigError);
+          assert.match(
+            err.message,
+            new RegExp(
+              `gateway\\.toml:3:1: gateway\\.persisted_documents: key "${sha256('{ a }')}" in .*docs\\.json is not the SHA-256 of its document \\(that is "${sha256('{ b }')}"\\)`,
+            ),
+          );
+          return true;
+        },
+      );
       await writeFile(files.configPath, '[gateway]\nschema = ["schema.graphqls"]\nonly_persisted = true\n');
-      assert.throws(() => loadConfig(files.configPath), /gateway\.toml:3:1: gateway\.only_persisted = true needs gateway\.persisted_documents/);
+      assert.throws(
+        () => loadConfig(files.configPath),
+        /gateway\.toml:3:1: gateway\.only_persisted = true needs gateway\.persisted_documents/,
+      );
     } finally {
       await files.cleanup();
     }

@@ -61,7 +61,11 @@ describe('one answer pipeline for the fast path and yoga', () => {
   const fastPathCount = async () => metricValue(await scrape(), 'gqlgw_http_fast_path_total');
 
   async function viaPost(query: string, headers: Record<string, string>): Promise<Seen> {
-    const res = await fetch(gw.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+    const res = await fetch(gw.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    });
     return seen(res, await res.text());
   }
   async function viaGet(query: string, headers: Record<string, string>): Promise<Seen> {
@@ -179,7 +183,8 @@ describe('one answer pipeline for the fast path and yoga', () => {
     await gw.post('{"query": ');
     await gw.get(`/graphql?query=${encodeURIComponent('{ posts { id } }')}`);
     const last = await scrape();
-    const delta = (labels: Record<string, string>) => metricValue(last, 'gqlgw_http_requests_total', labels) - metricValue(first, 'gqlgw_http_requests_total', labels);
+    const delta = (labels: Record<string, string>) =>
+      metricValue(last, 'gqlgw_http_requests_total', labels) - metricValue(first, 'gqlgw_http_requests_total', labels);
     assert.equal(delta({ status: '200', code: 'ok' }), 2);
     assert.equal(delta({ status: '400', code: 'GRAPHQL_VALIDATION_FAILED' }), 1);
     assert.equal(delta({ status: '400', code: 'BAD_REQUEST' }), 1);
@@ -192,7 +197,10 @@ describe('without [cors]', () => {
   let gw: TestGateway;
   before(async () => {
     posts = await startPosts(makePosts(2, () => 1));
-    gw = await startTestGateway({ schemas: { 'schema.graphqls': `${USER_TYPE}${QUERY_TYPE} type Post { id: ID! }` }, sources: { posts: { url: posts.url }, users: { url: posts.url } } });
+    gw = await startTestGateway({
+      schemas: { 'schema.graphqls': `${USER_TYPE}${QUERY_TYPE} type Post { id: ID! }` },
+      sources: { posts: { url: posts.url }, users: { url: posts.url } },
+    });
   });
   after(async () => {
     await gw.close();
@@ -201,11 +209,18 @@ describe('without [cors]', () => {
 
   test('no CORS header on any answer, and a preflight is refused', async () => {
     const answers = [
-      await fetch(gw.url, { method: 'POST', headers: { origin: APP, 'content-type': 'application/json' }, body: '{"query":"{ posts { id } }"}' }),
+      await fetch(gw.url, {
+        method: 'POST',
+        headers: { origin: APP, 'content-type': 'application/json' },
+        body: '{"query":"{ posts { id } }"}',
+      }),
       await fetch(`${gw.url}?query=${encodeURIComponent('{ posts { id } }')}`, { headers: { origin: APP } }),
       await fetch(gw.url, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST' } }),
     ];
-    assert.deepEqual(answers.map((r) => r.status), [200, 200, 403]);
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [200, 200, 403],
+    );
     for (const res of answers) for (const [name] of res.headers) assert.doesNotMatch(name, /^(access-control-|vary$)/);
   });
 });
@@ -226,12 +241,21 @@ describe('[cors] configuration errors', () => {
         (err: unknown) => {
           assert.ok(err instanceof GatewayConfigError);
           const shown = path.basename(files.configPath);
-          assert.match(err.message, new RegExp(`${shown}:${credentialsLine}:1: cors\\.credentials = true cannot be combined with origins = \\["\\*"\\]`));
-          assert.match(err.message, new RegExp(`${shown}:${originsLine}:1: cors\\.origins entry "https://app\\.example\\.com/" must be "\\*" or an origin`));
+          assert.match(
+            err.message,
+            new RegExp(`${shown}:${credentialsLine}:1: cors\\.credentials = true cannot be combined with origins = \\["\\*"\\]`),
+          );
+          assert.match(
+            err.message,
+            new RegExp(`${shown}:${originsLine}:1: cors\\.origins entry "https://app\\.example\\.com/" must be "\\*" or an origin`),
+          );
           return true;
         },
       );
-      await writeFile(files.configPath, text.join('\n').replace('credentials = true', 'credentials = false').replace(', "https://app.example.com/"', ''));
+      await writeFile(
+        files.configPath,
+        text.join('\n').replace('credentials = true', 'credentials = false').replace(', "https://app.example.com/"', ''),
+      );
       assert.deepEqual(loadConfig(files.configPath).cors, { origins: ['*'], credentials: false, maxAgeS: 600 });
     } finally {
       await files.cleanup();

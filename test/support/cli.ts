@@ -86,11 +86,22 @@ export function spawnCli(args: readonly string[], cwd?: string): RunningCli {
     waitFor(stream, pattern, from = 0, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
-          const line = out[stream].slice(from).split('\n').find((l) => pattern.test(l));
+          const line = out[stream]
+            .slice(from)
+            .split('\n')
+            .find((l) => pattern.test(l));
           if (line !== undefined) done(undefined, line);
           else if (hasExited) done(new Error(`gqlgw exited before printing ${pattern}; stderr:\n${out.stderr}`));
         };
-        const timer = setTimeout(() => done(new Error(`no line matching ${pattern} on ${stream} within ${timeoutMs} ms; ${stream}:\n${out[stream]}\nstderr:\n${out.stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            done(
+              new Error(
+                `no line matching ${pattern} on ${stream} within ${timeoutMs} ms; ${stream}:\n${out[stream]}\nstderr:\n${out.stderr}`,
+              ),
+            ),
+          timeoutMs,
+        );
         function done(err: Error | undefined, line = ''): void {
           clearTimeout(timer);
           waiters.delete(check);

@@ -109,7 +109,9 @@ export async function startFaultyUpstream(table: Readonly<Record<string, FaultHa
         return;
       }
       case 'raw':
-        res.writeHead(fault.status ?? 200, { 'content-type': fault.contentType, 'content-length': Buffer.byteLength(fault.body) }).end(fault.body);
+        res
+          .writeHead(fault.status ?? 200, { 'content-type': fault.contentType, 'content-length': Buffer.byteLength(fault.body) })
+          .end(fault.body);
         return;
       case 'reset':
         cutOff.add(res);
@@ -164,7 +166,14 @@ export async function startFaultyUpstream(table: Readonly<Record<string, FaultHa
     }
     const nth = (perRoute.get(found?.route.key ?? '') ?? 0) + 1;
     perRoute.set(found?.route.key ?? '', nth);
-    const recorded: FaultyRequest = { method, path, query: new URLSearchParams(q === -1 ? '' : raw.slice(q)), params: found?.params ?? {}, route: found?.route.key, nth };
+    const recorded: FaultyRequest = {
+      method,
+      path,
+      query: new URLSearchParams(q === -1 ? '' : raw.slice(q)),
+      params: found?.params ?? {},
+      route: found?.route.key,
+      nth,
+    };
     requests.push(recorded);
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);

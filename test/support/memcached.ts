@@ -60,7 +60,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));

@@ -61,9 +61,7 @@ function parseValue(raw: string, line: string): number {
 
 /** Samples named `name` whose labels include every pair of `labels`. */
 export function samplesOf(text: PromText, name: string, labels: Record<string, string> = {}): Sample[] {
-  return text.samples.filter(
-    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
-  );
+  return text.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 }
 
 /**

@@ -51,8 +51,24 @@ export const REPOS = [
     topic_ids: ['graphql', 'rest', 'graphql', 'unknown-topic'],
     contributor_ids: [2, 1, 99],
   },
-  { id: 11, name: 'sketches', full_name: 'mona/sketches', visibility: 'public', owner: { id: 2, login: 'mona' }, topic_ids: [], contributor_ids: [] },
-  { id: 12, name: 'secret-plans', full_name: 'octo/secret-plans', visibility: 'private', owner: { id: 1, login: 'octo' }, topic_ids: ['rest'], contributor_ids: [3] },
+  {
+    id: 11,
+    name: 'sketches',
+    full_name: 'mona/sketches',
+    visibility: 'public',
+    owner: { id: 2, login: 'mona' },
+    topic_ids: [],
+    contributor_ids: [],
+  },
+  {
+    id: 12,
+    name: 'secret-plans',
+    full_name: 'octo/secret-plans',
+    visibility: 'private',
+    owner: { id: 1, login: 'octo' },
+    topic_ids: ['rest'],
+    contributor_ids: [3],
+  },
 ];
 
 export const TOPICS = [

@@ -39,7 +39,17 @@ describe('expandSchemaGlobs', () => {
     ['schema/*.graphqls', ['schema/a.graphqls', 'schema/ab.graphqls', 'schema/b.graphqls', 'schema/x+y.graphqls']],
     ['schema/?.graphqls', ['schema/a.graphqls', 'schema/b.graphqls']],
     ['schema/b.*', ['schema/b.graphql', 'schema/b.graphqls']],
-    ['schema/**/*.graphqls', ['schema/a.graphqls', 'schema/ab.graphqls', 'schema/b.graphqls', 'schema/nested/c.graphqls', 'schema/nested/deep/d.graphqls', 'schema/x+y.graphqls']],
+    [
+      'schema/**/*.graphqls',
+      [
+        'schema/a.graphqls',
+        'schema/ab.graphqls',
+        'schema/b.graphqls',
+        'schema/nested/c.graphqls',
+        'schema/nested/deep/d.graphqls',
+        'schema/x+y.graphqls',
+      ],
+    ],
     ['schema/nested/**', ['schema/nested/c.graphqls', 'schema/nested/deep/d.graphqls']],
     ['*/*.graphqls', ['other/g.graphqls', 'schema/a.graphqls', 'schema/ab.graphqls', 'schema/b.graphqls', 'schema/x+y.graphqls']],
     ['schema/x+y.*', ['schema/x+y.graphqls']],
@@ -49,7 +59,10 @@ describe('expandSchemaGlobs', () => {
     test(`${entry} → ${files.length === 0 ? 'nothing' : files.join(', ')}`, () => {
       const [expanded] = expandSchemaGlobs([entry], dir);
       assert.equal(expanded?.entry, entry);
-      assert.deepEqual(expanded?.files, files.map((f) => join(dir, f)));
+      assert.deepEqual(
+        expanded?.files,
+        files.map((f) => join(dir, f)),
+      );
     });
   }
 

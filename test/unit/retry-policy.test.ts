@@ -12,7 +12,17 @@ function failureOf(cause: FailureCause, status?: number): UpstreamFailure {
   return { code: 'UPSTREAM_UNREACHABLE', source: 's', status, message: 'm', detail: 'd', cause };
 }
 
-const ALL_CAUSES: readonly FailureCause[] = ['reset', 'status', 'not-json', 'too-large', 'shape', 'timeout', 'refused', 'overloaded', 'other'];
+const ALL_CAUSES: readonly FailureCause[] = [
+  'reset',
+  'status',
+  'not-json',
+  'too-large',
+  'shape',
+  'timeout',
+  'refused',
+  'overloaded',
+  'other',
+];
 
 describe('shouldResend', () => {
   for (const method of HTTP_METHODS) {
@@ -58,10 +68,28 @@ describe('shouldSplitChunk', () => {
 
 describe('splitInHalves', () => {
   const cases: ReadonlyArray<[keys: string[], halves: [string[], string[]]]> = [
-    [['a', 'b'], [['a'], ['b']]],
-    [['a', 'b', 'c'], [['a', 'b'], ['c']]],
-    [['a', 'b', 'c', 'd'], [['a', 'b'], ['c', 'd']]],
-    [['a', 'b', 'c', 'd', 'e'], [['a', 'b', 'c'], ['d', 'e']]],
+    [
+      ['a', 'b'],
+      [['a'], ['b']],
+    ],
+    [
+      ['a', 'b', 'c'],
+      [['a', 'b'], ['c']],
+    ],
+    [
+      ['a', 'b', 'c', 'd'],
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+    ],
+    [
+      ['a', 'b', 'c', 'd', 'e'],
+      [
+        ['a', 'b', 'c'],
+        ['d', 'e'],
+      ],
+    ],
     [['a'], [['a'], []]],
     [[], [[], []]],
   ];

@@ -31,7 +31,9 @@ describe('abort handling with many subrequests in one round', () => {
   let proc: ServeProcess;
 
   before(async () => {
-    posts = await startUpstream({ 'GET /posts': () => ({ json: Array.from({ length: AUTHORS }, (_, i) => ({ id: i, author_id: String(i) })) }) });
+    posts = await startUpstream({
+      'GET /posts': () => ({ json: Array.from({ length: AUTHORS }, (_, i) => ({ id: i, author_id: String(i) })) }),
+    });
     users = await startUpstream({ 'GET /users/:id': ({ params }) => ({ json: { id: params.id, name: `u${params.id}` } }) });
     files = await writeGatewayFiles({
       schemas: { 's.graphqls': SCHEMA },
@@ -48,7 +50,11 @@ describe('abort handling with many subrequests in one round', () => {
 
   test(`${AUTHORS} subrequests in one round: answered, and no MaxListenersExceededWarning`, async () => {
     for (let i = 0; i < 3; i++) {
-      const res = await fetch(proc.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ posts { author { name } } }' }) });
+      const res = await fetch(proc.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ posts { author { name } } }' }),
+      });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('x-gql-subrequests'), String(1 + AUTHORS));
       const body = (await res.json()) as GraphQLResult;
@@ -68,8 +74,20 @@ describe('one deadline shared by the requests sent together', () => {
   const onWarning = (w: Error): number => warnings.push(w);
 
   before(async () => {
-    slow = await startUpstream({ 'GET /slow/:id': ({ params }) => ({ json: { id: params.id }, delayMs: 2000 }), 'GET /fast/:id': ({ params }) => ({ json: { id: params.id } }) });
-    client = new SourceClient({ name: 'svc', url: slow.url, timeoutMs: 300, forwardHeaders: [], maxResponseBytes: 1 << 20, connections: 32, maxQueued: 100, coalesce: false });
+    slow = await startUpstream({
+      'GET /slow/:id': ({ params }) => ({ json: { id: params.id }, delayMs: 2000 }),
+      'GET /fast/:id': ({ params }) => ({ json: { id: params.id } }),
+    });
+    client = new SourceClient({
+      name: 'svc',
+      url: slow.url,
+      timeoutMs: 300,
+      forwardHeaders: [],
+      maxResponseBytes: 1 << 20,
+      connections: 32,
+      maxQueued: 100,
+      coalesce: false,
+    });
     process.on('warning', onWarning);
   });
   after(async () => {
@@ -89,7 +107,8 @@ describe('one deadline shared by the requests sent together', () => {
     assert.deepEqual(outcomes.at(-1), { kind: 'ok', body: { id: '1' } });
     for (const o of outcomes.slice(0, 12)) {
       assert.equal(o.kind, 'error');
-      if (o.kind === 'error') assert.deepEqual([o.error.code, o.error.message], ['UPSTREAM_TIMEOUT', 'source "svc" did not answer within 300 ms']);
+      if (o.kind === 'error')
+        assert.deepEqual([o.error.code, o.error.message], ['UPSTREAM_TIMEOUT', 'source "svc" did not answer within 300 ms']);
     }
     assert.deepEqual(warnings, []);
   });
@@ -97,12 +116,21 @@ describe('one deadline shared by the requests sent together', () => {
   test("the caller's abort rejects every request with the caller's reason", async () => {
     const caller = new AbortController();
     const deadline = client.deadline(caller.signal);
-    const sent = Array.from({ length: 12 }, (_, i) => client.send({ method: 'GET', path: `/slow/${i}`, headers: {} }, deadline).then(() => 'answered', (err: unknown) => err));
+    const sent = Array.from({ length: 12 }, (_, i) =>
+      client.send({ method: 'GET', path: `/slow/${i}`, headers: {} }, deadline).then(
+        () => 'answered',
+        (err: unknown) => err,
+      ),
+    );
     const reason = new Error('client went away');
     caller.abort(reason);
     for (const r of await Promise.all(sent)) assert.equal(r, reason);
     deadline.release();
-    await assert.rejects(client.send({ method: 'GET', path: '/fast/2', headers: {} }, deadline), (err) => err === reason, 'an aborted deadline sends nothing more');
+    await assert.rejects(
+      client.send({ method: 'GET', path: '/fast/2', headers: {} }, deadline),
+      (err) => err === reason,
+      'an aborted deadline sends nothing more',
+    );
     assert.equal(slow.count('GET /fast/:id'), 1);
     assert.deepEqual(warnings, []);
   });

@@ -23,7 +23,16 @@ describe('upstream client: methods, bodies and empty answers', () => {
       table[`${m} /fail`] = () => ({ status: 422, body: `secret-upstream-text ${'x'.repeat(5000)}` });
     }
     upstream = await startUpstream(table);
-    client = new SourceClient({ name: 'svc', url: upstream.url, timeoutMs: 2000, forwardHeaders: [], maxResponseBytes: 1 << 20, connections: 4, maxQueued: 10, coalesce: false });
+    client = new SourceClient({
+      name: 'svc',
+      url: upstream.url,
+      timeoutMs: 2000,
+      forwardHeaders: [],
+      maxResponseBytes: 1 << 20,
+      connections: 4,
+      maxQueued: 10,
+      coalesce: false,
+    });
   });
   after(async () => {
     await client.close();
