@@ -7,6 +7,9 @@ import type { OperationStats } from '../execute/state.js';
  */
 export const DEBUG_HEADER_NAMES = ['X-GQL-Rounds', 'X-GQL-Subrequests', 'X-GQL-Batches'] as const;
 
+/** With `--workers`, which worker answered (set by start.ts on every answer when debug headers are on). */
+export const WORKER_HEADER = 'X-GQL-Worker';
+
 /** The X-GQL-* headers for an operation's counts (zeros when nothing ran). */
 export function addDebugHeaders(stats: OperationStats | undefined, headers: Record<string, string>): void {
   headers['X-GQL-Rounds'] = String(stats?.rounds ?? 0);

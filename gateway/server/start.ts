@@ -15,7 +15,7 @@ import { createFastPath, isGraphQLPath } from './fast-path.js';
 import { createLifecycle } from './lifecycle.js';
 import { createAnswers, writeAnswer } from './answers.js';
 import { CorsPolicy } from './cors.js';
-import { DEBUG_HEADER_NAMES } from './debug-headers.js';
+import { DEBUG_HEADER_NAMES, WORKER_HEADER } from './debug-headers.js';
 import { createDocumentStore } from './documents.js';
 import { createGraphiQLAssets } from './graphiql.js';
 import { createPersistedDocuments } from './persisted.js';
@@ -97,7 +97,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
     },
     (req: IncomingMessage, res: ServerResponse) => {
-      if (workerId !== undefined && version.config.debugHeaders) res.setHeader('x-gql-worker', workerId);
+      if (workerId !== undefined && version.config.debugHeaders) res.setHeader(WORKER_HEADER, workerId);
       if (lifecycle.admit(req, res)) return;
       // The version current when the request arrives answers it to the end, whatever reloads meanwhile.
       version.handle(req, res);
@@ -230,7 +230,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     exposeDetail: config.debugHeaders,
   });
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
-  const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? DEBUG_HEADER_NAMES : []);
+  const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
   const answers = createAnswers({ debug: config.debugHeaders, cors, onAnswer: metrics?.onHttpAnswer });
   const documents = createDocumentStore(
     blueprint.schema,
