@@ -1,15 +1,14 @@
 /**
  * "Did you mean": the closest known name to a misspelt one (SPEC.md "Set-up and commands").
  *
- * A candidate is close when its edit distance to the input is at most 2 (at most 1 for inputs of
- * three characters or fewer, so that `id` does not suggest `to`), or when one is a prefix of the
- * other (`debug` → `debug_headers`). Distance is Damerau–Levenshtein (optimal string alignment: a
+ * A candidate is close when its edit distance to the input is at most 2, or when one is a prefix of
+ * the other (`debug` → `debug_headers`). Distance is Damerau–Levenshtein (optimal string alignment: a
  * swap of two neighbours costs 1) on lower-cased text; a difference only in case is closer than any
  * other edit, so `Batch` suggests `batch`. Ties go to the candidate listed first. Pure.
  */
 export function closestName(input: string, candidates: Iterable<string>): string | undefined {
   const lower = input.toLowerCase();
-  const limit = lower.length <= 3 ? 1 : 2;
+  const limit = 2;
   let best: string | undefined;
   let bestScore = Infinity;
   for (const candidate of candidates) {

@@ -105,7 +105,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
 
 /** The line printed after each successful reload. */
 export function reloadedLine(report: { readonly fields: number; readonly sources: number }): string {
-  return `gqlgw reloaded: ${report.fields} field${report.fields === 1 ? '' : 's'}, ${report.sources} source${report.sources === 1 ? '' : 's'}`;
+  return `gqlgw reloaded: ${report.fields} fields, ${report.sources} sources`;
 }
 
 function restartNotes(old: GatewayConfig, next: GatewayConfig, options: ReloaderOptions): string[] {

@@ -14,7 +14,7 @@ const NO_STACK = /\n\s+at /;
 
 const SCHEMA_TYPOS = `type Query {
   user(id: ID!): User @fetc(source: "users", path: "/users/{args.id}")
-  users: [User] @fetch(source: "users", path: "/users") @cache(ttl: 5, stal: 10)
+  users: [User] @fetch(source: "users", path: "/users") @cache(ttl: 5, stal: 10, miss: 1)
 }
 type User {
   id: ID!
@@ -107,8 +107,9 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
       assert.deepEqual(lines(typoRun), [
         's.graphqls:2:23: Unknown directive "@fetc". Did you mean "@fetch"?',
         's.graphqls:3:72: Unknown argument "stal" on directive "@cache". Did you mean "stale" or "ttl"?',
+        's.graphqls:3:82: Unknown argument "miss" on directive "@cache". Did you mean "missing"?',
         's.graphqls:7:69: Unknown directive "@Batch". Did you mean "@batch"?',
-        '3 problems in s.graphqls',
+        '4 problems in s.graphqls',
       ]);
     });
 

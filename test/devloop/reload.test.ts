@@ -75,7 +75,7 @@ test('serve --watch and SIGHUP reload config and schema; a request in flight fin
       await slowArrived;
       const mark = watch.stdout().length;
       await writeFile(schemaFile, V2);
-      assert.match(await watch.waitFor('stdout', /^gqlgw reloaded: /, mark), /^gqlgw reloaded: 3 fields, 1 source$/);
+      assert.match(await watch.waitFor('stdout', /^gqlgw reloaded: /, mark), /^gqlgw reloaded: 3 fields, 1 sources$/);
       assert.deepEqual(await query(watchUrl, '{ post { heading } }'), { data: { post: { heading: 'two' } } });
       release();
       assert.deepEqual(await inFlight, { data: { slow: { title: 'slow' } } }, 'validated and shaped by the version it started on');
@@ -98,7 +98,7 @@ test('serve --watch and SIGHUP reload config and schema; a request in flight fin
       const mark = watch.stdout().length;
       await writeFile(path.join(watched.dir, 'schema', 'extra.graphqls'), EXTRA);
       await writeFile(schemaFile, V3);
-      await watch.waitFor('stdout', /^gqlgw reloaded: 4 fields, 1 source$/, mark);
+      await watch.waitFor('stdout', /^gqlgw reloaded: 4 fields, 1 sources$/, mark);
       assert.deepEqual(await query(watchUrl, '{ post { heading } extra }'), { data: { post: { heading: 'three' }, extra: 'extra' } });
     });
 
@@ -107,7 +107,7 @@ test('serve --watch and SIGHUP reload config and schema; a request in flight fin
       await writeFile(hup.configPath, (await readFile(hup.configPath, 'utf8')).replace('port = 0', 'port = 1'));
       assert.deepEqual(await query(plainUrl, '{ post { title } }'), { data: { post: { title: 'one' } } }, 'no reload before the signal');
       plain.child.kill('SIGHUP');
-      await plain.waitFor('stdout', /^gqlgw reloaded: 3 fields, 1 source$/);
+      await plain.waitFor('stdout', /^gqlgw reloaded: 3 fields, 1 sources$/);
       assert.match(
         plain.stderr(),
         new RegExp(

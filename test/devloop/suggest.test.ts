@@ -22,7 +22,8 @@ test('the closest name within distance 2, a prefix, or a different case; nothing
   assert.equal(closestName('forward_header', ['url', 'forward_headers', 'timeout_ms']), 'forward_headers');
   assert.equal(closestName('source', ['gateway', 'sources', 'cache']), 'sources');
   assert.equal(closestName('zzz', directives), undefined);
-  assert.equal(closestName('id', ['to', 'ids']), 'ids', 'short names allow one edit only: "to" is two away');
+  assert.equal(closestName('usr', ['posts', 'users']), 'users', 'two edits, whatever the length (SPEC: at most 2)');
+  assert.equal(closestName('id', ['ids', 'to']), 'ids', 'one edit beats two');
   assert.equal(closestName('fetch', ['fetch']), undefined, 'the name itself is no suggestion');
   assert.equal(closestName('cach', ['catch', 'cache']), 'catch', 'ties go to the first listed');
 });
