@@ -42,7 +42,7 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   const path = String(use.args.path);
   const match = String(use.args.match);
   const max = Number(use.args.max);
-  const method = String(use.args.method ?? 'GET').toUpperCase();
+  const method = String(use.args.method ?? 'GET');
   const body = typeof use.args.body === 'string' ? use.args.body : undefined;
   const before = problems.length;
   if (!hasFetch) {
@@ -54,7 +54,7 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   else if (!matchSteps)
     problems.push({ message: `${at}: match "${match}" is not a dotted name; ${dottedNameHelp('owner.id')}`, node: use.node });
   if (!METHODS.includes(method)) {
-    problems.push({ message: `${at}: method must be GET or POST, found "${String(use.args.method)}"`, node: use.node });
+    problems.push({ message: `${at}: method must be GET or POST, found "${method}"`, node: use.node });
   } else if (method === 'POST' && body === undefined) {
     problems.push({ message: `${at}: a POST batch needs a body holding {keys}, such as body: """{"ids": {keys}}"""`, node: use.node });
   } else if (method === 'GET' && body !== undefined) {

@@ -13,6 +13,8 @@ import {
   isInterfaceType,
   isAbstractType,
   getNamedType,
+  getNullableType,
+  GraphQLBoolean,
   type GraphQLSchema,
   parse,
   validateSchema,
@@ -163,7 +165,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           cache: compiled.cache,
           method: compiled.request?.method ?? 'GET',
           body: compiled.request?.body,
-          emptyIsTrue: getNamedType(field.type).name === 'Boolean',
+          emptyIsTrue: getNullableType(field.type) === GraphQLBoolean,
           invalidates: invalidates.map((inv) => ({
             source: config.sources.get(inv.source)!,
             path: inv.path,

@@ -52,10 +52,11 @@ export async function runMutationFields(selection: PlanSelection, root: object, 
     state.memo.clear();
     const first = own[0];
     if (first) {
-      const { outcome, args } = await sendMutation(first.entry, state, deps);
+      const { outcome, args, sent } = await sendMutation(first.entry, state, deps);
       for (const l of own) state.store.set(l.parent, l.entry.fieldNode, outcome);
       if (outcome.kind === 'ok') {
-        await invalidate(first.entry.blueprint.fetch!, { args, result: outcome.body }, state, deps);
+        // Only a request that was sent and answered 2xx invalidates (a null path placeholder sends nothing).
+        if (sent) await invalidate(first.entry.blueprint.fetch!, { args, result: outcome.body }, state, deps);
         const walk: Walk = { variables: state.variables, store: state.store, out: below };
         for (const l of own) if (l.entry.fetchBelow) descend(l.entry, outcome.body, walk);
       }
@@ -75,11 +76,11 @@ async function sendMutation(
   entry: PlanEntry,
   state: RequestState,
   deps: MutationDeps,
-): Promise<{ outcome: UpstreamOutcome; args: Readonly<Record<string, unknown>> }> {
+): Promise<{ outcome: UpstreamOutcome; args: Readonly<Record<string, unknown>>; sent: boolean }> {
   const fetch = entry.blueprint.fetch!;
   const args = argsOf(entry, state);
   const path = resolvePathTemplate(fetch.template, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY });
-  if (path === null) return { outcome: NULL_VALUE, args };
+  if (path === null) return { outcome: NULL_VALUE, args, sent: false };
   if (state.stats.subrequests + 1 > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
   state.stats.rounds++;
   const source = fetch.source.name;
@@ -101,10 +102,11 @@ async function sendMutation(
     return {
       outcome: failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404`, detail, status: 404 }),
       args,
+      sent: true,
     };
   }
-  if (answer.kind === 'ok' && answer.body === null && fetch.emptyIsTrue) return { outcome: TRUE_VALUE, args };
-  return { outcome: selected(answer, fetch.select), args };
+  if (answer.kind === 'ok' && answer.body === null && fetch.emptyIsTrue) return { outcome: TRUE_VALUE, args, sent: true };
+  return { outcome: selected(answer, fetch.select), args, sent: true };
 }
 
 /**

@@ -90,7 +90,7 @@ export function createAnswers(options: AnswerOptions): Answers {
       const headers: Record<string, string> = {};
       if (origin === undefined || requestMethod === undefined) {
         headers['allow'] = 'GET, POST, OPTIONS';
-        if (cors) headers['vary'] = 'Origin';
+        cors?.addAnswerHeaders(origin, headers);
         count(204, 'ok');
         return { status: 204, headers, body: '' };
       }

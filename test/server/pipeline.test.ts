@@ -118,6 +118,9 @@ describe('one answer pipeline for the fast path and yoga', () => {
         const fast = await viaPost(query, headers);
         const slow = await viaGet(query, headers);
         assert.deepEqual(slow, fast, `${query} with ${JSON.stringify(headers)}`);
+        // Equal is not enough: both could drop CORS on an error answer. Every answer carries it.
+        assert.equal(fast.headers['vary'], 'Origin', `${query}: Vary on every answer`);
+        assert.equal(fast.headers['access-control-allow-origin'], origin.origin === APP ? APP : null, `${query} from ${origin.origin}`);
         compared++;
       }
     }
@@ -164,6 +167,14 @@ describe('one answer pipeline for the fast path and yoga', () => {
     assert.equal(res.headers.get('access-control-allow-headers'), 'content-type, accept, authorization, x-tenant');
     assert.equal(res.headers.get('access-control-max-age'), '600');
     assert.equal(res.headers.get('access-control-allow-credentials'), 'true');
+    assert.equal(res.headers.get('vary'), 'Origin');
+  });
+
+  test('an OPTIONS that is no preflight gets 204 with Allow, and the CORS headers of an allowed origin', async () => {
+    const res = await fetch(gw.url, { method: 'OPTIONS', headers: { origin: APP } });
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.get('allow'), 'GET, POST, OPTIONS');
+    assert.equal(res.headers.get('access-control-allow-origin'), APP);
     assert.equal(res.headers.get('vary'), 'Origin');
   });
 
