@@ -3,6 +3,7 @@ import type { FieldNode } from 'graphql';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { SourceConfig } from '../config/types.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
+import { NO_HEADERS } from '../upstream/client.js';
 import type { SharedCall } from './coalesce.js';
 
 /**
@@ -113,7 +114,7 @@ export interface OperationStats {
 /** Reads the forwarded headers of each source once per request. */
 export class HeaderForwarder {
   private readonly cache = new Map<string, ForwardedHeaders>();
-  private static readonly NONE: ForwardedHeaders = { headers: {}, keySuffix: '' };
+  private static readonly NONE: ForwardedHeaders = { headers: NO_HEADERS, keySuffix: '' };
 
   constructor(private readonly header: (name: string) => string | null | undefined) {}
 

@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { SourceConfig } from '../config/types.js';
+import { Admission } from './admission.js';
 import { Deadline } from './deadline.js';
 import type { HttpMethod } from '../../directives/request.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
@@ -15,6 +16,9 @@ export interface UpstreamRequest {
   /** JSON text, sent with `content-type: application/json`; absent: no body. */
   readonly body?: string;
 }
+
+/** The headers of a request that adds none to the source's own (no forward_headers). */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** A 204 or empty 2xx answer. */
 const NULL_BODY: UpstreamOutcome = Object.freeze({ kind: 'ok', body: null });
@@ -36,12 +40,18 @@ export class SourceClient {
   private readonly basePath: string;
   /** `accept` and the source's fixed `headers` (gateway.toml), sent on every request. */
   private readonly fixedHeaders: Readonly<Record<string, string>>;
+  private readonly fixedJsonHeaders: Readonly<Record<string, string>>;
+  /** Requests in flight or waiting for a connection (what `maxQueued` bounds). */
   private active = 0;
+  /** At most `connections` requests reach the pool at once; the rest wait here (upstream/admission.ts). */
+  private readonly admission: Admission;
 
   constructor(private readonly config: SourceConfig) {
     const url = new URL(config.url);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.fixedHeaders = { accept: 'application/json', ...config.headers };
+    this.fixedJsonHeaders = { ...this.fixedHeaders, 'content-type': 'application/json' };
+    this.admission = new Admission(config.connections);
     this.pool = new Pool(url.origin, {
       connections: config.connections,
       keepAliveTimeout: 10_000,
@@ -85,14 +95,15 @@ export class SourceClient {
     }
     this.active++;
     const deadline = shared ?? this.deadline(undefined);
+    let admitted = false;
     try {
+      const turn = this.admission.enter(deadline);
+      if (turn) await turn;
+      admitted = true;
       const res = await this.pool.request({
         path: this.basePath + path,
         method,
-        headers:
-          request.body === undefined
-            ? { ...this.fixedHeaders, ...request.headers }
-            : { ...this.fixedHeaders, ...request.headers, 'content-type': 'application/json' },
+        headers: this.headersOf(request),
         body: request.body,
         signal: deadline,
       });
@@ -157,9 +168,19 @@ export class SourceClient {
       }
       return transportFailure(name, `${method} ${path}`, err);
     } finally {
+      if (admitted) this.admission.release();
       if (!shared) deadline.release();
       this.active--;
     }
+  }
+
+  /** The source's fixed headers, the request's own, and a content type when it has a body. */
+  private headersOf(request: UpstreamRequest): Readonly<Record<string, string>> {
+    const fixed = request.body === undefined ? this.fixedHeaders : this.fixedJsonHeaders;
+    if (request.headers === NO_HEADERS) return fixed;
+    return request.body === undefined
+      ? { ...this.fixedHeaders, ...request.headers }
+      : { ...this.fixedHeaders, ...request.headers, 'content-type': 'application/json' };
   }
 
   /** Lets in-flight requests finish for up to `graceMs`, then destroys the pool (aborting the rest). */

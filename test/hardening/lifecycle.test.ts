@@ -224,3 +224,52 @@ describe('client disconnects and per-source concurrency', () => {
     assert.equal(users.count(), 4, 'refused requests never reached the source');
   });
 });
+
+describe('a client that leaves with lookups queued', () => {
+  let users: FaultyUpstream;
+  let posts: FaultyUpstream;
+  let gw: TestGateway;
+  const AUTHORS = 20;
+
+  before(async () => {
+    users = await startFaultyUpstream({
+      'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'u' }, delayMs: 300 }),
+    });
+    posts = await startFaultyUpstream({
+      'GET /posts': () => ({ kind: 'json', body: Array.from({ length: AUTHORS }, (_, i) => ({ id: i, author_id: String(i) })) }),
+    });
+    gw = await startTestGateway({
+      sources: {
+        users: { url: users.url, timeoutMs: 5000, extra: 'connections = 1\nmax_queued = 100\ncoalesce = false' },
+        posts: { url: posts.url },
+        fast: { url: posts.url },
+      },
+      schemas: { 's.graphqls': SCHEMA },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await users.close();
+    await posts.close();
+  });
+
+  test('costs the source no new connections: queued lookups wait in the gateway and just leave', async () => {
+    const controller = new AbortController();
+    const pending = fetch(gw.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ posts { id author { name } } }' }),
+      signal: controller.signal,
+    }).catch(() => 'aborted');
+    assert.ok(await eventually(() => users.inFlight === 1, 2000), 'the first author fetch reached the source');
+    controller.abort();
+    assert.equal(await pending, 'aborted');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(users.count(), 1, `none of the ${AUTHORS - 1} queued fetches was sent`);
+    // undici's own queue would hand each queued fetch a fresh connection only to destroy it unwritten
+    // (upstream/admission.ts): ~20 connections. Destroying the in-flight one may cost a reconnect.
+    assert.ok(users.connectionsAccepted <= 2, `the source accepted ${users.connectionsAccepted} connections`);
+    const later = await gw.query('{ user(id: 7) { name } }');
+    assert.deepEqual(later.body.data, { user: { name: 'u' } });
+  });
+});
