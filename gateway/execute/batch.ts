@@ -117,7 +117,9 @@ export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, war
   let items: Map<string, unknown> | undefined;
   if (answer.kind === 'ok') {
     const body = answer.body as unknown[];
-    items = matchBatchItems(body, group.batch.matchSteps, new Set(chunk.keys), oneToMany);
+    // A group sent as one chunk (the common case) asks exactly the group's keys: no set to build.
+    const wanted = chunk.keys.length === group.keys.size ? group.keys : new Set(chunk.keys);
+    items = matchBatchItems(body, group.batch.matchSteps, wanted, oneToMany);
     if (warnings && items.size === 0 && body.length > 0) warnings.push(matchedNothing(chunk, body));
   }
   for (const key of chunk.keys) {
@@ -137,7 +139,7 @@ const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
 export function matchBatchItems(
   body: readonly unknown[],
   match: readonly string[],
-  wanted: ReadonlySet<string>,
+  wanted: { has(key: string): boolean },
   oneToMany: boolean,
 ): Map<string, unknown> {
   const out = new Map<string, unknown>();

@@ -374,7 +374,7 @@ async function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise
       deps.inFlight.settle(call); // whatever happened, its key is never joinable again
     }
   }
-  fillCaches([m], deps);
+  if (m.fetch.cache) fillCaches([m], deps);
 }
 
 /**
@@ -422,7 +422,7 @@ async function sendChunk(chunk: BatchChunk, by: RequestBy, deps: RoundDeps): Pro
   } finally {
     if (call) deps.inFlight.settle(call); // whatever happened, its keys are never joinable again
   }
-  fillCaches(call ? call.memos : chunkMemos(chunk), deps);
+  if (group.fetch.cache) fillCaches(call ? call.memos : chunkMemos(chunk), deps);
 }
 
 /** What tells apart batch groups of one field whose `{args.*}` differ: the path and body without keys; null when a null `{args.*}` in the path part leaves no path. */
@@ -476,34 +476,40 @@ export interface Subrequest {
  * under a deadline of its own (its timeout counts from its own send).
  */
 export async function sendSubrequest(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise<UpstreamOutcome> {
-  const { source, coordinate, method, path, body, headers, batchSize, mayResend, judge } = sub;
-  const client = deps.clients.get(source)!;
-  const { state } = by;
-  const attempt = async (shared: Deadline | undefined): Promise<UpstreamOutcome> => {
-    state.stats.subrequests++;
-    if (batchSize !== undefined) state.stats.batches++;
-    const t0 = performance.now();
-    const deadline = shared ?? client.deadline(by.signal);
-    let answer: UpstreamOutcome;
-    try {
-      answer = await client.send({ method, path, headers, body }, deadline);
-    } finally {
-      if (!shared) deadline.release();
-    }
-    const outcome = judge ? judge(answer) : answer;
-    deps.listener.onSubrequest?.({
-      coordinate,
-      source,
-      batchSize,
-      durationMs: performance.now() - t0,
-      errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
-    });
-    return outcome;
-  };
-  const first = await attempt(by.deadline);
-  if (!mayResend || first.kind !== 'error' || !shouldResend(first.error, method) || state.stats.subrequests >= deps.maxSubrequests)
+  const first = await sendAttempt(sub, by, deps, by.deadline);
+  if (
+    !sub.mayResend ||
+    first.kind !== 'error' ||
+    !shouldResend(first.error, sub.method) ||
+    by.state.stats.subrequests >= deps.maxSubrequests
+  )
     return first;
-  return attempt(undefined);
+  return sendAttempt(sub, by, deps, undefined);
+}
+
+/** One attempt of `sub`, counted and reported: under `shared`, else under a deadline of its own. */
+async function sendAttempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, shared: Deadline | undefined): Promise<UpstreamOutcome> {
+  const client = deps.clients.get(sub.source)!;
+  const { stats } = by.state;
+  stats.subrequests++;
+  if (sub.batchSize !== undefined) stats.batches++;
+  const t0 = performance.now();
+  const deadline = shared ?? client.deadline(by.signal);
+  let answer: UpstreamOutcome;
+  try {
+    answer = await client.send(sub, deadline);
+  } finally {
+    if (!shared) deadline.release();
+  }
+  const outcome = sub.judge ? sub.judge(answer) : answer;
+  deps.listener.onSubrequest?.({
+    coordinate: sub.coordinate,
+    source: sub.source,
+    batchSize: sub.batchSize,
+    durationMs: performance.now() - t0,
+    errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
+  });
+  return outcome;
 }
 
 /** The field's argument values for this request (coerced once per plan entry). */

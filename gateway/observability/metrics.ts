@@ -101,13 +101,11 @@ export function createMetrics(): GatewayMetrics {
       }
     };
 
-  const where = (event: { coordinate: string; source: string }) => ({
-    coordinate: labels.coordinate.value(String(event.coordinate)),
-    source: labels.source.value(String(event.source)),
-  });
+  const sites = new SiteLabels(labels.coordinate, labels.source);
+  const where = (event: { coordinate: string; source: string }) => sites.of(event).at;
 
   const listener: Required<ExecutionListener> = {
-    onSubrequest: guarded((event: SubrequestEvent) => recordSubrequest(set, where(event), event)),
+    onSubrequest: guarded((event: SubrequestEvent) => recordSubrequest(set, sites.of(event), event)),
     onCache: guarded((event: CacheEvent) => {
       set.cacheRequests.inc(
         {
@@ -153,21 +151,67 @@ export function createMetrics(): GatewayMetrics {
   };
 }
 
-function recordSubrequest(set: MetricSet, at: { coordinate: string; source: string }, event: SubrequestEvent): void {
+function recordSubrequest(set: MetricSet, site: Site, event: SubrequestEvent): void {
   const isBatch = event.batchSize !== undefined;
-  set.subrequests.inc({ ...at, kind: isBatch ? 'batch' : 'single' });
+  set.subrequests.inc(isBatch ? site.batch : site.single);
   if (isBatch) {
-    set.batches.inc({ coordinate: at.coordinate });
+    set.batches.inc(site.field);
     const size = count(event.batchSize);
-    if (size !== undefined) set.batchSize.observe({ coordinate: at.coordinate }, size);
+    if (size !== undefined) set.batchSize.observe(site.field, size);
   }
   const seconds = toSeconds(event.durationMs);
-  if (seconds !== undefined) set.upstreamDuration.observe(at, seconds);
+  if (seconds !== undefined) set.upstreamDuration.observe(site.at, seconds);
   if (event.errorCode !== undefined) {
     set.upstreamErrors.inc({
-      ...at,
+      ...site.at,
       code: oneOf(event.errorCode, UPSTREAM_ERROR_CODES),
     });
+  }
+}
+
+/** The label objects of one (coordinate, source): built once, passed to prom-client as they are. */
+interface Site {
+  readonly at: { readonly coordinate: string; readonly source: string };
+  readonly field: { readonly coordinate: string };
+  readonly single: { readonly coordinate: string; readonly source: string; readonly kind: 'single' };
+  readonly batch: { readonly coordinate: string; readonly source: string; readonly kind: 'batch' };
+}
+
+/** Distinct raw (coordinate, source) pairs whose label objects are kept; past it they are built per event. */
+const MAX_SITES = 4096;
+
+/**
+ * The label objects of every (coordinate, source) an event names, bounded like the labels: events
+ * come by the hundred per query, and building their label objects each time was most of what a
+ * subrequest cost the metrics.
+ */
+class SiteLabels {
+  private readonly byCoordinate = new Map<string, Map<string, Site>>();
+  private count = 0;
+
+  constructor(
+    private readonly coordinate: BoundedLabel,
+    private readonly source: BoundedLabel,
+  ) {}
+
+  of(event: { readonly coordinate: string; readonly source: string }): Site {
+    const bySource = this.byCoordinate.get(event.coordinate);
+    const known = bySource?.get(event.source);
+    if (known) return known;
+    const coordinate = this.coordinate.value(String(event.coordinate));
+    const source = this.source.value(String(event.source));
+    const site: Site = {
+      at: { coordinate, source },
+      field: { coordinate },
+      single: { coordinate, source, kind: 'single' },
+      batch: { coordinate, source, kind: 'batch' },
+    };
+    if (this.count < MAX_SITES && typeof event.coordinate === 'string' && typeof event.source === 'string') {
+      this.count++;
+      if (bySource) bySource.set(event.source, site);
+      else this.byCoordinate.set(event.coordinate, new Map([[event.source, site]]));
+    }
+    return site;
   }
 }
 
