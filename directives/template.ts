@@ -251,8 +251,13 @@ function isScalar(value: unknown): value is Scalar {
   return t === 'string' || t === 'number' || t === 'boolean' || t === 'bigint';
 }
 
+/** Characters encodeURIComponent leaves as they are; a value made only of them is its own encoding. */
+const UNRESERVED = /^[A-Za-z0-9_.!~*'()-]*$/;
+
 function encodeScalar(value: Scalar): string {
-  return encodeURIComponent(typeof value === 'string' ? value : String(value));
+  const text = typeof value === 'string' ? value : String(value);
+  // Ids are mostly plain: testing is cheaper than encoding, and gives the same string.
+  return text.length <= 64 && UNRESERVED.test(text) ? text : encodeURIComponent(text);
 }
 
 /**
