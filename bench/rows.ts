@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { PeerRole } from './peers/roles.js';
 import { distEntry, ROOT_DIR, BENCH_SRC_DIR } from './shared/paths.js';
 import type { VariantName } from './variants.js';
-import { ALL_CORES, SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
+import { ALL_CORES, LOAD_CORE, SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
 
 export const ROW_IDS = [
   'gqlgw-no-batch',
@@ -127,6 +127,22 @@ export const ROWS: readonly RowSpec[] = [
 
 /** Fixed, because bench/*.toml name it: the backend's port. */
 export const BACKEND_PORT = 4801;
+
+/** Starts the backend on the load core at BACKEND_PORT; exits the process, saying why, when it cannot. */
+export function startBackend(): Promise<StartedProcess> {
+  return startProcess({
+    name: 'backend',
+    core: LOAD_CORE,
+    command: process.execPath,
+    args: [distEntry('serve.js'), 'backend', '--port', String(BACKEND_PORT)],
+    ready: /listening on (\S+)/,
+  }).catch((error: unknown) => {
+    process.stderr.write(
+      `The backend could not start on port ${BACKEND_PORT} (bench/*.toml point there; is another bench running?):\n${String(error)}\n`,
+    );
+    process.exit(1);
+  });
+}
 
 /** bench/<config or variant>.toml of a gqlgw row. */
 export function rowConfigPath(row: RowSpec): string {

@@ -13,7 +13,7 @@ import { BACKEND_DELAY_MS } from './backend.js';
 import { backendRequestCount } from './driver/backend-stats.js';
 import type { LoadResult } from './driver/cell.js';
 import { coreBusyPct, readCoreTimes } from './driver/core-load.js';
-import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, startProcess, type StartedProcess } from './driver/processes.js';
+import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, type StartedProcess } from './driver/processes.js';
 import { verifyServer } from './driver/verify.js';
 import { checkWrk, runWrk } from './driver/wrk.js';
 import { gatewayTimings, scrapeMetrics } from './driver/metrics.js';
@@ -29,7 +29,7 @@ import {
   type RowResult,
   type Settings,
 } from './results.js';
-import { BACKEND_PORT, ROWS, ROW_IDS, startRow, type RowSpec } from './rows.js';
+import { ROWS, ROW_IDS, startBackend, startRow, type RowSpec } from './rows.js';
 import { BENCH_OUT_DIR, BENCH_SRC_DIR, ROOT_DIR, distEntry } from './shared/paths.js';
 import { writeVariantSchemas } from './variants.js';
 
@@ -272,18 +272,7 @@ async function main(): Promise<void> {
     `Machine load before the run: core 0 ${fmt(idleCheck.core0Pct, 0)} %, core 1 ${fmt(idleCheck.core1Pct, 0)} % busy${isBusy(idleCheck) ? ' (not idle: other processes will disturb the numbers)' : ''}.`,
   );
 
-  const backend = await startProcess({
-    name: 'backend',
-    core: LOAD_CORE,
-    command: process.execPath,
-    args: [distEntry('serve.js'), 'backend', '--port', String(BACKEND_PORT)],
-    ready: /listening on (\S+)/,
-  }).catch((error: unknown) => {
-    process.stderr.write(
-      `The backend could not start on port ${BACKEND_PORT} (bench/*.toml point there; is another bench running?):\n${String(error)}\n`,
-    );
-    process.exit(1);
-  });
+  const backend = await startBackend();
 
   const results = new Map<string, RowResult>(
     rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {}, peakRssMiB: [] }]),

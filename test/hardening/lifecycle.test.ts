@@ -151,48 +151,66 @@ describe('shutdown() and readiness in process', () => {
   });
 });
 
+/**
+ * A gateway whose `users` source answers after `delayMs` behind the given pool settings, whose
+ * /posts lists `authors` posts by distinct authors, and a `fast` source of its own.
+ */
+interface SlowAuthors {
+  readonly users: FaultyUpstream;
+  readonly gw: TestGateway;
+  close(): Promise<void>;
+}
+
+async function slowAuthors(authors: number, usersPool: string, delayMs: number): Promise<SlowAuthors> {
+  const users = await startFaultyUpstream({
+    'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'u' }, delayMs }),
+  });
+  const posts = await startFaultyUpstream({
+    'GET /posts': () => ({ kind: 'json', body: Array.from({ length: authors }, (_, i) => ({ id: i + 1, author_id: String(i + 1) })) }),
+  });
+  const fast = await startFaultyUpstream({ 'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'fast' } }) });
+  const gw = await startTestGateway({
+    sources: {
+      users: { url: users.url, timeoutMs: 5000, extra: usersPool },
+      posts: { url: posts.url },
+      fast: { url: fast.url },
+    },
+    schemas: { 's.graphqls': SCHEMA },
+  });
+  return {
+    users,
+    gw,
+    async close() {
+      await gw.close();
+      await Promise.all([users.close(), posts.close(), fast.close()]);
+    },
+  };
+}
+
+/** Sends `{ posts { id author { name } } }` as a client that may leave: abort(), then `pending` is 'aborted'. */
+function leavingPostsQuery(gw: TestGateway): { readonly pending: Promise<unknown>; abort(): void } {
+  const controller = new AbortController();
+  const pending = postQuery(gw.url, '{ posts { id author { name } } }', controller.signal).catch(() => 'aborted');
+  return { pending, abort: () => controller.abort() };
+}
+
 describe('client disconnects and per-source concurrency', () => {
   let users: FaultyUpstream;
-  let posts: FaultyUpstream;
-  let fast: FaultyUpstream;
   let gw: TestGateway;
+  let scene: SlowAuthors;
 
   before(async () => {
-    users = await startFaultyUpstream({
-      'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'u' }, delayMs: 400 }),
-    });
-    posts = await startFaultyUpstream({
-      'GET /posts': () => ({ kind: 'json', body: [1, 2, 3].map((i) => ({ id: i, author_id: String(i) })) }),
-    });
-    fast = await startFaultyUpstream({ 'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'fast' } }) });
-    gw = await startTestGateway({
-      sources: {
-        users: { url: users.url, timeoutMs: 5000, extra: 'connections = 2\nmax_queued = 2' },
-        posts: { url: posts.url },
-        fast: { url: fast.url },
-      },
-      schemas: { 's.graphqls': SCHEMA },
-    });
+    scene = await slowAuthors(3, 'connections = 2\nmax_queued = 2', 400);
+    ({ users, gw } = scene);
   });
-  after(async () => {
-    await gw.close();
-    await users.close();
-    await posts.close();
-    await fast.close();
-  });
+  after(() => scene.close());
 
   test('a client that disconnects cancels its pending subrequests', async () => {
     users.reset();
-    const controller = new AbortController();
-    const pending = fetch(gw.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ posts { id author { name } } }' }),
-      signal: controller.signal,
-    }).catch(() => 'aborted');
+    const client = leavingPostsQuery(gw);
     assert.ok(await eventually(() => users.count() === 2 && users.inFlight === 2, 2000), 'round 2 reached the source (2 connections)');
-    controller.abort();
-    assert.equal(await pending, 'aborted');
+    client.abort();
+    assert.equal(await client.pending, 'aborted');
     assert.ok(
       await eventually(() => users.abandoned === 2, 1000),
       `the in-flight subrequests were cancelled (abandoned ${users.abandoned})`,
@@ -226,44 +244,20 @@ describe('client disconnects and per-source concurrency', () => {
 });
 
 describe('a client that leaves with lookups queued', () => {
-  let users: FaultyUpstream;
-  let posts: FaultyUpstream;
-  let gw: TestGateway;
   const AUTHORS = 20;
+  let scene: SlowAuthors;
 
   before(async () => {
-    users = await startFaultyUpstream({
-      'GET /users/:id': ({ params }) => ({ kind: 'json', body: { id: params.id, name: 'u' }, delayMs: 300 }),
-    });
-    posts = await startFaultyUpstream({
-      'GET /posts': () => ({ kind: 'json', body: Array.from({ length: AUTHORS }, (_, i) => ({ id: i, author_id: String(i) })) }),
-    });
-    gw = await startTestGateway({
-      sources: {
-        users: { url: users.url, timeoutMs: 5000, extra: 'connections = 1\nmax_queued = 100\ncoalesce = false' },
-        posts: { url: posts.url },
-        fast: { url: posts.url },
-      },
-      schemas: { 's.graphqls': SCHEMA },
-    });
+    scene = await slowAuthors(AUTHORS, 'connections = 1\nmax_queued = 100\ncoalesce = false', 300);
   });
-  after(async () => {
-    await gw.close();
-    await users.close();
-    await posts.close();
-  });
+  after(() => scene.close());
 
   test('costs the source no new connections: queued lookups wait in the gateway and just leave', async () => {
-    const controller = new AbortController();
-    const pending = fetch(gw.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ posts { id author { name } } }' }),
-      signal: controller.signal,
-    }).catch(() => 'aborted');
+    const { users, gw } = scene;
+    const client = leavingPostsQuery(gw);
     assert.ok(await eventually(() => users.inFlight === 1, 2000), 'the first author fetch reached the source');
-    controller.abort();
-    assert.equal(await pending, 'aborted');
+    client.abort();
+    assert.equal(await client.pending, 'aborted');
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(users.count(), 1, `none of the ${AUTHORS - 1} queued fetches was sent`);
     // undici's own queue would hand each queued fetch a fresh connection only to destroy it unwritten

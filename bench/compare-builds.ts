@@ -1,0 +1,106 @@
+/**
+ * One gqlgw row served by several builds of the gateway, side by side in one run: did a change cost
+ * throughput? Each build is a checkout with its own `dist/` (e.g. a `git worktree` of an older
+ * commit, built with `npx tsc`); every build serves the same config from THIS checkout's bench/
+ * (so all of them run with the same settings, `coalesce = false` included), against the same
+ * backend, pinned like `npm run bench`. Runs are interleaved (every build once, then again);
+ * the table shows medians with min–max, CPU per query from /proc, backend requests per query,
+ * and wrong answers (every response is checked against the verified body).
+ *
+ *   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/ && (cd /tmp/before && npx tsc)
+ *   npm run build && node dist/bench/compare-builds.js before=/tmp/before now=.
+ *
+ * Environment: BENCH_VARIANT (batch; or no-batch, batch-cache), BENCH_DURATION (5 s per cell),
+ * BENCH_RUNS (3). It writes nothing; the table goes to stdout.
+ */
+import { resolve } from 'node:path';
+import { backendRequestCount } from './driver/backend-stats.js';
+import { SERVER_CORE, startProcess } from './driver/processes.js';
+import { verifyServer } from './driver/verify.js';
+import { runWrk } from './driver/wrk.js';
+import { startBackend } from './rows.js';
+import { BENCH_SRC_DIR } from './shared/paths.js';
+
+interface Cell {
+  readonly rps: number;
+  readonly cpuMicrosPerQuery: number;
+  readonly subrequestsPerQuery: number;
+  readonly wrong: number;
+}
+
+const builds = process.argv.slice(2).map((arg) => {
+  const eq = arg.indexOf('=');
+  if (eq <= 0) throw new Error(`expected LABEL=DIR, got "${arg}"`);
+  return { label: arg.slice(0, eq), root: resolve(arg.slice(eq + 1)) };
+});
+if (builds.length === 0) {
+  process.stderr.write('usage: node dist/bench/compare-builds.js LABEL=DIR [LABEL=DIR ...]\n');
+  process.exit(2);
+}
+const variant = process.env.BENCH_VARIANT ?? 'batch';
+const seconds = Number(process.env.BENCH_DURATION ?? 5);
+const runs = Number(process.env.BENCH_RUNS ?? 3);
+const config = resolve(BENCH_SRC_DIR, `${variant}.toml`);
+
+const backend = await startBackend();
+const cells = new Map<string, Cell[]>(builds.map((b) => [b.label, []]));
+try {
+  for (let run = 1; run <= runs; run++) {
+    for (const build of builds) {
+      const server = await startProcess({
+        name: build.label,
+        core: SERVER_CORE,
+        command: process.execPath,
+        args: [resolve(build.root, 'dist/gateway/cli.js'), 'serve', '--config', config, '--port', '0'],
+        ready: /gqlgw listening on (\S+)/,
+        cwd: build.root,
+        env: { ...process.env, NODE_ENV: 'production' },
+      });
+      try {
+        const verified = await verifyServer(server.url, backend.url);
+        if (!verified.ok) throw new Error(`${build.label}: wrong answer: ${verified.reason}`);
+        await runWrk(server.url, 16, 2, verified.body);
+        const cpu0 = server.cpuSeconds();
+        const requests0 = await backendRequestCount(backend.url);
+        const load = await runWrk(server.url, 16, seconds, verified.body);
+        const cpu = server.cpuSeconds() - cpu0;
+        const requests = (await backendRequestCount(backend.url)) - requests0;
+        const cell: Cell = {
+          rps: load.rps,
+          cpuMicrosPerQuery: (cpu * 1e6) / load.responses,
+          subrequestsPerQuery: requests / load.responses,
+          wrong: load.wrong,
+        };
+        cells.get(build.label)!.push(cell);
+        process.stderr.write(
+          `run ${run}/${runs} ${build.label}: ${cell.rps.toFixed(0)} req/s, ${cell.cpuMicrosPerQuery.toFixed(0)} µs CPU/query\n`,
+        );
+      } finally {
+        await server.stop(20_000);
+      }
+    }
+  }
+} finally {
+  await backend.stop(5_000);
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const span = (xs: readonly number[]): string => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
+const lines = [
+  `gqlgw, ${variant} (bench/${variant}.toml), 16 connections, ${seconds} s cells, ${runs} interleaved runs; medians (min–max)`,
+  '',
+  '| build | req/s | CPU µs/query | subreq/query | wrong |',
+  '| :--- | ---: | ---: | ---: | ---: |',
+];
+for (const [label, cs] of cells) {
+  const rps = cs.map((c) => c.rps);
+  const cpu = cs.map((c) => c.cpuMicrosPerQuery);
+  lines.push(
+    `| ${label} | ${median(rps).toFixed(0)} (${span(rps)}) | ${median(cpu).toFixed(0)} (${span(cpu)}) | ${median(cs.map((c) => c.subrequestsPerQuery)).toFixed(2)} | ${cs.reduce((n, c) => n + c.wrong, 0)} |`,
+  );
+}
+process.stdout.write(lines.join('\n') + '\n');
