@@ -95,6 +95,12 @@ export class RoundWaits {
    * rejects with the abort reason as soon as `signal` aborts. Leaves every call either way.
    */
   async settle(own: ReadonlyArray<Promise<void>>, signal: AbortSignal | undefined): Promise<void> {
+    if (this.calls.size === 0) {
+      // Only this request's own subrequests: their deadline is bound to `signal`, so they end with
+      // its reason as soon as it aborts (upstream/client.ts); no race against it is needed.
+      await (own.length === 1 ? own[0] : Promise.all(own));
+      return;
+    }
     const all: Array<Promise<void>> = [...own];
     for (const call of this.calls) all.push(call.done);
     try {

@@ -12,6 +12,9 @@ import { presentValueErrors } from './value-errors.js';
 import { HeaderForwarder, ResultStore, type OperationStats } from './state.js';
 import { collectLookups, type Lookup } from './walk.js';
 
+/** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
+const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
 export interface ExecuteRequest {
   readonly document: DocumentNode;
   readonly operationName?: string | null;
@@ -76,13 +79,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
       result = await shaper.shape(request, root, { store, exposeDetail: options.exposeDetail });
       return { result, stats };
     }
-    const coerced = getVariableValues(
-      blueprint.schema,
-      p.operation.variableDefinitions ?? [],
-      (request.variables ?? {}) as Record<string, unknown>,
-    );
-    if (coerced.errors) return { result: { errors: coerced.errors }, stats };
-    const variables = coerced.coerced;
+    const definitions = p.operation.variableDefinitions ?? [];
+    let variables: Record<string, unknown> = NO_VARIABLES;
+    if (definitions.length > 0) {
+      const coerced = getVariableValues(blueprint.schema, definitions, (request.variables ?? {}) as Record<string, unknown>);
+      if (coerced.errors) return { result: { errors: coerced.errors }, stats };
+      variables = coerced.coerced;
+    }
     const state: RequestState = {
       variables,
       store,

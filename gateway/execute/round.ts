@@ -92,7 +92,7 @@ export async function runRound(lookups: readonly Lookup[], state: RequestState, 
   const fromNetwork = await readCaches(round.fresh, deps, tally, stale);
   if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
   tally.flush(deps.listener);
-  await send(fromNetwork, state, deps, tally);
+  if (fromNetwork.length > 0) await send(fromNetwork, state, deps, tally);
   for (const [lookup, memo] of round.attached) state.store.set(lookup.parent, lookup.entry.fieldNode, memo.outcome!);
   for (const [lookup, memos] of round.listAttached) {
     state.store.set(lookup.parent, lookup.entry.fieldNode, listKeyValue(lookup.entry.blueprint.fetch!, memos, deps.exposeDetail === true));
@@ -513,7 +513,8 @@ async function sendAttempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, shar
 }
 
 /** The field's argument values for this request (coerced once per plan entry). */
-export function argsOf(entry: PlanEntry, state: RequestState): Record<string, unknown> {
+export function argsOf(entry: PlanEntry, state: RequestState): Readonly<Record<string, unknown>> {
+  if (entry.constantArgs) return entry.constantArgs;
   let args = state.args.get(entry);
   if (!args) {
     args = entry.fieldDef.args.length ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>) : {};

@@ -1,14 +1,19 @@
 import {
+  BREAK,
   Kind,
+  getArgumentValues,
   getNamedType,
   isAbstractType,
   isCompositeType,
   isObjectType,
   typeFromAST,
+  visit,
   type DirectiveNode,
+  type FieldNode,
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
+  type GraphQLField,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -153,7 +158,7 @@ class PlanBuilder {
     return this.schema.getPossibleTypes(type).map((t) => t.name);
   }
 
-  private field(node: import('graphql').FieldNode, parentType: GraphQLCompositeType, scope: Scope, out: PlanEntry[]): void {
+  private field(node: FieldNode, parentType: GraphQLCompositeType, scope: Scope, out: PlanEntry[]): void {
     const { possible, conditions, round } = scope;
     // On an abstract parent each concrete type may fetch the field differently: one entry per type.
     const concrete = isObjectType(parentType) ? [parentType.name] : [...(possible ?? this.objectTypesOf(parentType))];
@@ -179,10 +184,33 @@ class PlanBuilder {
         childType: named.name,
         childIsAbstract: isAbstractType(named),
         fetchBelow: children ? children.entries.some((e) => e.blueprint.fetch !== undefined || e.fetchBelow) : false,
+        constantArgs: blueprint.fetch ? constantArguments(fieldDef, node) : undefined,
       });
     }
   }
 }
+
+/** A field's argument values when no argument uses a variable (see PlanEntry.constantArgs). */
+function constantArguments(fieldDef: GraphQLField<unknown, unknown>, node: FieldNode): Record<string, unknown> | undefined {
+  if (fieldDef.args.length === 0) return EMPTY_ARGS;
+  let usesVariable = false;
+  for (const arg of node.arguments ?? []) {
+    visit(arg.value, {
+      Variable() {
+        usesVariable = true;
+        return BREAK;
+      },
+    });
+  }
+  if (usesVariable) return undefined;
+  try {
+    return getArgumentValues(fieldDef, node, {});
+  } catch {
+    return undefined; // a value graphql-js refuses: the request coerces it again and reports it
+  }
+}
+
+const EMPTY_ARGS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** Where a fragment's entries can differ: the same key means the same entries. */
 function fragmentKey(name: string, parentType: GraphQLCompositeType, scope: Scope): string {

@@ -28,6 +28,11 @@ export interface PlanEntry {
   readonly childIsAbstract: boolean;
   /** Some field in `children` (at any depth) has a @fetch: the executor must walk into the value. */
   readonly fetchBelow: boolean;
+  /**
+   * The field's argument values (defaults applied) when they use no variable, so they are the same
+   * for every request: coerced once, when the plan is built. Undefined when they use a variable.
+   */
+  readonly constantArgs: Readonly<Record<string, unknown>> | undefined;
 }
 
 export interface PlanSelection {
