@@ -30,15 +30,26 @@ export class RoundTally {
   private readonly dedupe = new Map<string, DedupeCount[]>();
   private readonly lookups = new Map<string, LookupCount[]>();
 
+  /** The count the last cache event went to: a round's lookups of one field come one after another. */
+  private lastCache: CacheCount | undefined;
+
   cacheEvent(coordinate: string, source: string, tier: CacheTierName, hit: boolean): void {
+    const last = this.lastCache;
+    if (last && last.coordinate === coordinate && last.tier === tier && last.hit === hit && last.source === source) {
+      last.count++;
+      return;
+    }
     const counts = countsOf(this.cache, coordinate);
     for (const c of counts) {
       if (c.tier === tier && c.hit === hit && c.source === source) {
         c.count++;
+        this.lastCache = c;
         return;
       }
     }
-    counts.push({ coordinate, source, tier, hit, count: 1 });
+    const c: CacheCount = { coordinate, source, tier, hit, count: 1 };
+    counts.push(c);
+    this.lastCache = c;
   }
 
   dedupeEvent(coordinate: string, source: string): void {
@@ -68,6 +79,7 @@ export class RoundTally {
     if (listener.onDedupe) for (const counts of this.dedupe.values()) for (const c of counts) listener.onDedupe(c);
     if (listener.onLookups) for (const counts of this.lookups.values()) for (const c of counts) listener.onLookups(c);
     this.cache.clear();
+    this.lastCache = undefined;
     this.dedupe.clear();
     this.lookups.clear();
   }

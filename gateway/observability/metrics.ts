@@ -87,11 +87,12 @@ export function createMetrics(): GatewayMetrics {
     operation: new BoundedLabel(MAX_OPERATION_LABELS, isGraphQLName),
     code: new BoundedLabel(MAX_CODE_LABELS, isErrorCode),
   };
-  const guarded =
-    <A extends unknown[]>(record: (...args: A) => void) =>
-    (...args: A): void => {
+  // Two fixed parameters (every recorder takes at most two): no rest array per event.
+  const guarded = <F extends (...args: never[]) => void>(record: F): F => {
+    const call = record as unknown as (a: unknown, b: unknown) => void;
+    return ((a: unknown, b: unknown): void => {
       try {
-        record(...args);
+        call(a, b);
       } catch {
         try {
           set.listenerErrors.inc();
@@ -99,7 +100,8 @@ export function createMetrics(): GatewayMetrics {
           // Nothing left to record with; a metric must never fail a query.
         }
       }
-    };
+    }) as unknown as F;
+  };
 
   const sites = new SiteLabels(labels.coordinate, labels.source);
   const where = (event: { coordinate: string; source: string }) => sites.of(event).at;
@@ -107,14 +109,7 @@ export function createMetrics(): GatewayMetrics {
   const listener: Required<ExecutionListener> = {
     onSubrequest: guarded((event: SubrequestEvent) => recordSubrequest(set, sites.of(event), event)),
     onCache: guarded((event: CacheEvent) => {
-      set.cacheRequests.inc(
-        {
-          ...where(event),
-          tier: oneOf(event.tier, CACHE_TIER_NAMES),
-          result: event.hit ? 'hit' : 'miss',
-        },
-        count(event.count ?? 1) ?? 1,
-      );
+      set.cacheRequests.inc(sites.of(event).cacheLabels(event.tier, event.hit === true), count(event.count ?? 1) ?? 1);
     }),
     onDedupe: guarded((event: { readonly coordinate: string; readonly source: string; readonly count?: number }) => {
       set.dedupeSaved.inc(where(event), count(event.count ?? 1) ?? 1);
@@ -169,12 +164,37 @@ function recordSubrequest(set: MetricSet, site: Site, event: SubrequestEvent): v
   }
 }
 
+type CacheLabels = { readonly coordinate: string; readonly source: string; readonly tier: string; readonly result: 'hit' | 'miss' };
+
 /** The label objects of one (coordinate, source): built once, passed to prom-client as they are. */
-interface Site {
+class Site {
   readonly at: { readonly coordinate: string; readonly source: string };
   readonly field: { readonly coordinate: string };
   readonly single: { readonly coordinate: string; readonly source: string; readonly kind: 'single' };
   readonly batch: { readonly coordinate: string; readonly source: string; readonly kind: 'batch' };
+  /** gqlgw_cache_requests_total labels by tier: [miss, hit]. */
+  private readonly cache = new Map<string, [CacheLabels, CacheLabels]>();
+
+  constructor(coordinate: string, source: string) {
+    this.at = { coordinate, source };
+    this.field = { coordinate };
+    this.single = { coordinate, source, kind: 'single' };
+    this.batch = { coordinate, source, kind: 'batch' };
+  }
+
+  cacheLabels(rawTier: unknown, hit: boolean): CacheLabels {
+    const tier = oneOf(rawTier, CACHE_TIER_NAMES);
+    let pair = this.cache.get(tier);
+    if (!pair) {
+      const { coordinate, source } = this.at;
+      pair = [
+        { coordinate, source, tier, result: 'miss' },
+        { coordinate, source, tier, result: 'hit' },
+      ];
+      this.cache.set(tier, pair);
+    }
+    return pair[hit ? 1 : 0];
+  }
 }
 
 /** Distinct raw (coordinate, source) pairs whose label objects are kept; past it they are built per event. */
@@ -200,12 +220,7 @@ class SiteLabels {
     if (known) return known;
     const coordinate = this.coordinate.value(String(event.coordinate));
     const source = this.source.value(String(event.source));
-    const site: Site = {
-      at: { coordinate, source },
-      field: { coordinate },
-      single: { coordinate, source, kind: 'single' },
-      batch: { coordinate, source, kind: 'batch' },
-    };
+    const site = new Site(coordinate, source);
     if (this.count < MAX_SITES && typeof event.coordinate === 'string' && typeof event.source === 'string') {
       this.count++;
       if (bySource) bySource.set(event.source, site);

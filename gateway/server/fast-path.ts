@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { GraphQLError } from 'graphql';
 import type { Executor } from '../execute/executor.js';
 import { requestFacts, writeAnswer, type Answers } from './answers.js';
@@ -62,10 +63,7 @@ export function createFastPath(options: FastPathOptions): (req: IncomingMessage,
     const plan = executor.plan(document, operationName);
     if (!plan || plan.operation.operation !== 'query') return fallback(req, res, body);
 
-    const controller = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
-    });
+    const signal = connectionSignal(req.socket);
     let outcome;
     try {
       outcome = await executor.execute({
@@ -73,10 +71,10 @@ export function createFastPath(options: FastPathOptions): (req: IncomingMessage,
         operationName,
         variables,
         header: (name) => headerValue(req, name),
-        signal: controller.signal,
+        signal,
       });
     } catch (err) {
-      if (controller.signal.aborted) return;
+      if (signal.aborted) return;
       throw err;
     }
     served();
@@ -101,6 +99,26 @@ export function createFastPath(options: FastPathOptions): (req: IncomingMessage,
     });
     return true;
   };
+}
+
+const connectionSignals = new WeakMap<Socket, AbortSignal>();
+
+/**
+ * The signal that aborts when the client's connection closes: one per connection, not per request.
+ * An HTTP/1.1 client can only give up on a request by closing its connection, and the requests of a
+ * keep-alive connection come one after another, so the one in flight is the one it cancels. Every
+ * listener a request adds to it is removed when the request is done (upstream/deadline.ts, execute/
+ * coalesce.ts): a connection's requests never pile listeners up on it.
+ */
+function connectionSignal(socket: Socket): AbortSignal {
+  let signal = connectionSignals.get(socket);
+  if (!signal) {
+    const controller = new AbortController();
+    signal = controller.signal;
+    connectionSignals.set(socket, signal);
+    socket.once('close', () => controller.abort(new Error('the client closed the connection')));
+  }
+  return signal;
 }
 
 interface PlainParams {

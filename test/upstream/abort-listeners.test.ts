@@ -13,6 +13,7 @@ import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { serveCli, type ServeProcess } from '../support/cli.js';
 import { sleep } from '../support/wait.js';
 import { SourceClient } from '../../gateway/upstream/client.js';
+import { Pool } from 'undici';
 
 const AUTHORS = 30;
 
@@ -62,6 +63,30 @@ describe('abort handling with many subrequests in one round', () => {
     }
     assert.equal(users.count(), 3 * AUTHORS);
     await sleep(50); // a warning is written to stderr on the next tick at the latest
+    assert.doesNotMatch(proc.stderr(), /MaxListenersExceededWarning/);
+    assert.equal(proc.stderr(), '');
+  });
+
+  test('40 queries one after another on one keep-alive connection leave no listener behind', async () => {
+    // The fast path's abort signal belongs to the connection (server/fast-path.ts): a listener left
+    // on it per request would pass Node's limit of 10 within a dozen requests and warn.
+    const one = new Pool(new URL(proc.url).origin, { connections: 1, pipelining: 1 });
+    try {
+      for (let i = 0; i < 40; i++) {
+        const res = await one.request({
+          method: 'POST',
+          path: new URL(proc.url).pathname,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ posts { author { name } } }' }),
+        });
+        assert.equal(res.statusCode, 200);
+        await res.body.text();
+      }
+      assert.equal(one.stats.connected, 1, 'every query went over the same connection');
+    } finally {
+      await one.close();
+    }
+    await sleep(50);
     assert.doesNotMatch(proc.stderr(), /MaxListenersExceededWarning/);
     assert.equal(proc.stderr(), '');
   });
