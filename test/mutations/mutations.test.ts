@@ -6,6 +6,7 @@
  * both ways through L2.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import type { CountingUpstream } from '../support/upstream.js';
@@ -127,6 +128,17 @@ describe('mutations: order, requests and answers', () => {
     blog.reset();
     const res = await gateway.get(`/graphql?query=${encodeURIComponent('mutation { touchPost(id: 1) }')}`, { accept: 'application/json' });
     assert.equal(res.status, 405);
+    assert.equal(blog.count(), 0);
+  });
+
+  test('a persisted mutation over GET (its hash alone, stored by an earlier POST) is refused with 405 and sends nothing', async () => {
+    const mutation = 'mutation { touchPost(id: 1) }';
+    const extensions = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(mutation).digest('hex') } };
+    const stored = await gateway.post(JSON.stringify({ query: mutation, extensions }));
+    assert.equal(stored.status, 200, stored.text);
+    blog.reset();
+    const res = await gateway.get(`/graphql?extensions=${encodeURIComponent(JSON.stringify(extensions))}`, { accept: 'application/json' });
+    assert.equal(res.status, 405, res.text);
     assert.equal(blog.count(), 0);
   });
 });
