@@ -8,7 +8,8 @@
  * gateway.toml source name, `operation` a capped operation name (see metrics.ts), `tier`, `kind`, `call`,
  * `result` and `code` small fixed sets. No label ever holds an id, a key, a path or a URL.
  */
-import { Counter, Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { HotCounter, HotHistogram } from './hot-metrics.js';
 
 /** Keys per @batch request: @batch `max` defaults to 100; the buckets reach 1000. */
 export const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
@@ -21,68 +22,68 @@ export const SUBREQUEST_BUCKETS = [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 export const DEFAULT_METRICS_PREFIX = 'gqlgw_';
 
 export interface MetricSet {
-  readonly batches: Counter<'coordinate'>;
-  readonly batchSize: Histogram<'coordinate'>;
-  readonly subrequests: Counter<'coordinate' | 'source' | 'kind'>;
-  readonly cacheRequests: Counter<'coordinate' | 'source' | 'tier' | 'result'>;
-  readonly upstreamDuration: Histogram<'coordinate' | 'source'>;
-  readonly upstreamErrors: Counter<'coordinate' | 'source' | 'code'>;
-  readonly dedupeSaved: Counter<'coordinate' | 'source'>;
-  readonly coalesced: Counter<'coordinate' | 'source'>;
-  readonly staleServed: Counter<'coordinate' | 'source'>;
-  readonly refreshes: Counter<'coordinate' | 'source'>;
-  readonly missingServed: Counter<'coordinate' | 'source'>;
-  readonly operationDuration: Histogram<'operation'>;
-  readonly operationRounds: Histogram<'operation'>;
-  readonly operationSubrequests: Histogram<'operation'>;
-  readonly operationBatches: Histogram<'operation'>;
-  readonly cacheTierFailures: Counter<'kind' | 'call'>;
-  readonly cacheTierSkips: Counter<'call'>;
-  readonly listenerErrors: Counter;
-  readonly httpRequests: Counter<'status' | 'code'>;
-  readonly fastPath: Counter;
-  readonly documentsParsed: Counter;
+  readonly batches: HotCounter<'coordinate'>;
+  readonly batchSize: HotHistogram<'coordinate'>;
+  readonly subrequests: HotCounter<'coordinate' | 'source' | 'kind'>;
+  readonly cacheRequests: HotCounter<'coordinate' | 'source' | 'tier' | 'result'>;
+  readonly upstreamDuration: HotHistogram<'coordinate' | 'source'>;
+  readonly upstreamErrors: HotCounter<'coordinate' | 'source' | 'code'>;
+  readonly dedupeSaved: HotCounter<'coordinate' | 'source'>;
+  readonly coalesced: HotCounter<'coordinate' | 'source'>;
+  readonly staleServed: HotCounter<'coordinate' | 'source'>;
+  readonly refreshes: HotCounter<'coordinate' | 'source'>;
+  readonly missingServed: HotCounter<'coordinate' | 'source'>;
+  readonly operationDuration: HotHistogram<'operation'>;
+  readonly operationRounds: HotHistogram<'operation'>;
+  readonly operationSubrequests: HotHistogram<'operation'>;
+  readonly operationBatches: HotHistogram<'operation'>;
+  readonly cacheTierFailures: HotCounter<'kind' | 'call'>;
+  readonly cacheTierSkips: HotCounter<'call'>;
+  readonly listenerErrors: HotCounter;
+  readonly httpRequests: HotCounter<'status' | 'code'>;
+  readonly fastPath: HotCounter;
+  readonly documentsParsed: HotCounter;
 }
 
 /** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
 export function defineMetrics(registry: Registry): MetricSet {
   const registers = [registry];
   /** A counter of lookups per field and source (the labels of most per-field series). */
-  const perField = (name: string, help: string) => new Counter({ name, help, labelNames: ['coordinate', 'source'] as const, registers });
+  const perField = (name: string, help: string) => new HotCounter({ name, help, labelNames: ['coordinate', 'source'] as const, registers });
   return {
-    batches: new Counter({
+    batches: new HotCounter({
       name: 'gqlgw_batches_total',
       help: '@batch requests sent to sources (one per chunk of at most `max` keys).',
       labelNames: ['coordinate'],
       registers,
     }),
-    batchSize: new Histogram({
+    batchSize: new HotHistogram({
       name: 'gqlgw_batch_size',
       help: 'Keys per @batch request.',
       labelNames: ['coordinate'],
       buckets: BATCH_SIZE_BUCKETS,
       registers,
     }),
-    subrequests: new Counter({
+    subrequests: new HotCounter({
       name: 'gqlgw_subrequests_total',
       help: 'HTTP requests sent to sources; kind is "single" (@fetch) or "batch" (@batch).',
       labelNames: ['coordinate', 'source', 'kind'],
       registers,
     }),
-    cacheRequests: new Counter({
+    cacheRequests: new HotCounter({
       name: 'gqlgw_cache_requests_total',
       help: 'Cache lookups per tier (l1 request memo, l2 process LRU, memcached); result is "hit" or "miss".',
       labelNames: ['coordinate', 'source', 'tier', 'result'],
       registers,
     }),
-    upstreamDuration: new Histogram({
+    upstreamDuration: new HotHistogram({
       name: 'gqlgw_upstream_duration_seconds',
       help: 'Duration of HTTP requests to sources, failed ones included.',
       labelNames: ['coordinate', 'source'],
       buckets: DURATION_BUCKETS,
       registers,
     }),
-    upstreamErrors: new Counter({
+    upstreamErrors: new HotCounter({
       name: 'gqlgw_upstream_errors_total',
       help: 'Failed HTTP requests to sources, by error code (UPSTREAM_HTTP_ERROR, UPSTREAM_TIMEOUT, ...).',
       labelNames: ['coordinate', 'source', 'code'],
@@ -105,63 +106,63 @@ export function defineMetrics(registry: Registry): MetricSet {
       'gqlgw_cache_missing_served_total',
       'Lookups answered by a remembered miss (@cache(missing)): null, or NOT_FOUND for a non-null field.',
     ),
-    operationDuration: new Histogram({
+    operationDuration: new HotHistogram({
       name: 'gqlgw_operation_duration_seconds',
       help: 'Execution time of GraphQL operations; operation is the capped operation name or "anonymous".',
       labelNames: ['operation'],
       buckets: DURATION_BUCKETS,
       registers,
     }),
-    operationRounds: new Histogram({
+    operationRounds: new HotHistogram({
       name: 'gqlgw_operation_rounds',
       help: 'Rounds run per GraphQL operation (as X-GQL-Rounds).',
       labelNames: ['operation'],
       buckets: ROUND_BUCKETS,
       registers,
     }),
-    operationSubrequests: new Histogram({
+    operationSubrequests: new HotHistogram({
       name: 'gqlgw_operation_subrequests',
       help: 'HTTP requests sent to sources per GraphQL operation (as X-GQL-Subrequests).',
       labelNames: ['operation'],
       buckets: SUBREQUEST_BUCKETS,
       registers,
     }),
-    operationBatches: new Histogram({
+    operationBatches: new HotHistogram({
       name: 'gqlgw_operation_batches',
       help: '@batch requests per GraphQL operation (as X-GQL-Batches).',
       labelNames: ['operation'],
       buckets: SUBREQUEST_BUCKETS,
       registers,
     }),
-    cacheTierFailures: new Counter({
+    cacheTierFailures: new HotCounter({
       name: 'gqlgw_cache_tier_failures_total',
       help: 'Failed calls to memcached: a get served as misses, a set dropped, a delete (@invalidate) not confirmed. kind is timeout, error or garbage; call is get, set or delete.',
       labelNames: ['kind', 'call'],
       registers,
     }),
-    cacheTierSkips: new Counter({
+    cacheTierSkips: new HotCounter({
       name: 'gqlgw_cache_tier_skips_total',
       help: 'memcached calls (call is get, set or delete) skipped while it cools down after repeated failures.',
       labelNames: ['call'],
       registers,
     }),
-    listenerErrors: new Counter({
+    listenerErrors: new HotCounter({
       name: 'gqlgw_metrics_listener_errors_total',
       help: 'Events the metrics listener could not record (a gqlgw bug; the query was unaffected).',
       registers,
     }),
-    httpRequests: new Counter({
+    httpRequests: new HotCounter({
       name: 'gqlgw_http_requests_total',
       help: 'Answers on the GraphQL path (/graphql, preflights included) by HTTP status and code: the request error code (FIELD_LIMIT, PERSISTED_QUERY_NOT_FOUND, ...) or "ok".',
       labelNames: ['status', 'code'],
       registers,
     }),
-    fastPath: new Counter({
+    fastPath: new HotCounter({
       name: 'gqlgw_http_fast_path_total',
       help: 'GraphQL answers served by the fast path for plain POST JSON requests (the rest went through yoga).',
       registers,
     }),
-    documentsParsed: new Counter({
+    documentsParsed: new HotCounter({
       name: 'gqlgw_documents_parsed_total',
       help: 'GraphQL document texts parsed and validated (document cache misses); both entrances share one cache.',
       registers,

@@ -104,6 +104,9 @@ export function createMetrics(): GatewayMetrics {
   };
 
   const sites = new SiteLabels(labels.coordinate, labels.source);
+  // One label object per label set (bounded like the labels), so hot-metrics.ts finds its child by identity.
+  const operationLabels = new Map<string, { readonly operation: string }>();
+  const answerLabels = new Map<string, { readonly status: string; readonly code: string }>();
   const where = (event: { coordinate: string; source: string }) => sites.of(event).at;
 
   const listener: Required<ExecutionListener> = {
@@ -122,7 +125,11 @@ export function createMetrics(): GatewayMetrics {
     ),
     onOperation: guarded((event: OperationEvent) => {
       const name = event.operationName ? String(event.operationName) : ANONYMOUS_OPERATION;
-      recordOperation(set, labels.operation.value(name), event);
+      recordOperation(
+        set,
+        stableLabels(operationLabels, labels.operation.value(name), (operation) => ({ operation })),
+        event,
+      );
     }),
   };
 
@@ -138,7 +145,8 @@ export function createMetrics(): GatewayMetrics {
     }),
     onHttpAnswer: guarded((status: number, code: string) => {
       const shownStatus = Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : OTHER_LABEL;
-      set.httpRequests.inc({ status: shownStatus, code: labels.code.value(String(code)) });
+      const shownCode = labels.code.value(String(code));
+      set.httpRequests.inc(stableLabels(answerLabels, `${shownStatus} ${shownCode}`, () => ({ status: shownStatus, code: shownCode })));
     }),
     onFastPath: guarded(() => set.fastPath.inc()),
     onDocumentParsed: guarded(() => set.documentsParsed.inc()),
@@ -245,8 +253,17 @@ function lookupCounter(set: MetricSet, kind: LookupEventKind): MetricSet['coales
   }
 }
 
-function recordOperation(set: MetricSet, operation: string, event: OperationEvent): void {
-  const at = { operation };
+/** The label object kept under `key`, made by `make` the first time. */
+function stableLabels<T>(kept: Map<string, T>, key: string, make: (key: string) => T): T {
+  let labels = kept.get(key);
+  if (labels === undefined) {
+    labels = make(key);
+    kept.set(key, labels);
+  }
+  return labels;
+}
+
+function recordOperation(set: MetricSet, at: { readonly operation: string }, event: OperationEvent): void {
   const seconds = toSeconds(event.durationMs);
   if (seconds !== undefined) set.operationDuration.observe(at, seconds);
   const rounds = count(event.rounds);
