@@ -38,7 +38,7 @@ export function bindTemplate(directive: string, template: PathTemplate, ctx: Fie
   const bound = bindPlaceholders(template, (p) => {
     if (p.kind === 'keys') return p;
     const at = `${directive} on ${ctx.coordinate}: {${p.kind}.${p.name}}`;
-    const step = p.kind === 'parent' ? stepParent(p.steps, ctx) : stepArgs(p.steps, ctx);
+    const step = p.kind === 'parent' ? stepParent(p.steps, ctx, 'scalar') : stepArgs(p.steps, ctx);
     if (typeof step === 'string') {
       messages.push(step.startsWith(':') ? `${at}${step}` : `${at} ${step}`);
       return p;
@@ -51,9 +51,17 @@ export function bindTemplate(directive: string, template: PathTemplate, ctx: Fie
   return { template: bound, messages, lists };
 }
 
-type Step = { read: readonly string[]; list: boolean } | string;
+/** The JSON steps a placeholder reads and whether its value is a list; or why it names nothing. */
+export type Step = { read: readonly string[]; list: boolean } | string;
 
-function stepParent(steps: readonly string[], ctx: FieldContext): Step {
+/**
+ * Walks `{parent.a.b}` through the parent type: each step a field of the type before it (object or
+ * interface), none of them fetched, none a list before the last, read through its @from. The last
+ * step ends at a scalar or enum (`ends: 'scalar'`, a URL) or at anything (`'any'`, a JSON body,
+ * which sends an object or a list as JSON). A message starting with ":" follows the placeholder
+ * directly; any other follows it after a space.
+ */
+export function stepParent(steps: readonly string[], ctx: FieldContext, ends: 'scalar' | 'any'): Step {
   let owner: { name: string; getFields(): Record<string, { type: GraphQLOutputType }> } = ctx.parentType;
   const read: string[] = [];
   for (let i = 0; i < steps.length; i++) {
@@ -72,7 +80,7 @@ function stepParent(steps: readonly string[], ctx: FieldContext): Step {
     const named = getNamedType(field.type);
     const list = isListType(isNonNullType(field.type) ? field.type.ofType : field.type);
     if (i === steps.length - 1) {
-      if (isCompositeType(named))
+      if (ends === 'scalar' && isCompositeType(named))
         return `ends at ${named.name}, which has fields: name one of them, such as {parent.${[...steps, firstField(named)].join('.')}}`;
       return { read, list };
     }

@@ -1,7 +1,7 @@
 import type { DirectiveUse, FieldContext } from './context.js';
 import type { Problem } from './problem.js';
 import { compileBodyTemplate, type BodyPlaceholder, type BodyTemplate } from './body-template.js';
-import { getNamedType, isObjectType, type GraphQLField, type GraphQLNamedType, type GraphQLObjectType } from 'graphql';
+import { stepParent } from './placeholders.js';
 import { didYouMean } from './suggest.js';
 
 /** The methods a @fetch may send (SPEC.md "@fetch": method). */
@@ -78,33 +78,12 @@ function checkBodyPlaceholders(
         `${at}: ${p.text} names no argument of ${ctx.coordinate}${didYouMean(p.path[0]!, names, (n) => `{args.${n}}`)} (arguments: ${names.join(', ') || 'none'})`,
       );
     } else if (p.kind === 'parent') {
-      const read = parentRead(p.path, ctx);
-      if (typeof read === 'string') messages.push(`${at}: ${p.text} ${read}`);
-      else parentReads.set(p, read);
+      const step = stepParent(p.path, ctx, 'any');
+      if (typeof step === 'string') messages.push(step.startsWith(':') ? `${at}: ${p.text}${step}` : `${at}: ${p.text} ${step}`);
+      else parentReads.set(p, step.read);
     }
   }
   return { messages, parentReads };
-}
-
-/**
- * The JSON steps `{parent.a.b}` reads: each step a field of the type before it, read through its
- * @from; an object or list at the end is sent as JSON. Or why it names nothing.
- */
-function parentRead(steps: readonly string[], ctx: FieldContext): readonly string[] | string {
-  let owner: GraphQLObjectType | undefined = ctx.parentType;
-  const read: string[] = [];
-  for (const name of steps) {
-    const field: GraphQLField<unknown, unknown> | undefined = owner?.getFields()[name];
-    if (!owner || !field) {
-      const names = owner ? Object.keys(owner.getFields()) : [];
-      return `names no field of ${owner?.name ?? 'a value without fields'}${didYouMean(name, names)} (fields: ${names.join(', ') || 'none'})`;
-    }
-    if (ctx.isFetched(owner.name, name)) return `names a field that is itself fetched; placeholders read the parent's own data`;
-    read.push(...ctx.readOf(owner.name, name));
-    const named: GraphQLNamedType = getNamedType(field.type);
-    owner = isObjectType(named) ? named : undefined;
-  }
-  return read;
 }
 
 /**

@@ -87,3 +87,29 @@ type Mutation {
 }\n`;
   assert.deepEqual(await problemsOf(BASE + sdl), []);
 });
+
+/** A body's {parent.…} walks like a path's (directives/placeholders.ts), but may end at an object or a list. */
+const META = `interface Named { name: String }
+type Tag implements Named { name: String }
+type Meta { tags: [Tag] owner: Named }
+extend type Post { meta: Meta }
+`;
+
+test('a body {parent.…} may step through an interface and end at an object or a list (sent as JSON)', async () => {
+  const sdl = `${META}extend type Post {\n  related: [Post] @fetch(source: "posts", path: "/related", method: "POST", body: """{"o": {parent.meta.owner.name}, "m": {parent.meta}, "t": {parent.meta.tags}}""")\n}\n`;
+  assert.deepEqual(await problemsOf(BASE + sdl), []);
+});
+
+test("a body {parent.…} may not step through a list, and a misspelt one gets the path placeholders' suggestion", async () => {
+  const sdl = `${META}extend type Post {\n  related: [Post] @fetch(source: "posts", path: "/related", method: "POST", body: """{"t": {parent.meta.tags.name}, "x": {parent.metta}}""")\n}\n`;
+  const problems = await problemsOf(BASE + sdl);
+  assert.equal(problems.length, 2, problems.join('\n'));
+  assert.match(
+    problems[0]!,
+    /@fetch on Post\.related: \{parent\.meta\.tags\.name\} steps through the list field Meta\.tags; a placeholder can only step through single objects$/,
+  );
+  assert.match(
+    problems[1]!,
+    /@fetch on Post\.related: \{parent\.metta\} names no field of Post; did you mean "\{parent\.meta\}"\? \(fields: /,
+  );
+});
