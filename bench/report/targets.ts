@@ -59,7 +59,11 @@ export interface TargetOutcome {
   readonly verdict: string;
 }
 
-const NOT_MEASURED = 'not measured';
+/** A target's verdict: not measured, met (saying by how much, when `metText` is given) or missed. */
+function verdictOf(met: boolean | undefined, metText: () => string, missedText: () => string): string {
+  if (met === undefined) return 'not measured';
+  return met ? metText() : missedText();
+}
 
 export function evaluateTargets(v: View): TargetOutcome[] {
   return TARGETS.map((spec) => {
@@ -75,12 +79,11 @@ export function evaluateTargets(v: View): TargetOutcome[] {
           text,
           measured: `${ratio(r)} (${num(a)} vs ${num(b)} req/s)`,
           met,
-          verdict:
-            met === undefined
-              ? NOT_MEASURED
-              : met
-                ? `met by ${num(((r - spec.atLeast) / spec.atLeast) * 100, 1)} %`
-                : `missed by ${num(((spec.atLeast - r) / spec.atLeast) * 100, 1)} % (needs ${num(spec.atLeast * b)} req/s)`,
+          verdict: verdictOf(
+            met,
+            () => `met by ${num(((r - spec.atLeast) / spec.atLeast) * 100, 1)} %`,
+            () => `missed by ${num(((spec.atLeast - r) / spec.atLeast) * 100, 1)} % (needs ${num(spec.atLeast * b)} req/s)`,
+          ),
         };
       }
       case 'tail': {
@@ -92,12 +95,11 @@ export function evaluateTargets(v: View): TargetOutcome[] {
           text,
           measured: a === undefined ? '–' : `p99/p50 = ${num(r, 2)} (${ms(a.p99Ms)} / ${ms(a.p50Ms)} ms at ${num(a.offered)} req/s)`,
           met,
-          verdict:
-            met === undefined
-              ? NOT_MEASURED
-              : met
-                ? 'met'
-                : `missed: p99 is ${num(r, 1)} × p50, ${num(((r - spec.atMost) / spec.atMost) * 100, 0)} % over`,
+          verdict: verdictOf(
+            met,
+            () => 'met',
+            () => `missed: p99 is ${num(r, 1)} × p50, ${num(((r - spec.atMost) / spec.atMost) * 100, 0)} % over`,
+          ),
         };
       }
       case 'memory': {
@@ -110,12 +112,11 @@ export function evaluateTargets(v: View): TargetOutcome[] {
           text,
           measured: `${ratio(r)} (${num(a)} vs ${num(b)} MiB)`,
           met,
-          verdict:
-            met === undefined
-              ? NOT_MEASURED
-              : met
-                ? 'met'
-                : `missed by ${num(((r - spec.atMost) / spec.atMost) * 100, 1)} % (needs ≤ ${num(spec.atMost * b)} MiB)`,
+          verdict: verdictOf(
+            met,
+            () => 'met',
+            () => `missed by ${num(((r - spec.atMost) / spec.atMost) * 100, 1)} % (needs ≤ ${num(spec.atMost * b)} MiB)`,
+          ),
         };
       }
     }
