@@ -7,10 +7,10 @@ import type { Deadline } from './deadline.js';
  * Why the gateway queues rather than undici: a request waiting in undici's own queue whose signal
  * aborts (its client went away, or its deadline passed) is still handed a keep-alive connection
  * later, and undici then aborts it by destroying that connection, which was never written to.
- * A client that left with a thousand lookups queued cost the source a thousand new connections
- * (seen in the bench: the no-batch row spent more CPU reconnecting than answering right after its
- * clients left). A request waiting here just leaves the queue when its deadline aborts, and undici
- * only ever sees requests it can send at once.
+ * So every lookup still queued when its client left cost the source a new connection
+ * (test/hardening/lifecycle.test.ts: 20 for 20), and the bench's no-batch row paid for hundreds of
+ * reconnects after every warm-up. A request waiting here just leaves the queue when its deadline
+ * aborts, and undici only ever sees requests it can send at once.
  */
 export class Admission {
   private running = 0;
