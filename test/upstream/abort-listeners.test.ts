@@ -71,6 +71,7 @@ describe('abort handling with many subrequests in one round', () => {
     // The fast path's abort signal belongs to the connection (server/fast-path.ts): a listener left
     // on it per request would pass Node's limit of 10 within a dozen requests and warn.
     const one = new Pool(new URL(proc.url).origin, { connections: 1, pipelining: 1 });
+    const sentBefore = users.count();
     try {
       for (let i = 0; i < 40; i++) {
         const res = await one.request({
@@ -83,6 +84,7 @@ describe('abort handling with many subrequests in one round', () => {
         await res.body.text();
       }
       assert.equal(one.stats.connected, 1, 'every query went over the same connection');
+      assert.equal(users.count() - sentBefore, 40 * AUTHORS, 'every query fetched its authors');
     } finally {
       await one.close();
     }
