@@ -113,24 +113,39 @@ const SHOWN = 10;
  */
 export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, warnings?: BatchWarning[]): void {
   const { group } = chunk;
+  if (answer.kind !== 'ok') {
+    for (const key of chunk.keys) for (const entry of group.keys.get(key)!) entry.outcome = answer;
+    return;
+  }
+  const body = answer.body as unknown[];
   const oneToMany = group.fetch.isList && !group.batch.listKeys;
-  let items: Map<string, unknown> | undefined;
-  if (answer.kind === 'ok') {
-    const body = answer.body as unknown[];
-    // A group sent as one chunk (the common case) asks exactly the group's keys: no set to build.
-    const wanted = chunk.keys.length === group.keys.size ? group.keys : new Set(chunk.keys);
-    items = matchBatchItems(body, group.batch.matchSteps, wanted, oneToMany);
-    if (warnings && items.size === 0 && body.length > 0) warnings.push(matchedNothing(chunk, body));
-  }
-  for (const key of chunk.keys) {
-    let o: UpstreamOutcome;
-    if (!items) o = answer;
-    else {
-      const v = items.get(key);
-      o = v !== undefined ? { kind: 'ok', body: v } : oneToMany ? { kind: 'ok', body: [] } : NOT_FOUND;
+  // A group sent as one chunk (the common case) asks exactly the group's keys: no set to build, and
+  // on a single field each matched item settles its entries at once, without a map of its own.
+  const whole = chunk.keys.length === group.keys.size;
+  let matched = 0;
+  if (whole && !oneToMany) {
+    for (const item of body) {
+      const key = keyString(readDotted(item, group.batch.matchSteps));
+      const entries = key === undefined ? undefined : group.keys.get(key);
+      if (entries === undefined || entries[0]!.outcome !== undefined) continue; // the first item of a key wins
+      const o: UpstreamOutcome = { kind: 'ok', body: item };
+      for (const entry of entries) entry.outcome = o;
+      matched++;
     }
-    for (const entry of group.keys.get(key)!) entry.outcome = o;
+    for (const key of chunk.keys) {
+      const entries = group.keys.get(key)!;
+      if (entries[0]!.outcome === undefined) for (const entry of entries) entry.outcome = NOT_FOUND;
+    }
+  } else {
+    const items = matchBatchItems(body, group.batch.matchSteps, whole ? group.keys : new Set(chunk.keys), oneToMany);
+    matched = items.size;
+    for (const key of chunk.keys) {
+      const v = items.get(key);
+      const o: UpstreamOutcome = v !== undefined ? { kind: 'ok', body: v } : oneToMany ? { kind: 'ok', body: [] } : NOT_FOUND;
+      for (const entry of group.keys.get(key)!) entry.outcome = o;
+    }
   }
+  if (warnings && matched === 0 && body.length > 0) warnings.push(matchedNothing(chunk, body));
 }
 
 const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };

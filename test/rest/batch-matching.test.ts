@@ -1,10 +1,15 @@
 /**
  * Batch matching (gateway/execute/batch.ts), table-driven: items to keys by the string form of a
  * dotted `match`, one-to-many collection, keys not asked dropped, non-scalar match values ignored.
+ * The same table settles memo entries through settleBatchChunk, both ways it settles: a chunk that
+ * asks its whole group (a single field settles entries straight from the items) and a chunk that
+ * asks part of it (through matchBatchItems).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { matchBatchItems } from '../../gateway/execute/batch.js';
+import { matchBatchItems, settleBatchChunk, type BatchGroup } from '../../gateway/execute/batch.js';
+import type { MemoEntry } from '../../gateway/execute/state.js';
+import type { UpstreamOutcome } from '../../gateway/upstream/outcome.js';
 
 interface Row {
   readonly name: string;
@@ -58,5 +63,41 @@ for (const row of rows) {
   test(`batch matching: ${row.name}`, () => {
     const got = matchBatchItems(row.items, row.match, new Set(row.wanted), row.oneToMany === true);
     assert.deepEqual(Object.fromEntries(got), row.want);
+  });
+}
+
+/** Settles one memo entry per key of `chunkKeys` (plus those of `otherKeys`, in the group only) from the row's items. */
+function settled(row: Row, otherKeys: readonly string[]): Record<string, UpstreamOutcome | undefined> {
+  const keys = new Map<string, MemoEntry[]>();
+  for (const k of [...row.wanted, ...otherKeys]) keys.set(k, [{ outcome: undefined } as MemoEntry, { outcome: undefined } as MemoEntry]);
+  const group = {
+    coordinate: 'T.f',
+    fetch: { isList: row.oneToMany === true, source: { name: 's' } },
+    batch: { listKeys: false, matchSteps: row.match, match: row.match.join('.'), method: 'GET' },
+    keys,
+  } as unknown as BatchGroup;
+  settleBatchChunk({ group, keys: row.wanted, path: '/t', body: undefined }, { kind: 'ok', body: row.items });
+  const out: Record<string, UpstreamOutcome | undefined> = {};
+  for (const [k, [first, second]] of keys) {
+    assert.equal(first!.outcome, second!.outcome, `both entries of key ${k} settle alike`);
+    out[k] = first!.outcome;
+  }
+  return out;
+}
+
+for (const row of rows) {
+  const expected = (): Record<string, UpstreamOutcome> => {
+    const out: Record<string, UpstreamOutcome> = {};
+    for (const k of row.wanted) {
+      const v = row.want[k];
+      out[k] = v !== undefined ? { kind: 'ok', body: v } : row.oneToMany ? { kind: 'ok', body: [] } : { kind: 'not-found' };
+    }
+    return out;
+  };
+  test(`settling a whole group: ${row.name}`, () => {
+    assert.deepEqual(settled(row, []), expected());
+  });
+  test(`settling part of a group: ${row.name}`, () => {
+    assert.deepEqual(settled(row, ['not-in-this-chunk']), { ...expected(), 'not-in-this-chunk': undefined });
   });
 }
