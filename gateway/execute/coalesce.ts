@@ -1,4 +1,5 @@
 import type { MemoEntry } from './state.js';
+import { Canceller, type Abortable } from '../upstream/canceller.js';
 
 /**
  * Coalescing across requests (SPEC.md "Coalescing across requests"): the GET subrequests and @batch
@@ -65,12 +66,12 @@ export class SharedCall {
   /** Rounds waiting for this call, the leader's included. */
   waiters = 1;
   settled = false;
-  readonly controller = new AbortController();
+  readonly controller = new Canceller();
 
   constructor(readonly memos: readonly MemoEntry[]) {}
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  get signal(): Abortable {
+    return this.controller;
   }
 }
 
@@ -94,7 +95,7 @@ export class RoundWaits {
    * Waits for `own` (this round's calls to sources that do not coalesce) and every call waited for;
    * rejects with the abort reason as soon as `signal` aborts. Leaves every call either way.
    */
-  async settle(own: ReadonlyArray<Promise<void>>, signal: AbortSignal | undefined): Promise<void> {
+  async settle(own: ReadonlyArray<Promise<void>>, signal: Abortable | undefined): Promise<void> {
     if (this.calls.size === 0) {
       // Only this request's own subrequests: their deadline is bound to `signal`, so they end with
       // its reason as soon as it aborts (upstream/client.ts); no race against it is needed.
@@ -113,9 +114,9 @@ export class RoundWaits {
 }
 
 /** `work`, or a rejection with the signal's reason as soon as it aborts. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+function abortable<T>(work: Promise<T>, signal: Abortable | undefined): Promise<T> {
   if (!signal) return work;
-  signal.throwIfAborted();
+  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });

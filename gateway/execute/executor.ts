@@ -1,5 +1,6 @@
 import { GraphQLError, getVariableValues, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Blueprint } from '../blueprint/types.js';
+import type { Abortable } from '../upstream/canceller.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { InFlight } from './coalesce.js';
@@ -22,13 +23,20 @@ export interface ExecuteRequest {
   /** Reads a request header (lower-case name), for forward_headers. */
   readonly header: (name: string) => string | null | undefined;
   /** Aborts when the client went away: pending subrequests are cancelled and execute() rejects with its reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: Abortable;
+  /**
+   * The entrance sends the answer as JSON: a plain success may come back as `dataJson` (written
+   * straight from the fetched data, execute/write-data.ts) with a result without `data`.
+   */
+  readonly dataAsJson?: boolean;
 }
 
 /** What execute() gives back: the GraphQL result and what it cost. */
 export interface ExecutedOperation {
   readonly result: ExecutionResult;
   readonly stats: Readonly<OperationStats>;
+  /** The response's `data` as JSON text (asked with `dataAsJson`); `result` then has no `data`. */
+  readonly dataJson?: string;
 }
 
 export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'> {
@@ -74,6 +82,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const root = {};
     const store = new ResultStore();
     let result: ExecutionResult;
+    let dataJson: string | undefined;
     if (!p) {
       // Unknown operation: graphql-js reports it precisely, and nothing is fetched.
       result = await shaper.shape(request, root, { store, exposeDetail: options.exposeDetail });
@@ -106,11 +115,14 @@ export function createExecutor(options: ExecutorOptions): Executor {
         await runRounds(lookups, state, deps);
       }
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
-      result = await shaper.shape({ document: request.document, operationName: request.operationName, variables }, root, {
-        store,
-        exposeDetail: options.exposeDetail,
-      });
-      result = presentValueErrors(result, p, blueprint, options.exposeDetail);
+      const shapeRequest = { document: request.document, operationName: request.operationName, variables };
+      dataJson = request.dataAsJson ? shaper.writeData(shapeRequest, root, store) : undefined;
+      if (dataJson !== undefined) {
+        result = {};
+      } else {
+        result = await shaper.shape(shapeRequest, root, { store, exposeDetail: options.exposeDetail });
+        result = presentValueErrors(result, p, blueprint, options.exposeDetail);
+      }
       if (state.warnings && state.warnings.length > 0)
         result = { ...result, extensions: { ...result.extensions, warnings: state.warnings } };
     } catch (err) {
@@ -124,7 +136,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       subrequests: stats.subrequests,
       batches: stats.batches,
     });
-    return { result, stats };
+    return { result, stats, dataJson };
   }
 
   return { execute, plan };

@@ -5,6 +5,7 @@ import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry } from '../plan/types.js';
 import type { SourceClient } from '../upstream/client.js';
 import type { Deadline } from '../upstream/deadline.js';
+import type { Abortable } from '../upstream/canceller.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
 import {
@@ -47,7 +48,7 @@ export interface RequestState {
   readonly forwarder: HeaderForwarder;
   readonly args: Map<PlanEntry, Record<string, unknown>>;
   /** Aborts when the client went away: no more subrequests are sent, in-flight ones are cancelled. */
-  readonly signal?: AbortSignal;
+  readonly signal?: Abortable;
   /** Debug mode only: what looked wrong without failing (a batch answer that matched none of its keys). */
   readonly warnings?: BatchWarning[];
   /**
@@ -246,7 +247,7 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
  * as this request's subrequests, and those of coalescing sources become shared calls others may join.
  */
 async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, tally: RoundTally): Promise<void> {
-  state.signal?.throwIfAborted();
+  if (state.signal?.aborted) throw state.signal.reason;
   const waits = new RoundWaits(deps.inFlight);
   const joined: MemoEntry[] = [];
   const singles: MemoEntry[] = [];
@@ -442,7 +443,7 @@ export function selected(outcome: UpstreamOutcome, select: readonly string[] | u
 export interface RequestBy {
   readonly state: RequestState;
   /** The client's signal, or a shared call's (aborted once every waiter left). */
-  readonly signal: AbortSignal | undefined;
+  readonly signal: Abortable | undefined;
   /**
    * Shared by the requests sent together (upstream/deadline.ts), released by whoever made it;
    * absent: each attempt gets one of its own, bound to `signal`.

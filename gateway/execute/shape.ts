@@ -17,6 +17,7 @@ import type { ResultStore } from './state.js';
 import { readDotted } from '../../directives/dotted.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
 import { concreteTypeOf } from './concrete-type.js';
+import { compileDataWriter, type DataWriter } from './write-data.js';
 
 /**
  * graphql-jit compiles only operations of at most this many field selections (fragments expanded).
@@ -118,23 +119,31 @@ export interface ShapeRequest {
   readonly variables?: Readonly<Record<string, unknown>> | null;
 }
 
+/** What is compiled once per (document, operation): graphql-jit's query and the data writer. */
+interface Compiled {
+  readonly query: CompiledQuery | undefined;
+  readonly writer: DataWriter | undefined;
+}
+
 /**
  * Shapes responses over the fetched data with graphql-jit: each (document, operation) is compiled
  * once into a function and cached beside the document; graphql-js's own executor serves any
  * document graphql-jit declines to compile, with the same resolvers and the same semantics.
+ * `writeData` writes a plain success straight to JSON text (execute/write-data.ts) for an entrance
+ * that sends JSON anyway; on anything else the entrance shapes as usual.
  */
 export class ResponseShaper {
-  private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | undefined>>();
+  private readonly compiled = new WeakMap<DocumentNode, Map<string, Compiled>>();
 
   private readonly schema: GraphQLSchema;
 
-  constructor(blueprint: Blueprint) {
+  constructor(private readonly blueprint: Blueprint) {
     this.schema = shapingSchema(blueprint);
   }
 
   shape(request: ShapeRequest, rootValue: object, context: ShapeContext): ExecutionResult | Promise<ExecutionResult> {
     const { document, operationName, variables } = request;
-    const query = this.compiledQuery(document, operationName);
+    const query = this.compiledOf(document, operationName).query;
     if (query)
       return query.query(rootValue, context, variables as Record<string, unknown> | undefined) as
         ExecutionResult | Promise<ExecutionResult>;
@@ -148,25 +157,43 @@ export class ResponseShaper {
     });
   }
 
-  private compiledQuery(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | undefined {
+  /** The response's `data` as JSON text when it is a plain success the writer can write; else undefined. */
+  writeData(request: ShapeRequest, rootValue: object, store: ResultStore): string | undefined {
+    return this.compiledOf(request.document, request.operationName).writer?.(rootValue, store);
+  }
+
+  private compiledOf(document: DocumentNode, operationName: string | null | undefined): Compiled {
     let byName = this.compiled.get(document);
     if (!byName) {
       byName = new Map();
       this.compiled.set(document, byName);
     }
     const key = operationName ?? '';
-    if (!byName.has(key)) {
-      let compiled: CompiledQuery | undefined;
-      if (expandedFieldCount(document, operationName) <= JIT_MAX_FIELDS) {
-        try {
-          const result = compileQuery(this.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
-          compiled = isCompiledQuery(result) ? result : undefined;
-        } catch {
-          compiled = undefined;
-        }
-      }
+    let compiled = byName.get(key);
+    if (!compiled) {
+      compiled =
+        expandedFieldCount(document, operationName) <= JIT_MAX_FIELDS
+          ? { query: this.compileQuery(document, operationName), writer: this.compileWriter(document, operationName) }
+          : { query: undefined, writer: undefined };
       byName.set(key, compiled);
     }
-    return byName.get(key);
+    return compiled;
+  }
+
+  private compileWriter(document: DocumentNode, operationName: string | null | undefined): DataWriter | undefined {
+    try {
+      return compileDataWriter(this.blueprint, document, operationName);
+    } catch {
+      return undefined; // shaped by graphql-jit or graphql-js, which report what is wrong
+    }
+  }
+
+  private compileQuery(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | undefined {
+    try {
+      const result = compileQuery(this.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
+      return isCompiledQuery(result) ? result : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }

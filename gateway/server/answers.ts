@@ -40,8 +40,11 @@ export interface AnswerOptions {
 }
 
 export interface Answers {
-  /** The answer to a GraphQL result (a response, or a request error without `data`). */
-  graphql(result: ExecutionResult, request: AnswerRequest): WireAnswer;
+  /**
+   * The answer to a GraphQL result (a response, or a request error without `data`). `dataJson`:
+   * the response's `data`, already JSON text (execute/write-data.ts), for a result without `data`.
+   */
+  graphql(result: ExecutionResult, request: AnswerRequest, dataJson?: string): WireAnswer;
   /** The 500 answer to an error nobody expected (an entrance's catch). */
   unexpected(error: unknown, request: AnswerRequest): WireAnswer;
   /**
@@ -60,7 +63,7 @@ export function createAnswers(options: AnswerOptions): Answers {
   const { debug, cors } = options;
   const count = options.onAnswer ?? (() => {});
 
-  function graphql(result: ExecutionResult, request: AnswerRequest): WireAnswer {
+  function graphql(result: ExecutionResult, request: AnswerRequest, dataJson?: string): WireAnswer {
     let shown = presentResult(result, { debug, operationName: request.operationName });
     if (!debug && shown.errors) shown = { ...shown, errors: shown.errors.map(masked) };
     const declared = (shown.extensions?.http as { status?: number } | undefined)?.status;
@@ -77,7 +80,8 @@ export function createAnswers(options: AnswerOptions): Answers {
     }
     cors?.addAnswerHeaders(request.origin, headers);
     count(status, status < 400 ? 'ok' : codeOf(shown.errors));
-    return { status, headers, body: JSON.stringify(shown) };
+    const body = JSON.stringify(shown);
+    return { status, headers, body: dataJson === undefined ? body : withData(dataJson, body) };
   }
 
   return {
@@ -108,6 +112,11 @@ export function createAnswers(options: AnswerOptions): Answers {
       return { status: 204, headers, body: '' };
     },
   };
+}
+
+/** `{"data":…}` first, then the members of the rest of the result (its `extensions`): JSON.stringify's order. */
+function withData(dataJson: string, rest: string): string {
+  return rest === '{}' ? `{"data":${dataJson}}` : `{"data":${dataJson},${rest.slice(1)}`;
 }
 
 /** Writes an answer to a Node response (the fast path's and the server's way out). */

@@ -5,6 +5,7 @@ import type { Executor } from '../execute/executor.js';
 import { requestFacts, writeAnswer, type Answers } from './answers.js';
 import type { DocumentStore } from './documents.js';
 import type { PersistedDocuments } from './persisted.js';
+import { Canceller } from '../upstream/canceller.js';
 
 /** Answers a request with yoga's full GraphQL-over-HTTP pipeline, given the body already read. */
 export type YogaFallback = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined) => void;
@@ -72,13 +73,14 @@ export function createFastPath(options: FastPathOptions): (req: IncomingMessage,
         variables,
         header: (name) => headerValue(req, name),
         signal,
+        dataAsJson: true,
       });
     } catch (err) {
       if (signal.aborted) return;
       throw err;
     }
     served();
-    writeAnswer(res, answers.graphql(outcome.result, requestFacts(req, operationName, outcome.stats)));
+    writeAnswer(res, answers.graphql(outcome.result, requestFacts(req, operationName, outcome.stats), outcome.dataJson));
   }
 
   return (req, res) => {
@@ -101,7 +103,9 @@ export function createFastPath(options: FastPathOptions): (req: IncomingMessage,
   };
 }
 
-const connectionSignals = new WeakMap<Socket, AbortSignal>();
+const connectionSignals = new WeakMap<Socket, Canceller>();
+/** A request adds one listener per source and round and removes them when done; more than Node's 10 at once is a leak. */
+const CONNECTION_MAX_LISTENERS = 10;
 
 /**
  * The signal that aborts when the client's connection closes: one per connection, not per request.
@@ -110,13 +114,13 @@ const connectionSignals = new WeakMap<Socket, AbortSignal>();
  * listener a request adds to it is removed when the request is done (upstream/deadline.ts, execute/
  * coalesce.ts): a connection's requests never pile listeners up on it.
  */
-function connectionSignal(socket: Socket): AbortSignal {
+function connectionSignal(socket: Socket): Canceller {
   let signal = connectionSignals.get(socket);
   if (!signal) {
-    const controller = new AbortController();
-    signal = controller.signal;
-    connectionSignals.set(socket, signal);
-    socket.once('close', () => controller.abort(new Error('the client closed the connection')));
+    const canceller = new Canceller(CONNECTION_MAX_LISTENERS);
+    connectionSignals.set(socket, canceller);
+    socket.once('close', () => canceller.abort(new Error('the client closed the connection')));
+    signal = canceller;
   }
   return signal;
 }

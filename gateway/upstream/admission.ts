@@ -42,7 +42,7 @@ export class Admission {
         index: this.queue.length,
       };
       this.queue.push(waiter);
-      deadline.once('abort', waiter.onAbort);
+      deadline.addEventListener('abort', waiter.onAbort);
     });
   }
 
@@ -52,7 +52,7 @@ export class Admission {
       const next = this.queue[this.head];
       this.queue[this.head++] = undefined;
       if (next === undefined) continue;
-      next.deadline.off('abort', next.onAbort);
+      next.deadline.removeEventListener('abort', next.onAbort);
       this.compact();
       next.resolve();
       return;

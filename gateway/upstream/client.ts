@@ -2,6 +2,7 @@ import { Pool } from 'undici';
 import type { SourceConfig } from '../config/types.js';
 import { Admission } from './admission.js';
 import { Deadline } from './deadline.js';
+import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
 
@@ -68,7 +69,7 @@ export class SourceClient {
    * A deadline of this source's `timeout_ms` from now, for requests sent together; it also aborts
    * them when `caller` aborts. The caller releases it once they are done.
    */
-  deadline(caller: AbortSignal | undefined): Deadline {
+  deadline(caller: Abortable | undefined): Deadline {
     return new Deadline(this.config.timeoutMs, caller);
   }
 

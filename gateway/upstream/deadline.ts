@@ -1,29 +1,26 @@
-import { EventEmitter } from 'node:events';
+import { Canceller, type Abortable } from './canceller.js';
 
 /**
  * One deadline for the requests a round sends to one source (or for one shared call): one timer
- * and at most one listener on the caller's AbortSignal, however many requests use it, instead of
- * an AbortController, a timer and a listener per request.
+ * and at most one listener on the caller's signal, however many requests use it, instead of an
+ * AbortController, a timer and a listener per request.
  *
- * It is what undici's `request({ signal })` accepts as an EventEmitter (`aborted`, `reason`, an
- * `abort` event): it aborts every request still running when the time is up (`timedOut`) or when
- * the caller's signal aborts (`callerAborted`). The time
- * counts from `SourceClient.deadline()`, so requests that share one must be sent together (a round
- * sends all of them at once); a request sent later (a re-send, split halves) takes a new one.
- * `release()` once no request uses it any more: it stops the timer and leaves the caller's signal.
+ * It is the `signal` of every request sent under it (a Canceller, which undici takes): it aborts
+ * every request still running when the time is up (`timedOut`) or when the caller's signal aborts
+ * (`callerAborted`). The time counts from `SourceClient.deadline()`, so requests that share one
+ * must be sent together (a round sends all of them at once); a request sent later (a re-send,
+ * split halves) takes a new one. `release()` once no request uses it any more: it stops the timer
+ * and leaves the caller's signal.
  */
-export class Deadline extends EventEmitter {
-  aborted = false;
-  reason: unknown = undefined;
+export class Deadline extends Canceller {
   timedOut = false;
   private readonly timer: NodeJS.Timeout;
-  private readonly caller: AbortSignal | undefined;
 
-  constructor(timeoutMs: number, caller: AbortSignal | undefined) {
+  constructor(
+    timeoutMs: number,
+    private readonly caller: Abortable | undefined,
+  ) {
     super();
-    // One listener per request using it (undici's), bounded by the round's requests.
-    this.setMaxListeners(0);
-    this.caller = caller;
     this.timer = setTimeout(this.onTimeout, timeoutMs);
     if (caller?.aborted) this.onCallerAbort();
     else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
@@ -50,13 +47,7 @@ export class Deadline extends EventEmitter {
   };
 
   private readonly onCallerAbort = (): void => {
-    if (!this.aborted) this.abort(this.caller!.reason);
-  };
-
-  private abort(reason: unknown): void {
     clearTimeout(this.timer);
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-  }
+    this.abort(this.caller!.reason);
+  };
 }

@@ -52,7 +52,7 @@ describe('admission to a source pool', () => {
     assert.equal(await settledIn(next), 'pending', 'the abort gave no place away');
     gate.release();
     assert.equal(await settledIn(next), 'resolved');
-    assert.equal(leaving.listenerCount('abort'), 0, 'the waiter left its deadline');
+    assert.equal(long.listenerCount, 0, 'the waiter given the place left the deadline it waited under');
     gate.release();
     assert.equal(gate.enter(long), undefined);
     long.release();
