@@ -38,16 +38,14 @@ import { concreteTypeOf } from './concrete-type.js';
  *
  * Written for the operations most clients send: no introspection and no @skip/@include on a
  * variable (those selections depend on the request); a document whose fields, fragments expanded,
- * exceed a bound (the caller's) gets no writer either.
+ * exceed a bound (the caller's) gets no writer either. Compiled once per operation to JavaScript
+ * functions (class Compiler): on the bench query it costs about half of graphql-jit's result plus
+ * JSON.stringify (docs/performance.md).
  */
 export type DataWriter = (root: object, store: ResultStore) => string | undefined;
 
 /** A value's JSON text, or undefined: the response is not a plain success (give up). */
 type ValueWriter = (value: unknown, store: ResultStore) => string | undefined;
-/** Reads one field's value from its parent; GIVE_UP when the response is not a plain success. */
-type FieldReader = (parent: object, store: ResultStore) => unknown;
-
-const GIVE_UP: unique symbol = Symbol('give up');
 
 /**
  * Compiles the writer of one operation of a validated document; undefined when the operation is
@@ -91,7 +89,18 @@ function dependsOnVariables(operation: OperationDefinitionNode, document: Docume
   return depends;
 }
 
+/**
+ * Compiles writers to JavaScript functions, as graphql-jit compiles queries: one function per
+ * object selection and per list, straight-line code with the response keys as string constants and
+ * the JSON keys as property reads, so that V8 sees the same shapes every call. The generated code
+ * holds only constants written with JSON.stringify and `r[i]` references to values of this
+ * compilation (field nodes, steps, functions); nothing of a request or a document's text is
+ * evaluated. In the code, `p` is the parent object, `s` the result store, `v` a field's value and
+ * `t` its JSON text; any check that fails returns undefined (give up).
+ */
 class Compiler {
+  private readonly refs: unknown[] = [];
+
   constructor(
     private readonly blueprint: Blueprint,
     private readonly schema: GraphQLSchema,
@@ -100,77 +109,74 @@ class Compiler {
 
   /** The writer of an object of `type` with these collected fields; undefined when one is not writable. */
   objectWriter(type: GraphQLObjectType, fields: ReadonlyMap<string, readonly FieldNode[]>): ValueWriter | undefined {
-    const prefixes: string[] = [];
-    const readers: FieldReader[] = [];
-    const writers: Array<ValueWriter | undefined> = [];
-    const typeName = JSON.stringify(type.name);
+    let code = 'let v, t, o, out = "";\n';
+    let text = '{'; // constant JSON text not yet appended
     for (const [responseKey, nodes] of fields) {
-      prefixes.push(`${prefixes.length === 0 ? '{' : ','}${JSON.stringify(responseKey)}:`);
+      text += `${text === '{' ? '' : ','}${JSON.stringify(responseKey)}:`;
       const fieldName = nodes[0]!.name.value;
       if (fieldName === '__typename') {
-        readers.push(() => typeName);
-        writers.push(undefined); // already JSON text
+        text += JSON.stringify(type.name);
         continue;
       }
       if (fieldName.startsWith('__')) return undefined; // introspection
       const def = type.getFields()[fieldName];
       if (!def) return undefined;
-      const reader = fieldReader(this.blueprint.fields.get(`${type.name}.${fieldName}`), fieldName, nodes);
-      const writer = this.valueWriter(def.type, nodes);
-      if (!writer) return undefined;
-      readers.push(reader);
-      writers.push(writer);
+      const complete = this.completion(def.type, nodes, 'v');
+      if (complete === undefined) return undefined;
+      code += this.read(this.blueprint.fields.get(`${type.name}.${fieldName}`), fieldName, nodes);
+      code += complete;
+      code += `out += ${JSON.stringify(text)} + t;\n`;
+      text = '';
     }
-    const n = prefixes.length;
-    if (n === 0) return () => '{}';
-    return (parent, store) => {
-      let out = '';
-      for (let i = 0; i < n; i++) {
-        const v = readers[i]!(parent as object, store);
-        if (v === GIVE_UP) return undefined;
-        const w = writers[i];
-        const text = w === undefined ? (v as string) : w(v, store);
-        if (text === undefined) return undefined;
-        out += prefixes[i]! + text;
-      }
-      return out + '}';
-    };
+    code += `return out + ${JSON.stringify(text + '}')};`;
+    return this.build('p, s', code);
   }
 
-  /** The writer of a value of `type` with the sub-selections of `nodes`. */
-  private valueWriter(type: GraphQLOutputType, nodes: readonly FieldNode[]): ValueWriter | undefined {
+  /** Code that sets `v` to the field's value as the shaper's resolvers read it (execute/shape.ts shapingSchema). */
+  private read(bp: FieldBlueprint | undefined, fieldName: string, nodes: readonly FieldNode[]): string {
+    if (bp?.fetch) {
+      let code = `o = s.get(p, ${this.ref(nodes[0])});\n`;
+      for (const node of nodes.slice(1)) code += `if (o === undefined || o === null) o = s.get(p, ${this.ref(node)});\n`;
+      code += 'if (o === undefined || o === null) return undefined;\n';
+      const notFound = bp.fetch.isNonNull ? 'return undefined;' : 'v = null;';
+      return `${code}if (o.kind === "ok") v = o.body; else if (o.kind === "not-found") ${notFound} else return undefined;\n`;
+    }
+    const key = JSON.stringify(bp ? bp.read[0]! : fieldName);
+    if (bp?.namespace) return `v = p[${key}]; if (v === undefined || v === null) v = s.namespace(p, ${key});\n`;
+    if (bp && bp.read.length > 1) return `v = ${this.ref(readDotted)}(p, ${this.ref(bp.read)});\n`;
+    // graphql's default resolver would call a function; JSON never holds one, so give up on it.
+    return `v = p[${key}]; if (typeof v === "function") return undefined;\n`;
+  }
+
+  /** Code that sets `t` to the JSON text of `x`, a value of `type` with the sub-selections of `nodes`. */
+  private completion(type: GraphQLOutputType, nodes: readonly FieldNode[], x: string): string | undefined {
     if (isNonNullType(type)) {
-      const inner = this.valueWriter(type.ofType, nodes);
-      return inner && ((v, store) => (v === null || v === undefined ? undefined : inner(v, store)));
+      const present = this.present(type.ofType, nodes, x);
+      return present && `if (${x} === null || ${x} === undefined) return undefined;\n${present}`;
     }
-    const nonNull = this.nonNullWriter(type, nodes);
-    return nonNull && ((v, store) => (v === null || v === undefined ? 'null' : nonNull(v, store)));
+    const present = this.present(type, nodes, x);
+    return present && `if (${x} === null || ${x} === undefined) t = "null"; else {\n${present}}\n`;
   }
 
-  /** The writer of a present (not null) value of a nullable `type`. */
-  private nonNullWriter(type: GraphQLOutputType, nodes: readonly FieldNode[]): ValueWriter | undefined {
+  /** Code that sets `t` to the JSON text of `x`, present (not null), of a nullable `type`. */
+  private present(type: GraphQLOutputType, nodes: readonly FieldNode[], x: string): string | undefined {
+    const call = (write: ValueWriter) => `t = ${this.ref(write)}(${x}, s); if (t === undefined) return undefined;\n`;
     if (isListType(type)) {
-      const item = this.valueWriter(type.ofType, nodes);
-      if (!item) return undefined;
-      return (v, store) => {
-        if (!Array.isArray(v)) return undefined;
-        let out = '[';
-        for (let i = 0; i < v.length; i++) {
-          const text = item(v[i], store);
-          if (text === undefined) return undefined;
-          out += i === 0 ? text : `,${text}`;
-        }
-        return out + ']';
-      };
+      const item = this.completion(type.ofType, nodes, 'x');
+      if (item === undefined) return undefined;
+      const list = this.build(
+        'l, s',
+        `let x, t, out = "[";\nfor (let i = 0; i < l.length; i++) {\nx = l[i];\n${item}out += i === 0 ? t : "," + t;\n}\nreturn out + "]";`,
+      );
+      return `if (!Array.isArray(${x})) return undefined;\n${call(list)}`;
     }
-    if (isLeafType(type)) return leafWriter(type);
+    if (isLeafType(type)) return this.leaf(type, x);
     if (isObjectType(type)) {
       const write = this.objectWriter(type, collectSubfields(this.schema, this.fragments, {}, type, nodes));
-      return write && ((v, store) => (isJsonObject(v) ? write(v, store) : undefined));
+      return write && `if (typeof ${x} !== "object" || Array.isArray(${x})) return undefined;\n${call(write)}`;
     }
     if (!isAbstractType(type)) return undefined;
-    const named = getNamedType(type);
-    const discriminator = this.blueprint.discriminators.get(named.name);
+    const discriminator = this.blueprint.discriminators.get(getNamedType(type).name);
     if (!discriminator) return undefined;
     const byType = new Map<string, ValueWriter>();
     for (const possible of this.schema.getPossibleTypes(type)) {
@@ -178,45 +184,47 @@ class Compiler {
       if (!write) return undefined;
       byType.set(possible.name, write);
     }
-    return (v, store) => {
+    const abstract: ValueWriter = (v, store) => {
       const concrete = concreteTypeOf(discriminator, v);
       const write = concrete === undefined ? undefined : byType.get(concrete);
       return write && isJsonObject(v) ? write(v, store) : undefined;
     };
+    return call(abstract);
+  }
+
+  /**
+   * Code that sets `t` to the JSON text of a leaf value exactly as its type serialises it: the
+   * built-in scalars' common cases inline, anything else through the type's own serialize.
+   */
+  private leaf(type: GraphQLLeafType, x: string): string {
+    const general = `{ t = ${this.ref(serialized(type))}(${x}); if (t === undefined) return undefined; }`;
+    const string = `t = ${this.ref(ESCAPED)}.test(${x}) ? JSON.stringify(${x}) : '"' + ${x} + '"';`;
+    if (type === GraphQLString) return `if (typeof ${x} === "string") ${string} else ${general}\n`;
+    if (type === GraphQLID)
+      return `if (typeof ${x} === "string") ${string} else if (Number.isInteger(${x})) t = '"' + ${x} + '"'; else ${general}\n`;
+    if (type === GraphQLInt)
+      return `if (Number.isInteger(${x}) && ${x} <= 2147483647 && ${x} >= -2147483648) t = "" + ${x}; else ${general}\n`;
+    if (type === GraphQLFloat) return `if (typeof ${x} === "number" && Number.isFinite(${x})) t = "" + ${x}; else ${general}\n`;
+    if (type === GraphQLBoolean) return `if (${x} === true) t = "true"; else if (${x} === false) t = "false"; else ${general}\n`;
+    return `${general}\n`;
+  }
+
+  /** `r[i]`: a reference the generated code reads `value` by. */
+  private ref(value: unknown): string {
+    this.refs.push(value);
+    return `r[${this.refs.length - 1}]`;
+  }
+
+  /** The function of `body` over `params`, with `r` the references; `body` is built from constants only. */
+  private build(params: string, body: string): ValueWriter {
+    const make = new Function('r', `"use strict";\nreturn function (${params}) {\n${body}\n};`) as (refs: unknown[]) => ValueWriter;
+    return make(this.refs);
   }
 }
 
-/** How the shaper's resolvers read a field (execute/shape.ts shapingSchema): the same, as a reader. */
-function fieldReader(bp: FieldBlueprint | undefined, fieldName: string, nodes: readonly FieldNode[]): FieldReader {
-  if (bp?.fetch) {
-    const nonNull = bp.fetch.isNonNull;
-    return (parent, store) => {
-      let outcome = store.get(parent, nodes[0]!);
-      for (let i = 1; !outcome && i < nodes.length; i++) outcome = store.get(parent, nodes[i]!);
-      if (!outcome) return GIVE_UP;
-      if (outcome.kind === 'ok') return outcome.body;
-      return outcome.kind === 'not-found' && !nonNull ? null : GIVE_UP;
-    };
-  }
-  if (bp?.namespace) {
-    const key = bp.read[0]!;
-    return (parent, store) => (parent as Record<string, unknown>)[key] ?? store.namespace(parent, key);
-  }
-  if (bp && bp.read.length > 1) {
-    const steps = bp.read;
-    return (parent) => readDotted(parent, steps);
-  }
-  const key = bp ? bp.read[0]! : fieldName;
-  // graphql's default resolver would call a function; JSON never holds one, so give up on it.
-  return (parent) => {
-    const v = (parent as Record<string, unknown>)[key];
-    return typeof v === 'function' ? GIVE_UP : v;
-  };
-}
-
-/** JSON text of a leaf value, exactly as its type serialises it; undefined when it would not serialise. */
-function leafWriter(type: GraphQLLeafType): ValueWriter {
-  const general = (v: unknown): string | undefined => {
+/** A leaf value's JSON text through its type's serialize; undefined when it would not serialise. */
+function serialized(type: GraphQLLeafType): (value: unknown) => string | undefined {
+  return (v) => {
     let out: unknown;
     try {
       out = type.serialize(v);
@@ -226,23 +234,10 @@ function leafWriter(type: GraphQLLeafType): ValueWriter {
     if (out === undefined || out === null || Number.isNaN(out)) return undefined;
     return JSON.stringify(out);
   };
-  // The built-in scalars' common cases, written without a call to serialize (same text).
-  if (type === GraphQLString) return (v) => (typeof v === 'string' ? quoted(v) : general(v));
-  if (type === GraphQLID) return (v) => (typeof v === 'string' ? quoted(v) : Number.isInteger(v) ? `"${v as number}"` : general(v));
-  if (type === GraphQLInt)
-    return (v) => (Number.isInteger(v) && (v as number) <= 2147483647 && (v as number) >= -2147483648 ? String(v) : general(v));
-  if (type === GraphQLFloat) return (v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : general(v));
-  if (type === GraphQLBoolean) return (v) => (v === true ? 'true' : v === false ? 'false' : general(v));
-  return general;
 }
 
 /** What JSON.stringify escapes in a string: `"`, `\\`, control characters and lone surrogates. */
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/** A string's JSON text; JSON.stringify only for the rare string that needs escapes (it is the dear call). */
-function quoted(s: string): string {
-  return ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`;
-}
 
 function isJsonObject(value: unknown): value is object {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
