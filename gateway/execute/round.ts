@@ -94,7 +94,8 @@ export async function runRound(lookups: readonly Lookup[], state: RequestState, 
   if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
   tally.flush(deps.listener);
   if (fromNetwork.length > 0) await send(fromNetwork, state, deps, tally);
-  for (const [lookup, memo] of round.attached) state.store.set(lookup.parent, lookup.entry.fieldNode, memo.outcome!);
+  const { attached, attachedMemos } = round;
+  for (let i = 0; i < attached.length; i++) state.store.set(attached[i]!.parent, attached[i]!.entry.fieldNode, attachedMemos[i]!.outcome!);
   for (const [lookup, memos] of round.listAttached) {
     state.store.set(lookup.parent, lookup.entry.fieldNode, listKeyValue(lookup.entry.blueprint.fetch!, memos, deps.exposeDetail === true));
   }
@@ -108,7 +109,9 @@ export async function runRound(lookups: readonly Lookup[], state: RequestState, 
 class RoundLookups {
   readonly tally = new RoundTally();
   readonly fresh: MemoEntry[] = [];
-  readonly attached: Array<[Lookup, MemoEntry]> = [];
+  /** Lookups answered by one memo entry each, and those entries (parallel arrays: no pair per lookup). */
+  readonly attached: Lookup[] = [];
+  readonly attachedMemos: MemoEntry[] = [];
   readonly listAttached: Array<[Lookup, Array<MemoEntry | null>]> = [];
   /** Reused for every template resolution of the round. */
   private readonly input: { parent: unknown; args: Readonly<Record<string, unknown>>; keys: undefined; key: unknown } = {
@@ -150,7 +153,8 @@ class RoundLookups {
       this.state.store.set(lookup.parent, lookup.entry.fieldNode, NULL_VALUE);
       return;
     }
-    this.attached.push([lookup, this.memo(lookup, path, batchKey, rawKey)]);
+    this.attached.push(lookup);
+    this.attachedMemos.push(this.memo(lookup, path, batchKey, rawKey));
   }
 
   private memo(lookup: Lookup, path: string, batchKey: string | undefined, batchKeyValue: unknown): MemoEntry {
@@ -477,40 +481,39 @@ export interface Subrequest {
  * under a deadline of its own (its timeout counts from its own send).
  */
 export async function sendSubrequest(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise<UpstreamOutcome> {
-  const first = await sendAttempt(sub, by, deps, by.deadline);
-  if (
-    !sub.mayResend ||
-    first.kind !== 'error' ||
-    !shouldResend(first.error, sub.method) ||
-    by.state.stats.subrequests >= deps.maxSubrequests
-  )
-    return first;
-  return sendAttempt(sub, by, deps, undefined);
-}
-
-/** One attempt of `sub`, counted and reported: under `shared`, else under a deadline of its own. */
-async function sendAttempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, shared: Deadline | undefined): Promise<UpstreamOutcome> {
   const client = deps.clients.get(sub.source)!;
   const { stats } = by.state;
-  stats.subrequests++;
-  if (sub.batchSize !== undefined) stats.batches++;
-  const t0 = performance.now();
-  const deadline = shared ?? client.deadline(by.signal);
-  let answer: UpstreamOutcome;
-  try {
-    answer = await client.send(sub, deadline);
-  } finally {
-    if (!shared) deadline.release();
+  // One async frame for both attempts: a round of a hundred singles awaits a hundred of these.
+  for (let attempt = 1; ; attempt++) {
+    // The first attempt under the shared deadline; a re-send under one of its own.
+    const shared = attempt === 1 ? by.deadline : undefined;
+    stats.subrequests++;
+    if (sub.batchSize !== undefined) stats.batches++;
+    const t0 = performance.now();
+    const deadline = shared ?? client.deadline(by.signal);
+    let answer: UpstreamOutcome;
+    try {
+      answer = await client.send(sub, deadline);
+    } finally {
+      if (!shared) deadline.release();
+    }
+    const outcome = sub.judge ? sub.judge(answer) : answer;
+    deps.listener.onSubrequest?.({
+      coordinate: sub.coordinate,
+      source: sub.source,
+      batchSize: sub.batchSize,
+      durationMs: performance.now() - t0,
+      errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
+    });
+    if (
+      attempt === 2 ||
+      !sub.mayResend ||
+      outcome.kind !== 'error' ||
+      !shouldResend(outcome.error, sub.method) ||
+      stats.subrequests >= deps.maxSubrequests
+    )
+      return outcome;
   }
-  const outcome = sub.judge ? sub.judge(answer) : answer;
-  deps.listener.onSubrequest?.({
-    coordinate: sub.coordinate,
-    source: sub.source,
-    batchSize: sub.batchSize,
-    durationMs: performance.now() - t0,
-    errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
-  });
-  return outcome;
 }
 
 /** The field's argument values for this request (coerced once per plan entry). */

@@ -128,22 +128,14 @@ export class SourceClient {
         await res.body.dump();
         return NULL_BODY;
       }
-      const tooLarge = (why: string) =>
-        failure({
-          code: 'UPSTREAM_BAD_RESPONSE',
-          source: name,
-          message: `source "${name}" answered a body over ${maxResponseBytes} bytes`,
-          detail: `${method} ${path}: ${why}`,
-          cause: 'too-large',
-        });
       const declared = Number(res.headers['content-length']);
       if (declared > maxResponseBytes) {
         res.body.destroy();
-        return tooLarge(`content-length ${declared}`);
+        return this.tooLarge(request, `content-length ${declared}`);
       }
       // A declared length within the cap is read in one go; otherwise the cap is enforced as the body streams.
       const text = declared >= 0 ? await res.body.text() : await readCapped(res.body, maxResponseBytes);
-      if (text === undefined) return tooLarge('body over the cap');
+      if (text === undefined) return this.tooLarge(request, 'body over the cap');
       if (text.trim() === '') return NULL_BODY;
       try {
         return { kind: 'ok', body: JSON.parse(text) as unknown };
@@ -173,6 +165,18 @@ export class SourceClient {
       if (!shared) deadline.release();
       this.active--;
     }
+  }
+
+  /** UPSTREAM_BAD_RESPONSE for a body over `max_response_bytes`. */
+  private tooLarge(request: UpstreamRequest, why: string): UpstreamOutcome {
+    const { name, maxResponseBytes } = this.config;
+    return failure({
+      code: 'UPSTREAM_BAD_RESPONSE',
+      source: name,
+      message: `source "${name}" answered a body over ${maxResponseBytes} bytes`,
+      detail: `${request.method} ${request.path}: ${why}`,
+      cause: 'too-large',
+    });
   }
 
   /** The source's fixed headers, the request's own, and a content type when it has a body. */
