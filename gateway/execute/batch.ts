@@ -27,8 +27,59 @@ export interface BatchChunk {
   readonly body: string | undefined;
 }
 
+/** Stands for the keys when only a batch path's `{args.*}` matter (grouping by argument values). */
+const VARIANT_KEYS: readonly unknown[] = ['_'];
+
+/**
+ * A round's @batch lookups gathered into groups: per field (its fetch blueprint), then per resolved
+ * batch path without keys and per forwarded headers. The inner key is '' in the common case of a
+ * path without {args.*} and a source that forwards no headers.
+ */
+export class BatchGroups {
+  private readonly byField = new Map<FetchBlueprint, Map<string, BatchGroup>>();
+
+  /**
+   * Adds a memo entry of a @batch field with a batch key to its group; false (nothing added) when
+   * a null `{args.*}` in the path part of the @batch path leaves no path to send.
+   */
+  add(m: MemoEntry, headers: ForwardedHeaders): boolean {
+    const batch = m.fetch.batch!;
+    const variant = batch.hasArgs ? batchVariant(batch, m.args) : '';
+    if (variant === null) return false;
+    const groupKey = headers.keySuffix === '' ? variant : `${variant}${headers.keySuffix}`;
+    let groups = this.byField.get(m.fetch);
+    if (!groups) {
+      groups = new Map();
+      this.byField.set(m.fetch, groups);
+    }
+    let group = groups.get(groupKey);
+    if (!group) {
+      group = { coordinate: m.coordinate, fetch: m.fetch, batch, headers, args: m.args, keys: new Map() };
+      groups.set(groupKey, group);
+    }
+    const waiting = group.keys.get(m.batchKey!);
+    if (waiting) waiting.push(m);
+    else group.keys.set(m.batchKey!, [m]);
+    return true;
+  }
+
+  /** Every group's chunks, in the order the groups were made. */
+  chunks(): BatchChunk[] {
+    const chunks: BatchChunk[] = [];
+    for (const groups of this.byField.values()) for (const g of groups.values()) chunks.push(...chunkBatchGroup(g));
+    return chunks;
+  }
+}
+
+/** What tells apart batch groups of one field whose `{args.*}` differ: the path and body without keys; null when a null `{args.*}` in the path part leaves no path. */
+function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unknown>>): string | null {
+  const path = resolvePathTemplate(batch.template, { parent: undefined, args, keys: VARIANT_KEYS, key: NO_KEY });
+  if (path === null) return null;
+  return batch.body ? `${path} ${renderBatchBody(batch.body, args, VARIANT_KEYS)}` : path;
+}
+
 /** Splits a group into chunks of at most `max` keys, each with its resolved request path. */
-export function chunkBatchGroup(group: BatchGroup): BatchChunk[] {
+function chunkBatchGroup(group: BatchGroup): BatchChunk[] {
   const all = [...group.keys.keys()];
   const chunks: BatchChunk[] = [];
   for (let i = 0; i < all.length; i += group.batch.max) chunks.push(batchChunk(group, all.slice(i, i + group.batch.max)));

@@ -1,23 +1,14 @@
 import { getArgumentValues } from 'graphql';
 import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
 import { readDotted } from '../../directives/dotted.js';
-import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
+import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry } from '../plan/types.js';
 import type { SourceClient } from '../upstream/client.js';
 import type { Deadline } from '../upstream/deadline.js';
 import type { Abortable } from '../upstream/canceller.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
-import {
-  batchChunk,
-  checkBatchAnswer,
-  chunkBatchGroup,
-  renderBatchBody,
-  settleBatchChunk,
-  type BatchChunk,
-  type BatchGroup,
-  type BatchWarning,
-} from './batch.js';
+import { BatchGroups, batchChunk, checkBatchAnswer, settleBatchChunk, type BatchChunk, type BatchWarning } from './batch.js';
 import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
 import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
@@ -74,8 +65,6 @@ const LOST: UpstreamOutcome = failure({
   detail: 'coalesced call lost',
 });
 const ignore = (): void => undefined;
-/** Stands for the keys when only a batch path's `{args.*}` matter (grouping by argument values). */
-const VARIANT_KEYS: readonly unknown[] = ['_'];
 
 /**
  * Runs one round (SPEC.md "Rounds"): resolves every lookup to its subrequest, merges identical ones
@@ -255,9 +244,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
   const waits = new RoundWaits(deps.inFlight);
   const joined: MemoEntry[] = [];
   const singles: MemoEntry[] = [];
-  // Groups per field (its fetch blueprint), then per resolved batch path and forwarded headers;
-  // the inner key is '' in the common case of a path without {args.*} and no forwarded headers.
-  const groupsByField = new Map<object, Map<string, BatchGroup>>();
+  const groups = new BatchGroups();
   for (const m of entries) {
     if (coalesces(m, state)) {
       const call = deps.inFlight.join(m);
@@ -268,37 +255,16 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
         continue;
       }
     }
-    const batch = m.fetch.batch;
-    if (!batch || m.batchKey === undefined) {
+    if (!m.fetch.batch || m.batchKey === undefined) {
       singles.push(m);
       continue;
     }
-    const headers = state.forwarder.for(m.fetch.source);
-    const variant = batch.hasArgs ? batchVariant(batch, m.args) : '';
-    if (variant === null) {
-      // A null {args.*} in the path part of the @batch path: as for a single fetch (SPEC.md
-      // "@fetch"), the field is null and nothing is sent.
-      m.outcome = NULL_VALUE;
-      continue;
-    }
-    const groupKey = headers.keySuffix === '' ? variant : `${variant}${headers.keySuffix}`;
-    let groups = groupsByField.get(m.fetch);
-    if (!groups) {
-      groups = new Map();
-      groupsByField.set(m.fetch, groups);
-    }
-    let group = groups.get(groupKey);
-    if (!group) {
-      group = { coordinate: m.coordinate, fetch: m.fetch, batch, headers, args: m.args, keys: new Map() };
-      groups.set(groupKey, group);
-    }
-    const waiting = group.keys.get(m.batchKey);
-    if (waiting) waiting.push(m);
-    else group.keys.set(m.batchKey, [m]);
+    // A null {args.*} in the path part of the @batch path: as for a single fetch (SPEC.md
+    // "@fetch"), the field is null and nothing is sent.
+    if (!groups.add(m, state.forwarder.for(m.fetch.source))) m.outcome = NULL_VALUE;
   }
   tally.flush(deps.listener); // coalesced lookups show while they wait, not only once answered
-  const chunks: BatchChunk[] = [];
-  for (const groups of groupsByField.values()) for (const g of groups.values()) chunks.push(...chunkBatchGroup(g));
+  const chunks = groups.chunks();
   const planned = singles.length + chunks.length;
   if (state.stats.subrequests + planned > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
@@ -428,13 +394,6 @@ async function sendChunk(chunk: BatchChunk, by: RequestBy, deps: RoundDeps): Pro
     if (call) deps.inFlight.settle(call); // whatever happened, its keys are never joinable again
   }
   if (group.fetch.cache) fillCaches(call ? call.memos : chunkMemos(chunk), deps);
-}
-
-/** What tells apart batch groups of one field whose `{args.*}` differ: the path and body without keys; null when a null `{args.*}` in the path part leaves no path. */
-function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unknown>>): string | null {
-  const path = resolvePathTemplate(batch.template, { parent: undefined, args, keys: VARIANT_KEYS, key: NO_KEY });
-  if (path === null) return null;
-  return batch.body ? `${path} ${renderBatchBody(batch.body, args, VARIANT_KEYS)}` : path;
 }
 
 /** A single fetch's value: with `select`, that dotted path of the body (missing: null). */
