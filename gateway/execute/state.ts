@@ -62,7 +62,11 @@ export interface ForwardedHeaders {
  * long as its request.
  */
 export class ResultStore {
-  private readonly namespaces = new WeakMap<object, Map<string, object>>();
+  /**
+   * Made on first use: most requests have no namespace field. A plain Map, not a WeakMap: the
+   * store dies with its request, and a WeakMap per request costs every major GC (ephemerons).
+   */
+  private namespaces: Map<object, Map<string, object>> | undefined;
   private readonly byField = new Map<FieldNode, Map<object, UpstreamOutcome | null>>();
 
   /** Marks a lookup as taken; false when this parent already had this field looked up. */
@@ -91,6 +95,7 @@ export class ResultStore {
    * has no value for it: one per (parent, key) and request, so the walk and the shaper see the same.
    */
   namespace(parent: object, key: string): object {
+    this.namespaces ??= new Map();
     let m = this.namespaces.get(parent);
     if (!m) {
       m = new Map();
