@@ -103,7 +103,7 @@ function categoryOfFrame(frame: Frame): { category: string; stage: Stage } | und
     if (top === 'directives') return { category: 'directives (path templates)', stage: 'execute (rounds, dedupe, batching, cache)' };
     const where = `gateway/${folder === undefined ? '' : `${folder}/`}${file}`;
     if (/serializ|stringify|json/i.test(file)) return { category: where, stage: 'serialization' };
-    if (/shape|complete|response/i.test(file)) return { category: where, stage: 'shaping' };
+    if (/shape|complete|response|write-data/i.test(file)) return { category: where, stage: 'shaping' };
     switch (folder) {
       case 'config':
       case 'blueprint':
