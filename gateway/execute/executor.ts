@@ -4,6 +4,7 @@ import type { Abortable } from '../upstream/canceller.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { InFlight } from './coalesce.js';
+import { SubrequestKeys } from './subrequest-keys.js';
 import type { ExecutionListener } from './listener.js';
 import { runMutationFields, type MutationDeps } from './mutation.js';
 import { SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
@@ -39,7 +40,7 @@ export interface ExecutedOperation {
   readonly dataJson?: string;
 }
 
-export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'> {
+export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight' | 'keys'> {
   readonly blueprint: Blueprint;
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
@@ -61,7 +62,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const { blueprint } = options;
   const shaper = new ResponseShaper(blueprint);
   const listener = options.listener ?? {};
-  const deps: MutationDeps = { ...options, listener, inFlight: new InFlight(), anonymous: new HeaderForwarder(() => undefined) };
+  const deps: MutationDeps = {
+    ...options,
+    listener,
+    inFlight: new InFlight(),
+    keys: new SubrequestKeys(),
+    anonymous: new HeaderForwarder(() => undefined),
+  };
   const plans = new WeakMap<DocumentNode, Map<string, Plan | undefined>>();
 
   function plan(document: DocumentNode, operationName?: string | null): Plan | undefined {

@@ -13,6 +13,7 @@ import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
 import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
 import { RoundTally } from './tally.js';
+import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
 import { lookupKey, ResultStore, writeLookupKey, type HeaderForwarder, type MemoEntry, type OperationStats } from './state.js';
 import { renderFetchBody } from './body.js';
@@ -26,6 +27,8 @@ export interface RoundDeps extends CacheTiers {
   readonly maxSubrequests: number;
   /** Calls in flight in this process, for coalescing and background refreshes (one per executor). */
   readonly inFlight: InFlight;
+  /** @batch lookups' keys, built once per distinct key value (one per executor). */
+  readonly keys: SubrequestKeys;
   /** Debug mode: upstream details go into error extensions. */
   readonly exposeDetail?: boolean;
 }
@@ -75,7 +78,7 @@ const ignore = (): void => undefined;
  * answered get one background refresh. Records every lookup's outcome in the store.
  */
 export async function runRound(lookups: readonly Lookup[], state: RequestState, deps: RoundDeps): Promise<void> {
-  const round = new RoundLookups(state);
+  const round = new RoundLookups(state, deps.keys);
   for (const lookup of lookups) round.add(lookup);
   const { tally } = round;
   const stale: MemoEntry[] = [];
@@ -110,7 +113,10 @@ class RoundLookups {
     key: NO_KEY,
   };
 
-  constructor(private readonly state: RequestState) {}
+  constructor(
+    private readonly state: RequestState,
+    private readonly keys: SubrequestKeys,
+  ) {}
 
   add(lookup: Lookup): void {
     const fetch = lookup.entry.blueprint.fetch!;
@@ -135,26 +141,38 @@ class RoundLookups {
       this.listAttached.push([lookup, memos]);
       return;
     }
-    const path = resolvePathTemplate(fetch.template, input);
     const rawKey = batch ? readDotted(lookup.parent, batch.keyRead) : undefined;
     const batchKey = batch ? keyString(rawKey) : undefined;
+    const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
+    const path = known ? known.path : resolvePathTemplate(fetch.template, input);
     if (path === null || (batch && batchKey === undefined)) {
       this.state.store.set(lookup.parent, lookup.entry.fieldNode, NULL_VALUE);
       return;
     }
     this.attached.push(lookup);
-    this.attachedMemos.push(this.memo(lookup, path, batchKey, rawKey));
+    this.attachedMemos.push(this.memo(lookup, known ?? path, batchKey, rawKey));
   }
 
-  private memo(lookup: Lookup, path: string, batchKey: string | undefined, batchKeyValue: unknown): MemoEntry {
+  /**
+   * The lookup's memo entry (made when new), for its resolved single-fetch path, or for its path and
+   * key as kept by SubrequestKeys.
+   */
+  private memo(lookup: Lookup, at: string | KnownKey, batchKey: string | undefined, batchKeyValue: unknown): MemoEntry {
     const fetch = lookup.entry.blueprint.fetch!;
     const coordinate = lookup.entry.blueprint.coordinate;
-    const suffix = fetch.keySuffix + this.state.forwarder.for(fetch.source).keySuffix;
     const body = fetch.body && renderFetchBody(fetch.body, this.input);
-    const key =
-      fetch.method === 'GET'
-        ? lookupKey(fetch.source.name, path, suffix)
-        : writeLookupKey({ source: fetch.source.name, method: fetch.method, path, body }, suffix);
+    const path = typeof at === 'string' ? at : at.path;
+    let key: string;
+    if (typeof at !== 'string') {
+      key = at.key;
+    } else {
+      const suffix = fetch.keySuffix + this.state.forwarder.for(fetch.source).keySuffix;
+      key =
+        fetch.method === 'GET'
+          ? lookupKey(fetch.source.name, path, suffix)
+          : writeLookupKey({ source: fetch.source.name, method: fetch.method, path, body }, suffix);
+      if (batchKey !== undefined && !fetch.batch!.listKeys) this.keys.remember(fetch, batchKey, { path, key });
+    }
     let memo = this.state.memo.get(key);
     if (memo) {
       this.tally.dedupeEvent(coordinate, fetch.source.name);
