@@ -39,8 +39,8 @@ export class SubrequestKeys {
     return this.fields.get(fetch)?.byKey.get(batchKey);
   }
 
-  /** Keeps `known` for later lookups of the same key, when the field is eligible. */
-  remember(fetch: FetchBlueprint, batchKey: string, known: KnownKey): void {
+  /** Keeps `path` and `key` for later lookups of the same batch key, when the field is eligible. */
+  remember(fetch: FetchBlueprint, batchKey: string, path: string, key: string): void {
     let field = this.fields.get(fetch);
     if (!field) {
       field = { eligible: eligible(fetch), byKey: new Map() };
@@ -48,7 +48,7 @@ export class SubrequestKeys {
     }
     if (!field.eligible) return;
     if (field.byKey.size >= MAX_KEYS_PER_FIELD) field.byKey.clear();
-    field.byKey.set(batchKey, known);
+    field.byKey.set(batchKey, { path, key });
   }
 }
 

@@ -120,8 +120,7 @@ describe('kept @batch keys', () => {
       const blueprint = buildBlueprint(loadConfig(files.configPath));
       const keys = new SubrequestKeys();
       const fetchOf = (field: string) => blueprint.fields.get(`Post.${field}`)!.fetch!;
-      for (const field of ['author', 'localAuthor', 'callerAuthor'])
-        keys.remember(fetchOf(field), '7', { path: '/users/7', key: 's:/users/7' });
+      for (const field of ['author', 'localAuthor', 'callerAuthor']) keys.remember(fetchOf(field), '7', '/users/7', 's:/users/7');
       assert.deepEqual(keys.known(fetchOf('author'), '7'), { path: '/users/7', key: 's:/users/7' });
       assert.equal(keys.known(fetchOf('localAuthor'), '7'), undefined, 'its path reads an argument');
       assert.equal(keys.known(fetchOf('callerAuthor'), '7'), undefined, 'its source forwards headers');
