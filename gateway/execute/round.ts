@@ -171,7 +171,7 @@ class RoundLookups {
         fetch.method === 'GET'
           ? lookupKey(fetch.source.name, path, suffix)
           : writeLookupKey({ source: fetch.source.name, method: fetch.method, path, body }, suffix);
-      if (batchKey !== undefined && !fetch.batch!.listKeys) this.keys.remember(fetch, batchKey, path, key);
+      if (batchKey !== undefined) this.keys.remember(fetch, batchKey, path, key);
     }
     let memo = this.state.memo.get(key);
     if (memo) {

@@ -6,6 +6,7 @@ import {
   GraphQLString,
   Kind,
   getNamedType,
+  getOperationAST,
   isAbstractType,
   isLeafType,
   isListType,
@@ -56,7 +57,7 @@ export function compileDataWriter(
   document: DocumentNode,
   operationName: string | null | undefined,
 ): DataWriter | undefined {
-  const operation = pickOperation(document, operationName);
+  const operation = getOperationAST(document, operationName);
   if (!operation || operation.operation !== 'query' || dependsOnVariables(operation, document)) return undefined;
   const { schema } = blueprint;
   const rootType = schema.getQueryType();
@@ -65,15 +66,7 @@ export function compileDataWriter(
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
   const compiler = new Compiler(blueprint, schema, fragments);
   const fields = collectFields(schema, fragments, {}, rootType, operation.selectionSet);
-  const write = compiler.objectWriter(rootType, fields);
-  if (!write) return undefined;
-  return (root, store) => write(root, store);
-}
-
-function pickOperation(document: DocumentNode, name: string | null | undefined): OperationDefinitionNode | undefined {
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  if (name) return operations.find((o) => o.name?.value === name);
-  return operations.length === 1 ? operations[0] : undefined;
+  return compiler.objectWriter(rootType, fields);
 }
 
 /** Whether any @skip/@include of the document reads a variable (or a directive the writer does not know is used). */
@@ -93,9 +86,9 @@ function dependsOnVariables(operation: OperationDefinitionNode, document: Docume
  * Compiles writers to JavaScript functions, as graphql-jit compiles queries: one function per
  * object selection and per list, straight-line code with the response keys as string constants and
  * the JSON keys as property reads, so that V8 sees the same shapes every call. The generated code
- * holds only constants written with JSON.stringify and `r[i]` references to values of this
- * compilation (field nodes, steps, functions); nothing of a request or a document's text is
- * evaluated. In the code, `p` is the parent object, `s` the result store, `v` a field's value and
+ * holds only constants written with JSON.stringify (response keys, JSON keys, type names: text of
+ * the document and the schema goes in only as string literals) and `r[i]` references to values of
+ * this compilation (field nodes, steps, functions); nothing of a request's values is in it. In the code, `p` is the parent object, `s` the result store, `v` a field's value and
  * `t` its JSON text; any check that fails returns undefined (give up).
  */
 class Compiler {

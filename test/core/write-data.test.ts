@@ -167,12 +167,17 @@ describe('the data writer answers what the shaper answers', () => {
   });
 
   async function both(query: string): Promise<{ fast: string; yoga: string; status: number }> {
-    const send = (contentType: string) =>
-      fetch(gw.url, { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify({ query }) });
+    const send = async (contentType: string) => {
+      upstream.reset();
+      const res = await fetch(gw.url, { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify({ query }) });
+      return { status: res.status, text: await res.text(), sent: upstream.requests.map((r) => r.url).sort() };
+    };
     const fast = await send('application/json');
     const yoga = await send('application/graphql+json');
     assert.equal(fast.status, yoga.status, 'status');
-    return { fast: await fast.text(), yoga: await yoga.text(), status: fast.status };
+    assert.ok(fast.sent.length > 0, 'the query fetched from the upstream');
+    assert.deepEqual(fast.sent, yoga.sent, 'both entrances sent the same requests to the upstream');
+    return { fast: fast.text, yoga: yoga.text, status: fast.status };
   }
 
   for (const [name, query] of [...WRITTEN, ...NESTED]) {
