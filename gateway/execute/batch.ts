@@ -3,6 +3,7 @@ import { readDotted } from '../../directives/dotted.js';
 import { renderBodyTemplate, type BodyTemplate } from '../../directives/body-template.js';
 import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
+import { splitInHalves } from '../upstream/retry-policy.js';
 import type { ForwardedHeaders, MemoEntry } from './state.js';
 
 /**
@@ -22,6 +23,8 @@ export interface BatchGroup {
 export interface BatchChunk {
   readonly group: BatchGroup;
   readonly keys: readonly string[];
+  /** The memo entries waiting for each key: `waiting[i]` is `group.keys.get(keys[i])`. */
+  readonly waiting: ReadonlyArray<readonly MemoEntry[]>;
   readonly path: string;
   /** The JSON body of a POST batch, with `{keys}` as the array of the keys' original values. */
   readonly body: string | undefined;
@@ -37,6 +40,8 @@ const VARIANT_KEYS: readonly unknown[] = ['_'];
  */
 export class BatchGroups {
   private readonly byField = new Map<FetchBlueprint, Map<string, BatchGroup>>();
+  /** The group the last entry went to, and what found it: a round's entries of one field come together. */
+  private last: { fetch: FetchBlueprint; groupKey: string; group: BatchGroup } | undefined;
 
   /**
    * Adds a memo entry of a @batch field with a batch key to its group; false (nothing added) when
@@ -47,6 +52,17 @@ export class BatchGroups {
     const variant = batch.hasArgs ? batchVariant(batch, m.args) : '';
     if (variant === null) return false;
     const groupKey = headers.keySuffix === '' ? variant : `${variant}${headers.keySuffix}`;
+    const last = this.last;
+    const group =
+      last !== undefined && last.fetch === m.fetch && last.groupKey === groupKey ? last.group : this.group(m, groupKey, headers);
+    const waiting = group.keys.get(m.batchKey!);
+    if (waiting) waiting.push(m);
+    else group.keys.set(m.batchKey!, [m]);
+    return true;
+  }
+
+  /** The group of `m`'s field for `groupKey`, made when new; remembered as the last one used. */
+  private group(m: MemoEntry, groupKey: string, headers: ForwardedHeaders): BatchGroup {
     let groups = this.byField.get(m.fetch);
     if (!groups) {
       groups = new Map();
@@ -54,13 +70,11 @@ export class BatchGroups {
     }
     let group = groups.get(groupKey);
     if (!group) {
-      group = { coordinate: m.coordinate, fetch: m.fetch, batch, headers, args: m.args, keys: new Map() };
+      group = { coordinate: m.coordinate, fetch: m.fetch, batch: m.fetch.batch!, headers, args: m.args, keys: new Map() };
       groups.set(groupKey, group);
     }
-    const waiting = group.keys.get(m.batchKey!);
-    if (waiting) waiting.push(m);
-    else group.keys.set(m.batchKey!, [m]);
-    return true;
+    this.last = { fetch: m.fetch, groupKey, group };
+    return group;
   }
 
   /** Every group's chunks, in the order the groups were made. */
@@ -80,22 +94,33 @@ function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unkno
 
 /** Splits a group into chunks of at most `max` keys, each with its resolved request path. */
 function chunkBatchGroup(group: BatchGroup): BatchChunk[] {
-  const all = [...group.keys.keys()];
+  const keys = [...group.keys.keys()];
+  const waiting = [...group.keys.values()];
+  if (keys.length <= group.batch.max) return [batchChunk(group, keys, waiting)];
   const chunks: BatchChunk[] = [];
-  for (let i = 0; i < all.length; i += group.batch.max) chunks.push(batchChunk(group, all.slice(i, i + group.batch.max)));
+  for (let i = 0; i < keys.length; i += group.batch.max) {
+    chunks.push(batchChunk(group, keys.slice(i, i + group.batch.max), waiting.slice(i, i + group.batch.max)));
+  }
   return chunks;
 }
 
+/** A failed chunk's keys as two chunks of half as many (upstream/retry-policy.ts decides when). */
+export function splitBatchChunk(chunk: BatchChunk): [BatchChunk, BatchChunk] {
+  const [k1, k2] = splitInHalves(chunk.keys);
+  const [w1, w2] = splitInHalves(chunk.waiting);
+  return [batchChunk(chunk.group, k1, w1), batchChunk(chunk.group, k2, w2)];
+}
+
 /**
- * The chunk of `group` for exactly these keys (also used to re-send a failed chunk in parts). A
- * group's path always resolves: lookups whose batch path is null never join a group (round.ts).
+ * The chunk of `group` for exactly these keys, `waiting` holding each key's memo entries. A group's
+ * path always resolves: lookups whose batch path is null never join a group (round.ts).
  */
-export function batchChunk(group: BatchGroup, keys: readonly string[]): BatchChunk {
-  const values = keys.map((k) => group.keys.get(k)![0]!.batchKeyValue);
+function batchChunk(group: BatchGroup, keys: readonly string[], waiting: ReadonlyArray<readonly MemoEntry[]>): BatchChunk {
+  const values = waiting.map((entries) => entries[0]!.batchKeyValue);
   const path = resolvePathTemplate(group.batch.template, { parent: undefined, args: group.args, keys: values, key: NO_KEY });
   if (path === null) throw new Error(`internal: the @batch path of ${group.coordinate} resolved to null for a group`);
   const body = group.batch.body && renderBatchBody(group.batch.body, group.args, values);
-  return { group, keys, path, body };
+  return { group, keys, waiting, path, body };
 }
 
 /** A batch body: `{keys}` is the keys' array, `{args.a.b}` the field's argument values. */
@@ -164,8 +189,9 @@ const SHOWN = 10;
  */
 export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, warnings?: BatchWarning[]): void {
   const { group } = chunk;
+  const { waiting } = chunk;
   if (answer.kind !== 'ok') {
-    for (const key of chunk.keys) for (const entry of group.keys.get(key)!) entry.outcome = answer;
+    for (const entries of waiting) for (const entry of entries) entry.outcome = answer;
     return;
   }
   const body = answer.body as unknown[];
@@ -183,17 +209,14 @@ export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, war
       for (const entry of entries) entry.outcome = o;
       matched++;
     }
-    for (const key of chunk.keys) {
-      const entries = group.keys.get(key)!;
-      if (entries[0]!.outcome === undefined) for (const entry of entries) entry.outcome = NOT_FOUND;
-    }
+    for (const entries of waiting) if (entries[0]!.outcome === undefined) for (const entry of entries) entry.outcome = NOT_FOUND;
   } else {
     const items = matchBatchItems(body, group.batch.matchSteps, whole ? group.keys : new Set(chunk.keys), oneToMany);
     matched = items.size;
-    for (const key of chunk.keys) {
-      const v = items.get(key);
+    for (let i = 0; i < chunk.keys.length; i++) {
+      const v = items.get(chunk.keys[i]!);
       const o: UpstreamOutcome = v !== undefined ? { kind: 'ok', body: v } : oneToMany ? { kind: 'ok', body: [] } : NOT_FOUND;
-      for (const entry of group.keys.get(key)!) entry.outcome = o;
+      for (const entry of waiting[i]!) entry.outcome = o;
     }
   }
   if (warnings && matched === 0 && body.length > 0) warnings.push(matchedNothing(chunk, body));

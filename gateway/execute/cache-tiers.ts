@@ -17,32 +17,54 @@ const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
  * Answers a round's new @cache lookups from L2, then asks memcached for every L2 miss at once
  * (SPEC.md "@cache"). A fresh entry answers; a stale one answers too and its memo entry is pushed
  * onto `stale` for one background refresh; a remembered miss answers as a 404 would. An entry read
- * from memcached goes into L2 with its own times, so it keeps its age. Returns what is left to send.
+ * from memcached goes into L2 with its own times, so it keeps its age. Returns what is left to send:
+ * at once when memcached has nothing to be asked (no await for a round without @cache), else a
+ * promise of it.
  */
-export async function readCaches(fresh: MemoEntry[], tiers: CacheTiers, tally: RoundTally, stale: MemoEntry[]): Promise<MemoEntry[]> {
+export function readCaches(
+  fresh: MemoEntry[],
+  tiers: CacheTiers,
+  tally: RoundTally,
+  stale: MemoEntry[],
+): MemoEntry[] | Promise<MemoEntry[]> {
   const { l2, memcached } = tiers;
   const reading: Reading = { now: Date.now(), tally, stale };
   const wanted: MemoEntry[] = [];
+  let answered = false;
   for (const m of fresh) {
     const cache = m.fetch.cache;
     if (!cache || (cache.ttlSeconds <= 0 && cache.missingSeconds <= 0)) continue;
     if (l2.enabled) {
       const hit = answerFrom(l2.get(m.key), m, reading);
       tally.cacheEvent(m.coordinate, m.fetch.source.name, 'l2', hit);
+      answered ||= hit;
       if (hit) continue;
     }
     if (memcached) wanted.push(m);
   }
-  if (memcached && wanted.length > 0) {
-    const found = await memcached.getMany(wanted.map((m) => m.key));
-    reading.now = Date.now();
-    for (const m of wanted) {
-      const entry = found.get(m.key);
-      const hit = answerFrom(entry, m, reading);
-      tally.cacheEvent(m.coordinate, m.fetch.source.name, 'memcached', hit);
-      if (hit) l2.set(m.key, entry!, reading.now);
-    }
+  if (memcached && wanted.length > 0) return readMemcached({ l2, memcached }, wanted, fresh, reading);
+  return answered ? unanswered(fresh) : fresh;
+}
+
+/** The memcached half of readCaches, for the L2 misses in `wanted`. */
+async function readMemcached(
+  { l2, memcached }: { readonly l2: L2Cache; readonly memcached: MemcachedTier },
+  wanted: MemoEntry[],
+  fresh: MemoEntry[],
+  reading: Reading,
+): Promise<MemoEntry[]> {
+  const found = await memcached.getMany(wanted.map((m) => m.key));
+  reading.now = Date.now();
+  for (const m of wanted) {
+    const entry = found.get(m.key);
+    const hit = answerFrom(entry, m, reading);
+    reading.tally.cacheEvent(m.coordinate, m.fetch.source.name, 'memcached', hit);
+    if (hit) l2.set(m.key, entry!, reading.now);
   }
+  return unanswered(fresh);
+}
+
+function unanswered(fresh: MemoEntry[]): MemoEntry[] {
   return fresh.filter((m) => m.outcome === undefined);
 }
 

@@ -44,7 +44,7 @@ export async function runMutationFields(selection: PlanSelection, root: object, 
     collectLookups({ entries }, root, entries[0]!.blueprint.typeName, { variables: state.variables, store: state.store, out: found });
     if (stopped) {
       // Not run; `data` is null anyway. A value keeps the shaper (which may still visit them) quiet.
-      for (const l of found) state.store.set(l.parent, l.entry.fieldNode, NULL_VALUE);
+      for (const l of found) l.outcome = NULL_VALUE;
       continue;
     }
     const own = found.filter((l) => l.parent === root);
@@ -53,7 +53,7 @@ export async function runMutationFields(selection: PlanSelection, root: object, 
     const first = own[0];
     if (first) {
       const { outcome, args, sent } = await sendMutation(first.entry, state, deps);
-      for (const l of own) state.store.set(l.parent, l.entry.fieldNode, outcome);
+      for (const l of own) l.outcome = outcome;
       if (outcome.kind === 'ok') {
         // Only a request that was sent and answered 2xx invalidates (a null path placeholder sends nothing).
         if (sent) await invalidate(first.entry.blueprint.fetch!, { args, result: outcome.body }, state, deps);
@@ -63,7 +63,7 @@ export async function runMutationFields(selection: PlanSelection, root: object, 
       // A non-null field without a value nulls the whole `data` (GraphQL spec §6.4.4): the fields after it do not run.
       stopped = first.entry.blueprint.fetch!.isNonNull && (outcome.kind !== 'ok' || outcome.body === null);
       if (stopped) {
-        for (const l of below) state.store.set(l.parent, l.entry.fieldNode, NULL_VALUE);
+        for (const l of below) l.outcome = NULL_VALUE;
         continue;
       }
     }

@@ -7,8 +7,8 @@ import type { SourceClient } from '../upstream/client.js';
 import type { Deadline } from '../upstream/deadline.js';
 import type { Abortable } from '../upstream/canceller.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
-import { shouldResend, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
-import { BatchGroups, batchChunk, checkBatchAnswer, settleBatchChunk, type BatchChunk, type BatchWarning } from './batch.js';
+import { shouldResend, shouldSplitChunk } from '../upstream/retry-policy.js';
+import { BatchGroups, checkBatchAnswer, settleBatchChunk, splitBatchChunk, type BatchChunk, type BatchWarning } from './batch.js';
 import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
 import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
@@ -75,21 +75,22 @@ const ignore = (): void => undefined;
  * what is left in one go: each @batch group as one request per chunk, every other lookup as one
  * request, concurrently; what another request already has in flight is waited for instead
  * (execute/coalesce.ts). Each call fills the caches with what came back; stale entries that
- * answered get one background refresh. Records every lookup's outcome in the store.
+ * answered get one background refresh. Sets every lookup's outcome.
  */
 export async function runRound(lookups: readonly Lookup[], state: RequestState, deps: RoundDeps): Promise<void> {
   const round = new RoundLookups(state, deps.keys);
   for (const lookup of lookups) round.add(lookup);
   const { tally } = round;
   const stale: MemoEntry[] = [];
-  const fromNetwork = await readCaches(round.fresh, deps, tally, stale);
+  const read = readCaches(round.fresh, deps, tally, stale);
+  const fromNetwork = Array.isArray(read) ? read : await read;
   if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
   tally.flush(deps.listener);
   if (fromNetwork.length > 0) await send(fromNetwork, state, deps, tally);
   const { attached, attachedMemos } = round;
-  for (let i = 0; i < attached.length; i++) state.store.set(attached[i]!.parent, attached[i]!.entry.fieldNode, attachedMemos[i]!.outcome!);
+  for (let i = 0; i < attached.length; i++) attached[i]!.outcome = attachedMemos[i]!.outcome;
   for (const [lookup, memos] of round.listAttached) {
-    state.store.set(lookup.parent, lookup.entry.fieldNode, listKeyValue(lookup.entry.blueprint.fetch!, memos, deps.exposeDetail === true));
+    lookup.outcome = listKeyValue(lookup.entry.blueprint.fetch!, memos, deps.exposeDetail === true);
   }
 }
 
@@ -128,7 +129,7 @@ class RoundLookups {
     if (batch?.listKeys) {
       const elements = readDotted(lookup.parent, batch.keyRead);
       if (!Array.isArray(elements)) {
-        this.state.store.set(lookup.parent, lookup.entry.fieldNode, NULL_VALUE);
+        lookup.outcome = NULL_VALUE;
         return;
       }
       const memos: Array<MemoEntry | null> = [];
@@ -146,7 +147,7 @@ class RoundLookups {
     const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
     const path = known ? known.path : resolvePathTemplate(fetch.template, input);
     if (path === null || (batch && batchKey === undefined)) {
-      this.state.store.set(lookup.parent, lookup.entry.fieldNode, NULL_VALUE);
+      lookup.outcome = NULL_VALUE;
       return;
     }
     this.attached.push(lookup);
@@ -339,7 +340,7 @@ function coalesces(m: MemoEntry, state: RequestState): boolean {
 
 function chunkMemos(chunk: BatchChunk): MemoEntry[] {
   const memos: MemoEntry[] = [];
-  for (const key of chunk.keys) memos.push(...chunk.group.keys.get(key)!);
+  for (const entries of chunk.waiting) memos.push(...entries);
   return memos;
 }
 
@@ -402,7 +403,7 @@ async function sendChunk(chunk: BatchChunk, by: RequestBy, deps: RoundDeps): Pro
       shouldSplitChunk(answer.error, chunk.keys.length) &&
       state.stats.subrequests + 2 <= deps.maxSubrequests
     ) {
-      const halves = splitInHalves(chunk.keys).map((keys) => batchChunk(group, keys));
+      const halves = splitBatchChunk(chunk);
       const later: RequestBy = { ...by, deadline: undefined };
       await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false, later), state.warnings)));
     } else {

@@ -13,8 +13,7 @@ export async function runRounds(first: Lookup[], state: RequestState, deps: Roun
     const walk: Walk = { variables: state.variables, store: state.store, out: [] };
     for (const l of lookups) {
       if (!l.entry.fetchBelow) continue;
-      const o = state.store.get(l.parent, l.entry.fieldNode);
-      if (o?.kind === 'ok') descend(l.entry, o.body, walk);
+      if (l.outcome?.kind === 'ok') descend(l.entry, l.outcome.body, walk);
     }
     lookups = walk.out;
   }

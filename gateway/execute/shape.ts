@@ -98,7 +98,7 @@ function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: strin
     // the walk reached holds the same result; engines differ in which node they list first.
     let outcome = ctx.store.get(source as object, info.fieldNodes[0]!);
     for (let i = 1; !outcome && i < info.fieldNodes.length; i++) outcome = ctx.store.get(source as object, info.fieldNodes[i]!);
-    if (outcome === undefined || outcome === null) {
+    if (outcome === undefined) {
       throw new GraphQLError(`internal: ${info.parentType.name}.${info.fieldName} was not fetched`, {
         extensions: { code: 'INTERNAL_SERVER_ERROR' },
       });

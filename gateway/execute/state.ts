@@ -56,10 +56,15 @@ export interface ForwardedHeaders {
   readonly keySuffix: string;
 }
 
+/** Where a claimed lookup's outcome goes once it is answered: the walk's Lookup itself (walk.ts). */
+export interface OutcomeSlot {
+  outcome: UpstreamOutcome | undefined;
+}
+
 /**
  * Results of lookups, by field node and parent object: what the response shaper reads. One map per
- * field (made the first time a parent claims it), not one per parent object; the store lives as
- * long as its request.
+ * field (made the first time a parent claims it), not one per parent object; each holds the slot
+ * its lookup fills, so answering a lookup touches no map. The store lives as long as its request.
  */
 export class ResultStore {
   /**
@@ -67,27 +72,38 @@ export class ResultStore {
    * store dies with its request, and a WeakMap per request costs every major GC (ephemerons).
    */
   private namespaces: Map<object, Map<string, object>> | undefined;
-  private readonly byField = new Map<FieldNode, Map<object, UpstreamOutcome | null>>();
+  private readonly byField = new Map<FieldNode, Map<object, OutcomeSlot>>();
+  /** The field used last and its map: the walk and the writer go through a list's items field by field. */
+  private lastNode: FieldNode | undefined;
+  private lastSlots: Map<object, OutcomeSlot> | undefined;
 
-  /** Marks a lookup as taken; false when this parent already had this field looked up. */
-  claim(parent: object, node: FieldNode): boolean {
-    let m = this.byField.get(node);
+  /**
+   * Takes this field of this parent for `slot`, whose outcome `get` then reads; false (and the slot
+   * not kept) when this parent already had this field looked up.
+   */
+  claim(parent: object, node: FieldNode, slot: OutcomeSlot): boolean {
+    let m = this.slotsOf(node);
     if (!m) {
       m = new Map();
       this.byField.set(node, m);
+      this.lastSlots = m;
     }
     if (m.has(parent)) return false;
-    m.set(parent, null);
+    m.set(parent, slot);
     return true;
   }
 
-  /** Records the outcome of a claimed lookup. */
-  set(parent: object, node: FieldNode, outcome: UpstreamOutcome): void {
-    this.byField.get(node)?.set(parent, outcome);
+  /** The outcome of the field's lookup for this parent; undefined when not claimed or not answered yet. */
+  get(parent: object, node: FieldNode): UpstreamOutcome | undefined {
+    return this.slotsOf(node)?.get(parent)?.outcome;
   }
 
-  get(parent: object, node: FieldNode): UpstreamOutcome | null | undefined {
-    return this.byField.get(node)?.get(parent);
+  private slotsOf(node: FieldNode): Map<object, OutcomeSlot> | undefined {
+    if (node !== this.lastNode) {
+      this.lastNode = node;
+      this.lastSlots = this.byField.get(node);
+    }
+    return this.lastSlots;
   }
 
   /**

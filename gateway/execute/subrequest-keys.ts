@@ -33,10 +33,17 @@ const MAX_KEYS_PER_FIELD = 10_000;
  */
 export class SubrequestKeys {
   private readonly fields = new Map<FetchBlueprint, FieldKeys>();
+  /** The field asked last and its keys: a round asks for one field's keys one after another. */
+  private lastFetch: FetchBlueprint | undefined;
+  private lastField: FieldKeys | undefined;
 
   /** The kept key of `batchKey` for `fetch`; undefined when it is not kept yet or the field is not eligible. */
   known(fetch: FetchBlueprint, batchKey: string): KnownKey | undefined {
-    return this.fields.get(fetch)?.byKey.get(batchKey);
+    if (fetch !== this.lastFetch) {
+      this.lastFetch = fetch;
+      this.lastField = this.fields.get(fetch);
+    }
+    return this.lastField?.byKey.get(batchKey);
   }
 
   /** Keeps `path` and `key` for later lookups of the same batch key, when the field is eligible. */
@@ -45,6 +52,7 @@ export class SubrequestKeys {
     if (!field) {
       field = { eligible: eligible(fetch), byKey: new Map() };
       this.fields.set(fetch, field);
+      if (fetch === this.lastFetch) this.lastField = field;
     }
     if (!field.eligible) return;
     if (field.byKey.size >= MAX_KEYS_PER_FIELD) field.byKey.clear();

@@ -1,10 +1,10 @@
 import type { Condition, PlanEntry, PlanSelection } from '../plan/types.js';
-import type { ResultStore } from './state.js';
+import type { OutcomeSlot, ResultStore } from './state.js';
 import { readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
 
-/** A @fetch field to look up for one parent object. */
-export interface Lookup {
+/** A @fetch field to look up for one parent object; its outcome is set once the lookup is answered. */
+export interface Lookup extends OutcomeSlot {
   readonly entry: PlanEntry;
   readonly parent: object;
 }
@@ -27,7 +27,8 @@ export function collectLookups(selection: PlanSelection, parent: object, typeNam
     if (entry.possibleTypes && !entry.possibleTypes.has(typeName)) continue;
     if (entry.conditions.length && !conditionsHold(entry.conditions, variables)) continue;
     if (entry.blueprint.fetch) {
-      if (store.claim(parent, entry.fieldNode)) out.push({ entry, parent });
+      const lookup: Lookup = { entry, parent, outcome: undefined };
+      if (store.claim(parent, entry.fieldNode, lookup)) out.push(lookup);
     } else if (entry.fetchBelow) {
       const { read, namespace } = entry.blueprint;
       const value = read.length === 1 ? (parent as Record<string, unknown>)[read[0]!] : readDotted(parent, read);

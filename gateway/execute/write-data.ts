@@ -129,8 +129,8 @@ class Compiler {
   private read(bp: FieldBlueprint | undefined, fieldName: string, nodes: readonly FieldNode[]): string {
     if (bp?.fetch) {
       let code = `o = s.get(p, ${this.ref(nodes[0])});\n`;
-      for (const node of nodes.slice(1)) code += `if (o === undefined || o === null) o = s.get(p, ${this.ref(node)});\n`;
-      code += 'if (o === undefined || o === null) return undefined;\n';
+      for (const node of nodes.slice(1)) code += `if (o === undefined) o = s.get(p, ${this.ref(node)});\n`;
+      code += 'if (o === undefined) return undefined;\n';
       const notFound = bp.fetch.isNonNull ? 'return undefined;' : 'v = null;';
       return `${code}if (o.kind === "ok") v = o.body; else if (o.kind === "not-found") ${notFound} else return undefined;\n`;
     }

@@ -221,8 +221,7 @@ describe('the data writer answers what the shaper answers', () => {
       const root = {};
       const store = new ResultStore();
       for (const node of operation.selectionSet.selections as FieldNode[]) {
-        if (store.claim(root, node))
-          store.set(root, node, { kind: 'ok', body: JSON.parse(JSON.stringify(bodies[node.name.value])) as unknown });
+        store.claim(root, node, { outcome: { kind: 'ok', body: JSON.parse(JSON.stringify(bodies[node.name.value])) as unknown } });
       }
       const shaped = await shaper.shape({ document }, root, { store, exposeDetail: false });
       const text = shaper.writeData({ document }, root, store);

@@ -76,7 +76,8 @@ function settled(row: Row, otherKeys: readonly string[]): Record<string, Upstrea
     batch: { listKeys: false, matchSteps: row.match, match: row.match.join('.'), method: 'GET' },
     keys,
   } as unknown as BatchGroup;
-  settleBatchChunk({ group, keys: row.wanted, path: '/t', body: undefined }, { kind: 'ok', body: row.items });
+  const waiting = row.wanted.map((k) => keys.get(k)!);
+  settleBatchChunk({ group, keys: row.wanted, waiting, path: '/t', body: undefined }, { kind: 'ok', body: row.items });
   const out: Record<string, UpstreamOutcome | undefined> = {};
   for (const [k, [first, second]] of keys) {
     assert.equal(first!.outcome, second!.outcome, `both entries of key ${k} settle alike`);

@@ -33,8 +33,7 @@ test('the shaper reads fetched data and @from keys without touching the blueprin
   const postsNode = (document.definitions[0] as OperationDefinitionNode).selectionSet.selections[0] as FieldNode;
   const root = {};
   const store = new ResultStore();
-  assert.ok(store.claim(root, postsNode));
-  store.set(root, postsNode, { kind: 'ok', body: [{ id: 7, created_at: '2024-01-02' }] });
+  assert.ok(store.claim(root, postsNode, { outcome: { kind: 'ok', body: [{ id: 7, created_at: '2024-01-02' }] } }));
   const result = await shaper.shape({ document }, root, { store, exposeDetail: false });
 
   assert.deepEqual(result, { data: { posts: [{ id: '7', createdAt: '2024-01-02' }] } });
