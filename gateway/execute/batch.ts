@@ -40,8 +40,9 @@ const VARIANT_KEYS: readonly unknown[] = ['_'];
  */
 export class BatchGroups {
   private readonly byField = new Map<FetchBlueprint, Map<string, BatchGroup>>();
-  /** The group the last entry went to, and what found it: a round's entries of one field come together. */
-  private last: { fetch: FetchBlueprint; groupKey: string; group: BatchGroup } | undefined;
+  /** The group the last entry went to, and its group key: a round's entries of one field come together. */
+  private last: BatchGroup | undefined;
+  private lastKey = '';
 
   /**
    * Adds a memo entry of a @batch field with a batch key to its group; false (nothing added) when
@@ -53,8 +54,7 @@ export class BatchGroups {
     if (variant === null) return false;
     const groupKey = headers.keySuffix === '' ? variant : `${variant}${headers.keySuffix}`;
     const last = this.last;
-    const group =
-      last !== undefined && last.fetch === m.fetch && last.groupKey === groupKey ? last.group : this.group(m, groupKey, headers);
+    const group = last !== undefined && last.fetch === m.fetch && this.lastKey === groupKey ? last : this.group(m, groupKey, headers);
     const waiting = group.keys.get(m.batchKey!);
     if (waiting) waiting.push(m);
     else group.keys.set(m.batchKey!, [m]);
@@ -73,7 +73,8 @@ export class BatchGroups {
       group = { coordinate: m.coordinate, fetch: m.fetch, batch: m.fetch.batch!, headers, args: m.args, keys: new Map() };
       groups.set(groupKey, group);
     }
-    this.last = { fetch: m.fetch, groupKey, group };
+    this.last = group;
+    this.lastKey = groupKey;
     return group;
   }
 
