@@ -23,6 +23,13 @@ interface Config<L extends string> {
 
 type Labels<L extends string> = Readonly<Record<L, string>>;
 
+/**
+ * The label object of a call without labels (`inc()`): one object, so such calls find their child
+ * by identity. A fresh `{}` per call would be a WeakMap insertion per call (the fast-path counter
+ * is incremented on every request).
+ */
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** One exported sample, as prom-client's `get()` gives it. */
 interface Sample {
   readonly labels: Readonly<Record<string, string | number>>;
@@ -49,7 +56,7 @@ abstract class HotMetric<L extends string, Child extends { readonly labels: Labe
 
   /** The child of a label set (made on first use); only the metric's own label names are read. */
   protected child(labels: Labels<L> | undefined): Child {
-    const given = labels ?? ({} as Labels<L>);
+    const given = labels ?? (NO_LABELS as Labels<L>);
     const known = this.byObject.get(given);
     if (known) return known;
     let key = '';

@@ -80,7 +80,8 @@ export function createAnswers(options: AnswerOptions): Answers {
     }
     cors?.addAnswerHeaders(request.origin, headers);
     count(status, status < 400 ? 'ok' : codeOf(shown.errors));
-    const body = JSON.stringify(shown);
+    // A plain success written by the data writer has nothing besides its data (no stringify of `{}`).
+    const body = dataJson !== undefined && shown.errors === undefined && shown.extensions === undefined ? '{}' : JSON.stringify(shown);
     return { status, headers, body: dataJson === undefined ? body : withData(dataJson, body) };
   }
 

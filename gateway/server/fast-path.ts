@@ -149,6 +149,7 @@ export function isGraphQLPath(url: string | undefined): boolean {
 }
 
 function isJson(contentType: string | undefined): boolean {
+  if (contentType === 'application/json') return true; // what most clients send, without parameters
   if (!contentType) return false;
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   return type === 'application/json';

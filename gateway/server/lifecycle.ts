@@ -29,6 +29,11 @@ export function createLifecycle(server: Server): Lifecycle {
   const inFlight = new Set<ServerResponse>();
   let idle: (() => void) | undefined;
   let draining: Promise<boolean> | undefined;
+  // One handler for every response ('close' comes once per response): no closure per request.
+  const onClose = function (this: ServerResponse): void {
+    inFlight.delete(this);
+    if (inFlight.size === 0) idle?.();
+  };
 
   return {
     get ready() {
@@ -36,10 +41,7 @@ export function createLifecycle(server: Server): Lifecycle {
     },
     admit(req, res) {
       inFlight.add(res);
-      res.once('close', () => {
-        inFlight.delete(res);
-        if (inFlight.size === 0) idle?.();
-      });
+      res.on('close', onClose);
       if (!ready) res.setHeader('connection', 'close');
       if (req.method === 'GET' && req.url?.split('?')[0] === READINESS_PATH) {
         const body = JSON.stringify({ status: ready ? 'ready' : 'draining' });
