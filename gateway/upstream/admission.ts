@@ -58,6 +58,7 @@ export class Admission {
       return;
     }
     this.running--;
+    if (this.queue.length === 0) return; // the usual case: nobody waited (no array per release)
     this.queue = [];
     this.head = 0;
   }
