@@ -10,16 +10,21 @@
  *   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/ && (cd /tmp/before && npx tsc)
  *   npm run build && node dist/bench/compare-builds.js before=/tmp/before now=.
  *
- * Environment: BENCH_VARIANT (batch; or no-batch, batch-cache), BENCH_DURATION (5 s per cell),
- * BENCH_RUNS (3). It writes nothing; the table goes to stdout.
+ * Environment: BENCH_VARIANT (batch; or no-batch, batch-cache, front), BENCH_DURATION (5 s per
+ * cell), BENCH_RUNS (3). It writes nothing; the table goes to stdout.
+ *
+ * `front` measures the fixed cost of a request: every build answers `{ __typename }` (nothing to
+ * fetch) with bench/batch.toml, next to a bare node:http server that parses the body and writes the
+ * same bytes (the `front` role), so what a build adds to the HTTP server alone is the difference.
  */
 import { resolve } from 'node:path';
 import { backendRequestCount } from './driver/backend-stats.js';
-import { SERVER_CORE, startProcess } from './driver/processes.js';
+import { SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
 import { verifyServer } from './driver/verify.js';
-import { runWrk } from './driver/wrk.js';
+import { runWrk, type WrkExchange } from './driver/wrk.js';
 import { startBackend } from './rows.js';
-import { BENCH_SRC_DIR } from './shared/paths.js';
+import { FRONT_EXPECTED_BODY, FRONT_REQUEST_BODY, REQUEST_HEADERS } from './shared/data.js';
+import { BENCH_SRC_DIR, distEntry } from './shared/paths.js';
 
 interface Cell {
   readonly rps: number;
@@ -40,29 +45,60 @@ if (builds.length === 0) {
 const variant = process.env.BENCH_VARIANT ?? 'batch';
 const seconds = Number(process.env.BENCH_DURATION ?? 5);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-const config = resolve(BENCH_SRC_DIR, `${variant}.toml`);
+const front = variant === 'front';
+const config = resolve(BENCH_SRC_DIR, `${front ? 'batch' : variant}.toml`);
+/** The front reference's label (not a build: the bare node:http server). */
+const BARE = 'node:http alone';
+const FRONT: WrkExchange = { request: FRONT_REQUEST_BODY, expected: FRONT_EXPECTED_BODY };
 
+/** Starts a build's gateway, or the bare front reference (no root), on the server core. */
+function startServer(build: { readonly label: string; readonly root?: string }): Promise<StartedProcess> {
+  if (build.root === undefined) {
+    return startProcess({
+      name: BARE,
+      core: SERVER_CORE,
+      command: process.execPath,
+      args: [distEntry('serve.js'), 'front', '--port', '0'],
+      ready: /listening on (\S+)/,
+    });
+  }
+  return startProcess({
+    name: build.label,
+    core: SERVER_CORE,
+    command: process.execPath,
+    args: [resolve(build.root, 'dist/gateway/cli.js'), 'serve', '--config', config, '--port', '0'],
+    ready: /gqlgw listening on (\S+)/,
+    cwd: build.root,
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+}
+
+/** What every answer must be: the verified bench answer, or `{ __typename }`'s for the front. */
+async function exchangeOf(label: string, url: string, backendUrl: string): Promise<WrkExchange | string> {
+  if (front) {
+    const res = await fetch(url, { method: 'POST', headers: REQUEST_HEADERS, body: FRONT_REQUEST_BODY });
+    const body = await res.text();
+    if (res.status !== 200 || body !== FRONT_EXPECTED_BODY) throw new Error(`${label}: wrong answer: ${res.status} ${body.slice(0, 200)}`);
+    return FRONT;
+  }
+  const verified = await verifyServer(url, backendUrl);
+  if (!verified.ok) throw new Error(`${label}: wrong answer: ${verified.reason}`);
+  return verified.body;
+}
+
+const servers: ReadonlyArray<{ readonly label: string; readonly root?: string }> = front ? [...builds, { label: BARE }] : builds;
 const backend = await startBackend();
-const cells = new Map<string, Cell[]>(builds.map((b) => [b.label, []]));
+const cells = new Map<string, Cell[]>(servers.map((b) => [b.label, []]));
 try {
   for (let run = 1; run <= runs; run++) {
-    for (const build of builds) {
-      const server = await startProcess({
-        name: build.label,
-        core: SERVER_CORE,
-        command: process.execPath,
-        args: [resolve(build.root, 'dist/gateway/cli.js'), 'serve', '--config', config, '--port', '0'],
-        ready: /gqlgw listening on (\S+)/,
-        cwd: build.root,
-        env: { ...process.env, NODE_ENV: 'production' },
-      });
+    for (const build of servers) {
+      const server = await startServer(build);
       try {
-        const verified = await verifyServer(server.url, backend.url);
-        if (!verified.ok) throw new Error(`${build.label}: wrong answer: ${verified.reason}`);
-        await runWrk(server.url, 16, 2, verified.body);
+        const exchange = await exchangeOf(build.label, server.url, backend.url);
+        await runWrk(server.url, 16, 2, exchange);
         const cpu0 = server.cpuSeconds();
         const requests0 = await backendRequestCount(backend.url);
-        const load = await runWrk(server.url, 16, seconds, verified.body);
+        const load = await runWrk(server.url, 16, seconds, exchange);
         const cpu = server.cpuSeconds() - cpu0;
         const requests = (await backendRequestCount(backend.url)) - requests0;
         const cell: Cell = {
@@ -91,7 +127,9 @@ const median = (xs: readonly number[]): number => {
 };
 const span = (xs: readonly number[]): string => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
 const lines = [
-  `gqlgw, ${variant} (bench/${variant}.toml), 16 connections, ${seconds} s cells, ${runs} interleaved runs; medians (min–max)`,
+  front
+    ? `the HTTP front alone: { __typename } (bench/batch.toml), 16 connections, ${seconds} s cells, ${runs} interleaved runs; medians (min–max)`
+    : `gqlgw, ${variant} (bench/${variant}.toml), 16 connections, ${seconds} s cells, ${runs} interleaved runs; medians (min–max)`,
   '',
   '| build | req/s | CPU µs/query | subreq/query | wrong |',
   '| :--- | ---: | ---: | ---: | ---: |',

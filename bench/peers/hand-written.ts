@@ -11,7 +11,7 @@
  * - floor: no backend, no parsing: writes the precomputed answer; the cost of HTTP alone.
  */
 import { LRUCache } from 'lru-cache';
-import { EXPECTED_BODY, QUERY, type BackendPost, type BackendUser } from '../shared/data.js';
+import { EXPECTED_BODY, FRONT_EXPECTED_BODY, QUERY, type BackendPost, type BackendUser } from '../shared/data.js';
 import type { BodyHandler } from '../shared/http-server.js';
 import type { Upstream } from '../shared/upstream.js';
 
@@ -82,6 +82,15 @@ export function noBatchHandler(upstream: Upstream): BodyHandler {
     for (const user of users) found.set(String(user.id), user);
     return found;
   });
+}
+
+/** The front reference: parses the request body like a server must, answers `{ __typename }`'s bytes. */
+export function frontHandler(): BodyHandler {
+  const reply = { status: 200, body: FRONT_EXPECTED_BODY };
+  return (body) => {
+    JSON.parse(body);
+    return reply;
+  };
 }
 
 /** The floor: the precomputed answer, no backend, no parsing. */

@@ -6,18 +6,18 @@ import type { Server } from 'node:http';
 import { startBackend } from '../backend.js';
 import { createJsonServer, listen, type Listening } from '../shared/http-server.js';
 import { createUpstream, type Upstream } from '../shared/upstream.js';
-import { ceilingHandler, floorHandler, noBatchHandler, perItemCacheHandler } from './hand-written.js';
+import { ceilingHandler, floorHandler, frontHandler, noBatchHandler, perItemCacheHandler } from './hand-written.js';
 import { jitHandler } from './jit-dataloader.js';
 import { createYogaServer } from './yoga-dataloader.js';
 
-export const PEER_ROLES = ['ceiling', 'no-batch', 'per-item-cache', 'yoga-dataloader', 'jit-dataloader', 'floor'] as const;
+export const PEER_ROLES = ['ceiling', 'no-batch', 'per-item-cache', 'yoga-dataloader', 'jit-dataloader', 'floor', 'front'] as const;
 export type PeerRole = (typeof PEER_ROLES)[number];
 export type Role = PeerRole | 'backend';
 
 export interface RoleOptions {
   readonly port?: number;
   readonly host?: string;
-  /** Base URL of the backend; required by every peer but the floor. */
+  /** Base URL of the backend; required by every peer but the floor and the front reference. */
   readonly backendUrl?: string;
 }
 
@@ -35,6 +35,8 @@ function createPeerServer(role: PeerRole, upstream: Upstream): Server {
       return createJsonServer(jitHandler(upstream));
     case 'floor':
       return createJsonServer(floorHandler());
+    case 'front':
+      return createJsonServer(frontHandler());
   }
 }
 
@@ -46,7 +48,7 @@ export function isRole(name: string): name is Role {
 export async function startRole(role: Role, options: RoleOptions = {}): Promise<Listening> {
   const host = options.host ?? '127.0.0.1';
   if (role === 'backend') return startBackend({ port: options.port ?? 0, host });
-  if (role !== 'floor' && options.backendUrl === undefined) throw new Error(`${role} needs a backend URL`);
+  if (role !== 'floor' && role !== 'front' && options.backendUrl === undefined) throw new Error(`${role} needs a backend URL`);
   const upstream = createUpstream(options.backendUrl ?? 'http://127.0.0.1:9');
   const listening = await listen(createPeerServer(role, upstream), options.port ?? 0, host, '/graphql');
   return {

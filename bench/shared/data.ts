@@ -75,3 +75,10 @@ export const EXPECTED_ANSWER: Answer = {
 
 /** EXPECTED_ANSWER serialised the way a GraphQL server orders it (selection order). */
 export const EXPECTED_BODY = JSON.stringify(EXPECTED_ANSWER);
+
+/**
+ * The request that measures a server's HTTP front alone (compare-builds' `front` variant): nothing
+ * to fetch, so what it costs is the HTTP server, the request's parsing and the answer's writing.
+ */
+export const FRONT_REQUEST_BODY = JSON.stringify({ query: '{ __typename }' });
+export const FRONT_EXPECTED_BODY = JSON.stringify({ data: { __typename: 'Query' } });

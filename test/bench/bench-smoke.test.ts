@@ -12,7 +12,7 @@ import { runOpenLoop } from '../../bench/driver/open-loop.js';
 import { queryOnce, verifyServer } from '../../bench/driver/verify.js';
 import { startRole } from '../../bench/peers/roles.js';
 import { checkAnswer } from '../../bench/shared/check.js';
-import { EXPECTED_ANSWER, EXPECTED_BODY } from '../../bench/shared/data.js';
+import { EXPECTED_ANSWER, EXPECTED_BODY, FRONT_EXPECTED_BODY, FRONT_REQUEST_BODY } from '../../bench/shared/data.js';
 import type { Listening } from '../../bench/shared/http-server.js';
 import { BENCH_SRC_DIR } from '../../bench/shared/paths.js';
 import { renderVariantSchemas, variantSchemaPath } from '../../bench/variants.js';
@@ -76,6 +76,21 @@ describe('bench smoke', () => {
       assert.equal(verification.subrequestsFirst, 101);
     } finally {
       await noBatch.close();
+    }
+  });
+
+  it("the front reference (compare-builds' front variant) parses the body and answers { __typename } with no backend", async () => {
+    const front = await startRole('front');
+    try {
+      const res = await request(front.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: FRONT_REQUEST_BODY });
+      assert.equal(res.statusCode, 200);
+      assert.equal(await res.body.text(), FRONT_EXPECTED_BODY);
+      assert.equal(FRONT_EXPECTED_BODY, '{"data":{"__typename":"Query"}}');
+      const bad = await request(front.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+      assert.equal(bad.statusCode, 500, 'a body it cannot parse is an error: it really parses');
+      await bad.body.dump();
+    } finally {
+      await front.close();
     }
   });
 
