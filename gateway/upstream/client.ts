@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import type { SourceConfig } from '../config/types.js';
 import { Admission } from './admission.js';
+import { exchange, type BodyCaps } from './exchange.js';
 import { Deadline } from './deadline.js';
 import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
@@ -46,6 +47,8 @@ export class SourceClient {
   private active = 0;
   /** At most `connections` requests reach the pool at once; the rest wait here (upstream/admission.ts). */
   private readonly admission: Admission;
+  /** How much of an answer's body is read: `max_response_bytes` of a 2xx, an excerpt of any other. */
+  private readonly caps: BodyCaps;
 
   constructor(private readonly config: SourceConfig) {
     const url = new URL(config.url);
@@ -53,6 +56,7 @@ export class SourceClient {
     this.fixedHeaders = { accept: 'application/json', ...config.headers };
     this.fixedJsonHeaders = { ...this.fixedHeaders, 'content-type': 'application/json' };
     this.admission = new Admission(config.connections);
+    this.caps = { ok: config.maxResponseBytes, other: ERROR_BODY_READ_BYTES };
     this.pool = new Pool(url.origin, {
       connections: config.connections,
       keepAliveTimeout: 10_000,
@@ -101,21 +105,16 @@ export class SourceClient {
       const turn = this.admission.enter(deadline);
       if (turn) await turn;
       admitted = true;
-      const res = await this.pool.request({
-        path: this.basePath + path,
-        method,
-        headers: this.headersOf(request),
-        body: request.body,
-        signal: deadline,
-      });
-      const status = res.statusCode;
-      if (status === 404) {
-        await res.body.dump();
-        return { kind: 'not-found' };
-      }
+      const answer = await exchange(
+        this.pool,
+        { path: this.basePath + path, method, headers: this.headersOf(request), body: request.body },
+        deadline,
+        this.caps,
+      );
+      const status = answer.status;
+      if (status === 404) return { kind: 'not-found' };
       if (status < 200 || status >= 300) {
-        const excerpt = await readCapped(res.body, ERROR_BODY_READ_BYTES);
-        const shown = excerpt === undefined ? '(body over the read cap)' : excerpt.slice(0, ERROR_DETAIL_CHARS);
+        const shown = answer.body === undefined ? '(body over the read cap)' : decode(answer.body).slice(0, ERROR_DETAIL_CHARS);
         return failure({
           code: 'UPSTREAM_HTTP_ERROR',
           source: name,
@@ -124,18 +123,11 @@ export class SourceClient {
           status,
         });
       }
-      if (status === 204) {
-        await res.body.dump();
-        return NULL_BODY;
+      if (status === 204) return NULL_BODY;
+      if (answer.body === undefined) {
+        return this.tooLarge(request, answer.declared > maxResponseBytes ? `content-length ${answer.declared}` : 'body over the cap');
       }
-      const declared = Number(res.headers['content-length']);
-      if (declared > maxResponseBytes) {
-        res.body.destroy();
-        return this.tooLarge(request, `content-length ${declared}`);
-      }
-      // A declared length within the cap is read in one go; otherwise the cap is enforced as the body streams.
-      const text = declared >= 0 ? await res.body.text() : await readCapped(res.body, maxResponseBytes);
-      if (text === undefined) return this.tooLarge(request, 'body over the cap');
+      const text = decode(answer.body);
       if (text.trim() === '') return NULL_BODY;
       try {
         return { kind: 'ok', body: JSON.parse(text) as unknown };
@@ -225,17 +217,8 @@ function transportFailure(name: string, what: string, err: unknown): UpstreamOut
   return failure({ code: 'UPSTREAM_UNREACHABLE', source: name, message, detail, cause });
 }
 
-/** Reads a body of undeclared length as text, or undefined (and the body destroyed) past `cap` bytes. */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, cap: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > cap) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+/** A body's text as UTF-8, without a leading byte order mark (as undici's `body.text()` read it). */
+function decode(body: Buffer): string {
+  const start = body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  return body.toString('utf8', start);
 }

@@ -1,0 +1,135 @@
+/**
+ * How the upstream client reads answers (upstream/exchange.ts) against a real HTTP server that
+ * counts its connections: a body read to its end keeps the keep-alive connection, one cut at its
+ * cap drops it; a byte order mark is not part of the JSON; a client that goes away mid-body aborts
+ * the request and leaves no listener on the deadline.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { Canceller } from '../../gateway/upstream/canceller.js';
+import { SourceClient } from '../../gateway/upstream/client.js';
+
+const BOM = '\uFEFF';
+
+describe('upstream exchange: bodies read whole or cut, connections kept or dropped', () => {
+  let server: Server;
+  let client: SourceClient;
+  let connections = 0;
+  let closedMidBody = 0;
+  let midBodyWritten: () => void = () => undefined;
+
+  before(async () => {
+    server = createServer((req, res) => {
+      switch (req.url) {
+        case '/missing':
+          res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"no such thing"}');
+          return;
+        case '/ok':
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+          return;
+        case '/huge-error':
+          // 100 KB, streamed without a declared length: past the 64 KB read of an error's excerpt.
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          for (let i = 0; i < 100; i++) res.write('e'.repeat(1024));
+          res.end();
+          return;
+        case '/bom-declared':
+          res.writeHead(200, { 'content-type': 'application/json' }).end(`${BOM}{"a":1}`);
+          return;
+        case '/bom-chunked':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(BOM);
+          res.end('{"a":2}');
+          return;
+        case '/slow-body':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"part":');
+          res.on('close', () => {
+            if (!res.writableEnded) closedMidBody++;
+          });
+          midBodyWritten();
+          return; // never ends: the client must give up
+        default:
+          res.writeHead(400).end();
+      }
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    client = new SourceClient({
+      name: 'svc',
+      url: `http://127.0.0.1:${port}`,
+      timeoutMs: 5000,
+      forwardHeaders: [],
+      maxResponseBytes: 1 << 20,
+      connections: 1,
+      maxQueued: 10,
+      coalesce: false,
+    });
+  });
+  after(async () => {
+    await client.close(100);
+    server.closeAllConnections();
+    await new Promise<void>((done) => server.close(() => done()));
+  });
+
+  test('a 404 with a body is not-found, and its connection serves the next request', async () => {
+    const opened = connections;
+    assert.deepEqual(await client.send({ method: 'GET', path: '/missing', headers: {} }), { kind: 'not-found' });
+    assert.deepEqual(await client.send({ method: 'GET', path: '/ok', headers: {} }), { kind: 'ok', body: { ok: true } });
+    assert.deepEqual(await client.send({ method: 'GET', path: '/missing', headers: {} }), { kind: 'not-found' });
+    assert.ok(connections - opened <= 1, `${connections - opened} connections for three requests on a pool of one`);
+  });
+
+  test('an error body past the excerpt cap is cut: "(body over the read cap)", and the connection is dropped', async () => {
+    await client.send({ method: 'GET', path: '/ok', headers: {} }); // a kept connection to drop
+    const opened = connections;
+    const outcome = await client.send({ method: 'GET', path: '/huge-error', headers: {} });
+    assert.equal(outcome.kind, 'error');
+    if (outcome.kind !== 'error') return;
+    assert.equal(outcome.error.code, 'UPSTREAM_HTTP_ERROR');
+    assert.equal(outcome.error.status, 500);
+    assert.equal(outcome.error.detail, 'GET /huge-error → 500: (body over the read cap)');
+    assert.deepEqual(await client.send({ method: 'GET', path: '/ok', headers: {} }), { kind: 'ok', body: { ok: true } });
+    assert.equal(connections - opened, 1, 'the request after the cut opens a new connection');
+  });
+
+  test('finished requests, whole or cut, leave no listener on the deadline they shared', async () => {
+    const deadline = client.deadline(undefined);
+    try {
+      await Promise.all([
+        client.send({ method: 'GET', path: '/ok', headers: {} }, deadline),
+        client.send({ method: 'GET', path: '/missing', headers: {} }, deadline),
+        client.send({ method: 'GET', path: '/huge-error', headers: {} }, deadline),
+      ]);
+      assert.equal(deadline.listenerCount, 0);
+    } finally {
+      deadline.release();
+    }
+  });
+
+  test('a leading byte order mark is not part of the JSON, declared or chunked', async () => {
+    assert.deepEqual(await client.send({ method: 'GET', path: '/bom-declared', headers: {} }), { kind: 'ok', body: { a: 1 } });
+    assert.deepEqual(await client.send({ method: 'GET', path: '/bom-chunked', headers: {} }), { kind: 'ok', body: { a: 2 } });
+  });
+
+  test('the client leaving mid-body aborts the request, closes its socket and leaves no listener', async () => {
+    const caller = new Canceller();
+    const deadline = client.deadline(caller);
+    const written = new Promise<void>((done) => (midBodyWritten = done));
+    const sent = client.send({ method: 'GET', path: '/slow-body', headers: {} }, deadline);
+    await written;
+    await new Promise((done) => setTimeout(done, 50)); // the headers and the first bytes have arrived
+    assert.equal(deadline.listenerCount, 1, 'one listener while the request runs');
+    const reason = new Error('the client went away');
+    caller.abort(reason);
+    await assert.rejects(sent, (err) => err === reason);
+    assert.equal(deadline.listenerCount, 0);
+    deadline.release();
+    for (let i = 0; i < 50 && closedMidBody === 0; i++) await new Promise((done) => setTimeout(done, 10));
+    assert.equal(closedMidBody, 1, 'the upstream saw the request dropped');
+    assert.deepEqual(await client.send({ method: 'GET', path: '/ok', headers: {} }), { kind: 'ok', body: { ok: true } });
+  });
+});
