@@ -13,8 +13,8 @@ export interface Abortable {
  * A lighter AbortSignal: the listeners are a Set, so adding and removing one costs the same however
  * many there are (an EventTarget or EventEmitter scans them on removal: quadratic when a hundred
  * requests share one signal and leave it one by one). Every listener is called once, on the first
- * abort, and a listener added after it is never called, as with an AbortSignal. undici takes it as
- * a request's `signal` (it has `addEventListener`). Past `maxListeners` it warns once, as Node
+ * abort, and a listener added after it is never called, as with an AbortSignal. Each upstream
+ * request listens on its deadline (upstream/exchange.ts). Past `maxListeners` it warns once, as Node
  * does past 10 on an AbortSignal (MaxListenersExceededWarning): what should hold a few listeners at
  * a time (a connection's signal) says so when they pile up.
  */

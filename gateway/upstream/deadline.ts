@@ -5,7 +5,7 @@ import { Canceller, type Abortable } from './canceller.js';
  * and at most one listener on the caller's signal, however many requests use it, instead of an
  * AbortController, a timer and a listener per request.
  *
- * It is the `signal` of every request sent under it (a Canceller, which undici takes): it aborts
+ * It is the signal of every request sent under it (upstream/exchange.ts listens on it): it aborts
  * every request still running when the time is up (`timedOut`) or when the caller's signal aborts
  * (`callerAborted`). The time counts from `SourceClient.deadline()`, so requests that share one
  * must be sent together (a round sends all of them at once); a request sent later (a re-send,
