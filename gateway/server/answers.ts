@@ -138,7 +138,7 @@ export function requestFacts(req: IncomingMessage, operationName?: unknown, stat
  * JSON too (the gateway serves no streams).
  */
 function mediaType(accept: string | undefined): string {
-  if (!accept) return JSON_TYPE;
+  if (!accept || accept === 'application/json' || accept === '*/*') return JSON_TYPE; // what most clients send
   for (const part of accept.split(',')) {
     const type = part.split(';')[0]!.trim().toLowerCase();
     if (type === 'application/graphql-response+json') return GRAPHQL_RESPONSE_TYPE;

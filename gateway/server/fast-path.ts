@@ -157,7 +157,7 @@ function isJson(contentType: string | undefined): boolean {
 
 /** True when a JSON answer is what the client takes (a client asking only for a stream goes to yoga). */
 function acceptsJson(accept: string | undefined): boolean {
-  if (!accept) return true;
+  if (!accept || accept === 'application/json' || accept === '*/*') return true; // what most clients send
   const a = accept.toLowerCase();
   return a.includes('application/json') || a.includes('application/graphql-response+json') || a.includes('*/*');
 }
