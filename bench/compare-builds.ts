@@ -20,10 +20,10 @@
 import { resolve } from 'node:path';
 import { backendRequestCount } from './driver/backend-stats.js';
 import { SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
-import { verifyServer } from './driver/verify.js';
+import { queryOnce, verifyServer } from './driver/verify.js';
 import { runWrk, type WrkExchange } from './driver/wrk.js';
 import { startBackend } from './rows.js';
-import { FRONT_EXPECTED_BODY, FRONT_REQUEST_BODY, REQUEST_HEADERS } from './shared/data.js';
+import { FRONT_EXPECTED_BODY, FRONT_REQUEST_BODY } from './shared/data.js';
 import { BENCH_SRC_DIR, distEntry } from './shared/paths.js';
 
 interface Cell {
@@ -76,9 +76,8 @@ function startServer(build: { readonly label: string; readonly root?: string }):
 /** What every answer must be: the verified bench answer, or `{ __typename }`'s for the front. */
 async function exchangeOf(label: string, url: string, backendUrl: string): Promise<WrkExchange | string> {
   if (front) {
-    const res = await fetch(url, { method: 'POST', headers: REQUEST_HEADERS, body: FRONT_REQUEST_BODY });
-    const body = await res.text();
-    if (res.status !== 200 || body !== FRONT_EXPECTED_BODY) throw new Error(`${label}: wrong answer: ${res.status} ${body.slice(0, 200)}`);
+    const { status, body } = await queryOnce(url, FRONT_REQUEST_BODY);
+    if (status !== 200 || body !== FRONT_EXPECTED_BODY) throw new Error(`${label}: wrong answer: ${status} ${body.slice(0, 200)}`);
     return FRONT;
   }
   const verified = await verifyServer(url, backendUrl);

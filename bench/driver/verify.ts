@@ -20,12 +20,12 @@ export type Verification =
     }
   | { readonly ok: false; readonly reason: string };
 
-/** One query (10 s deadline), unchecked. */
-export async function queryOnce(url: string): Promise<{ status: number; body: string }> {
+/** One query (10 s deadline), unchecked: the bench query, or `requestBody`. */
+export async function queryOnce(url: string, requestBody: string = REQUEST_BODY): Promise<{ status: number; body: string }> {
   const { statusCode, body } = await request(url, {
     method: 'POST',
     headers: REQUEST_HEADERS,
-    body: REQUEST_BODY,
+    body: requestBody,
     signal: AbortSignal.timeout(10_000),
   });
   return { status: statusCode, body: await body.text() };

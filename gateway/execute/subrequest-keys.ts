@@ -7,7 +7,7 @@ export interface KnownKey {
 }
 
 interface FieldKeys {
-  /** Whether the field's path is a function of its batch key alone (see `of`). */
+  /** Whether the field's path is a function of its batch key alone (see `eligible`). */
   readonly eligible: boolean;
   readonly byKey: Map<string, KnownKey>;
 }

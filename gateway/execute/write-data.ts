@@ -88,8 +88,9 @@ function dependsOnVariables(operation: OperationDefinitionNode, document: Docume
  * the JSON keys as property reads, so that V8 sees the same shapes every call. The generated code
  * holds only constants written with JSON.stringify (response keys, JSON keys, type names: text of
  * the document and the schema goes in only as string literals) and `r[i]` references to values of
- * this compilation (field nodes, steps, functions); nothing of a request's values is in it. In the code, `p` is the parent object, `s` the result store, `v` a field's value and
- * `t` its JSON text; any check that fails returns undefined (give up).
+ * this compilation (field nodes, steps, functions); nothing of a request's values is in it. In the
+ * code, `p` is the parent object, `s` the result store, `v` a field's value and `t` its JSON text;
+ * any check that fails returns undefined (give up).
  */
 class Compiler {
   private readonly refs: unknown[] = [];

@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import type { SourceConfig } from '../config/types.js';
 import { Admission } from './admission.js';
-import { exchange, type BodyCaps } from './exchange.js';
+import { exchange, isSuccess, type BodyCaps } from './exchange.js';
 import { Deadline } from './deadline.js';
 import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
@@ -113,7 +113,7 @@ export class SourceClient {
       );
       const status = answer.status;
       if (status === 404) return { kind: 'not-found' };
-      if (status < 200 || status >= 300) {
+      if (!isSuccess(status)) {
         const shown = answer.body === undefined ? '(body over the read cap)' : decode(answer.body).slice(0, ERROR_DETAIL_CHARS);
         return failure({
           code: 'UPSTREAM_HTTP_ERROR',
