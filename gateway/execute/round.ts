@@ -344,27 +344,42 @@ function chunkMemos(chunk: BatchChunk): MemoEntry[] {
   return memos;
 }
 
-/** Sends one single fetch (as a shared call when `by.call` is set) and stores its answer in the caches. */
-async function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void> {
-  const { state, call } = by;
+/**
+ * Sends one single fetch (as a shared call when `by.call` is set) and stores its answer in the caches.
+ * Written as continuations, not an async function: a round of a hundred singles to a source of 64
+ * connections leaves most of them waiting for one, and each would hold its frame meanwhile.
+ */
+function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void> {
   const sub: Subrequest = {
     source: m.fetch.source.name,
     coordinate: m.coordinate,
     method: m.fetch.method,
     path: m.path,
     body: m.body,
-    headers: state.forwarder.for(m.fetch.source).headers,
+    headers: by.state.forwarder.for(m.fetch.source).headers,
     mayResend: true,
   };
-  try {
-    m.outcome = selected(await sendSubrequest(sub, by, deps), m.fetch.select);
-  } finally {
-    if (call) {
-      by.deadline!.release();
-      deps.inFlight.settle(call); // whatever happened, its key is never joinable again
-    }
-  }
-  if (m.fetch.cache) fillCaches([m], deps);
+  return sendSubrequest(sub, by, deps).then(
+    (outcome) => {
+      try {
+        m.outcome = selected(outcome, m.fetch.select);
+      } finally {
+        singleEnded(by, deps);
+      }
+      if (m.fetch.cache) fillCaches([m], deps);
+    },
+    (err: unknown) => {
+      singleEnded(by, deps);
+      throw err;
+    },
+  );
+}
+
+/** A single fetch sent as a shared call ended: its deadline is released and its key is never joinable again. */
+function singleEnded(by: RequestBy, deps: RoundDeps): void {
+  if (!by.call) return;
+  by.deadline!.release();
+  deps.inFlight.settle(by.call);
 }
 
 /**
@@ -458,40 +473,49 @@ export interface Subrequest {
  * is sent once more if upstream/retry-policy.ts allows it (a GET only) and max_subrequests too,
  * under a deadline of its own (its timeout counts from its own send).
  */
-export async function sendSubrequest(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise<UpstreamOutcome> {
+export function sendSubrequest(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise<UpstreamOutcome> {
+  return attempt(sub, by, deps, 1);
+}
+
+/**
+ * One attempt of sendSubrequest: the first under the shared deadline, a re-send under one of its
+ * own (its timeout counts from its own send). Continuations rather than an async function, so that
+ * an attempt waiting for a connection holds no frame (see sendSingle).
+ */
+function attempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, n: 1 | 2): Promise<UpstreamOutcome> {
   const client = deps.clients.get(sub.source)!;
   const { stats } = by.state;
-  // One async frame for both attempts: a round of a hundred singles awaits a hundred of these.
-  for (let attempt = 1; ; attempt++) {
-    // The first attempt under the shared deadline; a re-send under one of its own.
-    const shared = attempt === 1 ? by.deadline : undefined;
-    stats.subrequests++;
-    if (sub.batchSize !== undefined) stats.batches++;
-    const t0 = performance.now();
-    const deadline = shared ?? client.deadline(by.signal);
-    let answer: UpstreamOutcome;
-    try {
-      answer = await client.send(sub, deadline);
-    } finally {
+  const shared = n === 1 ? by.deadline : undefined;
+  stats.subrequests++;
+  if (sub.batchSize !== undefined) stats.batches++;
+  const t0 = performance.now();
+  const deadline = shared ?? client.deadline(by.signal);
+  return client.send(sub, deadline).then(
+    (answer) => {
       if (!shared) deadline.release();
-    }
-    const outcome = sub.judge ? sub.judge(answer) : answer;
-    deps.listener.onSubrequest?.({
-      coordinate: sub.coordinate,
-      source: sub.source,
-      batchSize: sub.batchSize,
-      durationMs: performance.now() - t0,
-      errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
-    });
-    if (
-      attempt === 2 ||
-      !sub.mayResend ||
-      outcome.kind !== 'error' ||
-      !shouldResend(outcome.error, sub.method) ||
-      stats.subrequests >= deps.maxSubrequests
-    )
-      return outcome;
-  }
+      const outcome = sub.judge ? sub.judge(answer) : answer;
+      deps.listener.onSubrequest?.({
+        coordinate: sub.coordinate,
+        source: sub.source,
+        batchSize: sub.batchSize,
+        durationMs: performance.now() - t0,
+        errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
+      });
+      if (
+        n === 2 ||
+        !sub.mayResend ||
+        outcome.kind !== 'error' ||
+        !shouldResend(outcome.error, sub.method) ||
+        stats.subrequests >= deps.maxSubrequests
+      )
+        return outcome;
+      return attempt(sub, by, deps, 2);
+    },
+    (err: unknown) => {
+      if (!shared) deadline.release();
+      throw err;
+    },
+  );
 }
 
 /** The field's argument values for this request (coerced once per plan entry). */

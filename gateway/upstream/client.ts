@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import type { SourceConfig } from '../config/types.js';
 import { Admission } from './admission.js';
-import { exchange, isSuccess, type BodyCaps } from './exchange.js';
+import { exchange, isSuccess, type BodyCaps, type RawAnswer } from './exchange.js';
 import { Deadline } from './deadline.js';
 import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
@@ -85,78 +85,106 @@ export class SourceClient {
    * 2xx body is `ok` with a null body, whatever the method; a 404 is `not-found`; another non-2xx
    * is UPSTREAM_HTTP_ERROR whose `detail` (debug only) holds the start of the upstream's body.
    */
-  async send(request: UpstreamRequest, shared?: Deadline): Promise<UpstreamOutcome> {
-    const { name, timeoutMs, maxResponseBytes, connections, maxQueued } = this.config;
-    const { method, path } = request;
-    if (shared?.callerAborted) throw shared.callerReason;
+  send(request: UpstreamRequest, shared?: Deadline): Promise<UpstreamOutcome> {
+    const { name, connections, maxQueued } = this.config;
+    if (shared?.callerAborted) return Promise.reject(shared.callerReason);
     if (this.active >= connections + maxQueued) {
-      return failure({
-        code: 'UPSTREAM_UNREACHABLE',
-        source: name,
-        message: `source "${name}" is overloaded`,
-        detail: `${method} ${path}: ${this.active} requests in flight or queued`,
-        cause: 'overloaded',
-      });
+      return Promise.resolve(
+        failure({
+          code: 'UPSTREAM_UNREACHABLE',
+          source: name,
+          message: `source "${name}" is overloaded`,
+          detail: `${request.method} ${request.path}: ${this.active} requests in flight or queued`,
+          cause: 'overloaded',
+        }),
+      );
     }
     this.active++;
     const deadline = shared ?? this.deadline(undefined);
-    let admitted = false;
+    const turn = this.admission.enter(deadline);
+    if (turn === undefined) return this.exchange(request, deadline, shared);
+    // While it waits for a connection a request holds this promise's reactions, not an async frame:
+    // the no-batch row queues thousands (docs/performance.md).
+    return turn.then(
+      () => this.exchange(request, deadline, shared),
+      (err: unknown) => this.ended(request, deadline, shared, err),
+    );
+  }
+
+  /** The exchange of an admitted request and what its answer is; it then leaves the admission. */
+  private async exchange(request: UpstreamRequest, deadline: Deadline, shared: Deadline | undefined): Promise<UpstreamOutcome> {
+    const { name, maxResponseBytes } = this.config;
+    const { method, path } = request;
+    let answer: RawAnswer;
     try {
-      const turn = this.admission.enter(deadline);
-      if (turn) await turn;
-      admitted = true;
-      const answer = await exchange(
+      answer = await exchange(
         this.pool,
         { path: this.basePath + path, method, headers: this.headersOf(request), body: request.body },
         deadline,
         this.caps,
       );
-      const status = answer.status;
-      if (status === 404) return { kind: 'not-found' };
-      if (!isSuccess(status)) {
-        const shown = answer.body === undefined ? '(body over the read cap)' : decode(answer.body).slice(0, ERROR_DETAIL_CHARS);
-        return failure({
-          code: 'UPSTREAM_HTTP_ERROR',
-          source: name,
-          message: `source "${name}" answered HTTP ${status}`,
-          detail: `${method} ${path} → ${status}: ${shown}`,
-          status,
-        });
-      }
-      if (status === 204) return NULL_BODY;
-      if (answer.body === undefined) {
-        return this.tooLarge(request, answer.declared > maxResponseBytes ? `content-length ${answer.declared}` : 'body over the cap');
-      }
-      const text = decode(answer.body);
-      if (text.trim() === '') return NULL_BODY;
-      try {
-        return { kind: 'ok', body: JSON.parse(text) as unknown };
-      } catch {
-        return failure({
-          code: 'UPSTREAM_BAD_RESPONSE',
-          source: name,
-          message: `source "${name}" answered a body that is not JSON`,
-          detail: `${method} ${path}: ${text.slice(0, 80)}`,
-          cause: 'not-json',
-        });
-      }
     } catch (err) {
-      if (deadline.callerAborted) throw deadline.callerReason;
-      if (deadline.timedOut) {
-        return failure({
-          code: 'UPSTREAM_TIMEOUT',
-          source: name,
-          message: `source "${name}" did not answer within ${timeoutMs} ms`,
-          detail: `${method} ${path}`,
-          cause: 'timeout',
-        });
-      }
-      return transportFailure(name, `${method} ${path}`, err);
-    } finally {
-      if (admitted) this.admission.release();
-      if (!shared) deadline.release();
-      this.active--;
+      this.admission.release();
+      return this.ended(request, deadline, shared, err);
     }
+    this.admission.release();
+    this.done(deadline, shared);
+    const status = answer.status;
+    if (status === 404) return { kind: 'not-found' };
+    if (!isSuccess(status)) {
+      const shown = answer.body === undefined ? '(body over the read cap)' : decode(answer.body).slice(0, ERROR_DETAIL_CHARS);
+      return failure({
+        code: 'UPSTREAM_HTTP_ERROR',
+        source: name,
+        message: `source "${name}" answered HTTP ${status}`,
+        detail: `${method} ${path} → ${status}: ${shown}`,
+        status,
+      });
+    }
+    if (status === 204) return NULL_BODY;
+    if (answer.body === undefined) {
+      return this.tooLarge(request, answer.declared > maxResponseBytes ? `content-length ${answer.declared}` : 'body over the cap');
+    }
+    const text = decode(answer.body);
+    if (text.trim() === '') return NULL_BODY;
+    try {
+      return { kind: 'ok', body: JSON.parse(text) as unknown };
+    } catch {
+      return failure({
+        code: 'UPSTREAM_BAD_RESPONSE',
+        source: name,
+        message: `source "${name}" answered a body that is not JSON`,
+        detail: `${method} ${path}: ${text.slice(0, 80)}`,
+        cause: 'not-json',
+      });
+    }
+  }
+
+  /**
+   * A request that ended without an HTTP answer (its deadline aborted while it waited or ran, or
+   * the transport failed): the caller's abort reason is thrown, anything else is a failure.
+   */
+  private ended(request: UpstreamRequest, deadline: Deadline, shared: Deadline | undefined, err: unknown): UpstreamOutcome {
+    this.done(deadline, shared);
+    if (deadline.callerAborted) throw deadline.callerReason;
+    const what = `${request.method} ${request.path}`;
+    const { name, timeoutMs } = this.config;
+    if (deadline.timedOut) {
+      return failure({
+        code: 'UPSTREAM_TIMEOUT',
+        source: name,
+        message: `source "${name}" did not answer within ${timeoutMs} ms`,
+        detail: what,
+        cause: 'timeout',
+      });
+    }
+    return transportFailure(name, what, err);
+  }
+
+  /** A request is no longer in flight: its own deadline (not a shared one) is released. */
+  private done(deadline: Deadline, shared: Deadline | undefined): void {
+    if (!shared) deadline.release();
+    this.active--;
   }
 
   /** UPSTREAM_BAD_RESPONSE for a body over `max_response_bytes`. */
