@@ -5,13 +5,15 @@
  * (so all of them run with the same settings, `coalesce = false` included), against the same
  * backend, pinned like `npm run bench`. Runs are interleaved (every build once, then again);
  * the table shows medians with min–max, CPU per query from /proc, backend requests per query,
- * and wrong answers (every response is checked against the verified body).
+ * peak RSS (VmHWM at the end of each server session: its warm-up and its cell) and wrong answers
+ * (every response is checked against the verified body).
  *
  *   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/ && (cd /tmp/before && npx tsc)
  *   npm run build && node dist/bench/compare-builds.js before=/tmp/before now=.
  *
  * Environment: BENCH_VARIANT (batch; or no-batch, batch-cache, front), BENCH_DURATION (5 s per
- * cell), BENCH_RUNS (3). It writes nothing; the table goes to stdout.
+ * cell), BENCH_RUNS (3), BENCH_CONNECTIONS (16; 64 shows memory under the deepest queues). It
+ * writes nothing; the table goes to stdout.
  *
  * `front` measures the fixed cost of a request: every build answers `{ __typename }` (nothing to
  * fetch) with bench/batch.toml, next to a bare node:http server that parses the body and writes the
@@ -30,6 +32,7 @@ interface Cell {
   readonly rps: number;
   readonly cpuMicrosPerQuery: number;
   readonly subrequestsPerQuery: number;
+  readonly peakRssMiB: number;
   readonly wrong: number;
 }
 
@@ -45,6 +48,8 @@ if (builds.length === 0) {
 const variant = process.env.BENCH_VARIANT ?? 'batch';
 const seconds = Number(process.env.BENCH_DURATION ?? 5);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+if (!Number.isInteger(connections) || connections < 1) throw new Error(`BENCH_CONNECTIONS must be a positive integer`);
 const front = variant === 'front';
 const config = resolve(BENCH_SRC_DIR, `${front ? 'batch' : variant}.toml`);
 /** The front reference's label (not a build: the bare node:http server). */
@@ -94,21 +99,22 @@ try {
       const server = await startServer(build);
       try {
         const exchange = await exchangeOf(build.label, server.url, backend.url);
-        await runWrk(server.url, 16, 2, exchange);
+        await runWrk(server.url, connections, 2, exchange);
         const cpu0 = server.cpuSeconds();
         const requests0 = await backendRequestCount(backend.url);
-        const load = await runWrk(server.url, 16, seconds, exchange);
+        const load = await runWrk(server.url, connections, seconds, exchange);
         const cpu = server.cpuSeconds() - cpu0;
         const requests = (await backendRequestCount(backend.url)) - requests0;
         const cell: Cell = {
           rps: load.rps,
           cpuMicrosPerQuery: (cpu * 1e6) / load.responses,
           subrequestsPerQuery: requests / load.responses,
+          peakRssMiB: server.peakRssMiB(),
           wrong: load.wrong,
         };
         cells.get(build.label)!.push(cell);
         process.stderr.write(
-          `run ${run}/${runs} ${build.label}: ${cell.rps.toFixed(0)} req/s, ${cell.cpuMicrosPerQuery.toFixed(0)} µs CPU/query\n`,
+          `run ${run}/${runs} ${build.label}: ${cell.rps.toFixed(0)} req/s, ${cell.cpuMicrosPerQuery.toFixed(0)} µs CPU/query, ${cell.peakRssMiB.toFixed(0)} MiB peak RSS\n`,
         );
       } finally {
         await server.stop(20_000);
@@ -127,17 +133,18 @@ const median = (xs: readonly number[]): number => {
 const span = (xs: readonly number[]): string => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
 const lines = [
   front
-    ? `the HTTP front alone: { __typename } (bench/batch.toml), 16 connections, ${seconds} s cells, ${runs} interleaved runs; medians (min–max)`
-    : `gqlgw, ${variant} (bench/${variant}.toml), 16 connections, ${seconds} s cells, ${runs} interleaved runs; medians (min–max)`,
+    ? `the HTTP front alone: { __typename } (bench/batch.toml), ${connections} connections, ${seconds} s cells, ${runs} interleaved runs; medians (min–max)`
+    : `gqlgw, ${variant} (bench/${variant}.toml), ${connections} connections, ${seconds} s cells, ${runs} interleaved runs; medians (min–max)`,
   '',
-  '| build | req/s | CPU µs/query | subreq/query | wrong |',
-  '| :--- | ---: | ---: | ---: | ---: |',
+  '| build | req/s | CPU µs/query | subreq/query | peak RSS MiB | wrong |',
+  '| :--- | ---: | ---: | ---: | ---: | ---: |',
 ];
 for (const [label, cs] of cells) {
   const rps = cs.map((c) => c.rps);
   const cpu = cs.map((c) => c.cpuMicrosPerQuery);
+  const rss = cs.map((c) => c.peakRssMiB);
   lines.push(
-    `| ${label} | ${median(rps).toFixed(0)} (${span(rps)}) | ${median(cpu).toFixed(0)} (${span(cpu)}) | ${median(cs.map((c) => c.subrequestsPerQuery)).toFixed(2)} | ${cs.reduce((n, c) => n + c.wrong, 0)} |`,
+    `| ${label} | ${median(rps).toFixed(0)} (${span(rps)}) | ${median(cpu).toFixed(0)} (${span(cpu)}) | ${median(cs.map((c) => c.subrequestsPerQuery)).toFixed(2)} | ${median(rss).toFixed(0)} (${span(rss)}) | ${cs.reduce((n, c) => n + c.wrong, 0)} |`,
   );
 }
 process.stdout.write(lines.join('\n') + '\n');
