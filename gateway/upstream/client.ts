@@ -102,17 +102,17 @@ export class SourceClient {
     this.active++;
     const deadline = shared ?? this.deadline(undefined);
     const turn = this.admission.enter(deadline);
-    if (turn === undefined) return this.exchange(request, deadline, shared);
+    if (turn === undefined) return this.admitted(request, deadline, shared);
     // While it waits for a connection a request holds this promise's reactions, not an async frame:
     // the no-batch row queues thousands (docs/performance.md).
     return turn.then(
-      () => this.exchange(request, deadline, shared),
+      () => this.admitted(request, deadline, shared),
       (err: unknown) => this.ended(request, deadline, shared, err),
     );
   }
 
   /** The exchange of an admitted request and what its answer is; it then leaves the admission. */
-  private async exchange(request: UpstreamRequest, deadline: Deadline, shared: Deadline | undefined): Promise<UpstreamOutcome> {
+  private async admitted(request: UpstreamRequest, deadline: Deadline, shared: Deadline | undefined): Promise<UpstreamOutcome> {
     const { name, maxResponseBytes } = this.config;
     const { method, path } = request;
     let answer: RawAnswer;
