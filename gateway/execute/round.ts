@@ -350,16 +350,23 @@ function chunkMemos(chunk: BatchChunk): MemoEntry[] {
  * connections leaves most of them waiting for one, and each would hold its frame meanwhile.
  */
 function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void> {
-  const sub: Subrequest = {
-    source: m.fetch.source.name,
-    coordinate: m.coordinate,
-    method: m.fetch.method,
-    path: m.path,
-    body: m.body,
-    headers: by.state.forwarder.for(m.fetch.source).headers,
-    mayResend: true,
-  };
-  return sendSubrequest(sub, by, deps).then(
+  let sent: Promise<UpstreamOutcome>;
+  try {
+    const sub: Subrequest = {
+      source: m.fetch.source.name,
+      coordinate: m.coordinate,
+      method: m.fetch.method,
+      path: m.path,
+      body: m.body,
+      headers: by.state.forwarder.for(m.fetch.source).headers,
+      mayResend: true,
+    };
+    sent = sendSubrequest(sub, by, deps);
+  } catch (err) {
+    // As an async function would: a throw is a rejection, so a shared call is still settled below.
+    sent = Promise.reject(err);
+  }
+  return sent.then(
     (outcome) => {
       try {
         m.outcome = selected(outcome, m.fetch.select);
