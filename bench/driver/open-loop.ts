@@ -3,15 +3,16 @@
  * for answers, and measures every latency from the request's *scheduled* send time, so time spent
  * queueing (in the server, in the connection pool, or behind a late driver) is not hidden
  * (no coordinated omission). Runs as its own Node process (open-loop-cli.ts) pinned to the load
- * core, with undici. Every body is compared with the verified answer, as in wrk.
+ * core, with its own light HTTP client (load-client.ts). Every body is compared byte for byte with
+ * the verified answer, as in wrk.
  *
  * The driver's own lateness is measured too (`sendLagP99Ms`: how late requests left compared
  * with their schedule), so a cell where the driver, not the server, fell behind can be seen.
  */
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
 import { REQUEST_BODY, REQUEST_HEADERS } from '../shared/data.js';
 import type { LoadResult } from './cell.js';
+import { LoadClient, postRequest } from './load-client.js';
 import { percentile } from './stats.js';
 
 export interface OpenLoopOptions {
@@ -32,7 +33,13 @@ export interface OpenLoopOptions {
 
 export async function runOpenLoop(options: OpenLoopOptions): Promise<LoadResult> {
   const target = new URL(options.url);
-  const pool = new Pool(target.origin, { connections: options.connections ?? 64, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const client = new LoadClient({
+    host: target.hostname,
+    port: Number(target.port || 80),
+    connections: options.connections ?? 64,
+    request: postRequest(target, REQUEST_HEADERS, REQUEST_BODY),
+  });
+  const expected = Buffer.from(options.expectedBody);
   const measured = Math.max(1, Math.round(options.ratePerSec * options.durationSec));
   const warmup = Math.round(options.ratePerSec * (options.warmupSec ?? 1));
   const total = warmup + measured;
@@ -50,7 +57,6 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<LoadResult>
   let lastCompletion = 0;
   /** Set when the drain deadline passed: requests still open are destroyed and counted as unanswered. */
   let abandoned = false;
-  const path = target.pathname + target.search;
   const start = performance.now() + 20;
   /** Scheduled time of the first measured request. */
   let measuredStart = Number.POSITIVE_INFINITY;
@@ -62,30 +68,29 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<LoadResult>
       scheduledAt[i - warmup] = scheduled;
       measuredStart = Math.min(measuredStart, scheduled);
     }
-    pool
-      .request({ method: 'POST', path, headers: REQUEST_HEADERS, body: REQUEST_BODY })
-      .then(async ({ statusCode, body }) => {
-        const text = await body.text();
-        const now = performance.now();
-        if (statusCode !== 200 || text !== options.expectedBody) {
-          wrong++;
-          wrongSample ??= `${statusCode} ${text.length > 700 ? `${text.slice(0, 250)} ... ${text.slice(-400)}` : text}`;
-        }
-        if (!counted) return;
-        answeredFlag[i - warmup] = 1;
-        latencies[recorded++] = now - scheduled;
-        lastCompletion = now;
-        answered++;
-      })
-      .catch((error: unknown) => {
+    client.send((error, statusCode, body) => {
+      completed++;
+      if (error !== undefined || body === undefined) {
         if (abandoned) return;
         wrong++;
         wrongSample ??= `request failed: ${String(error)}`;
         if (!counted) return;
         answeredFlag[i - warmup] = 1;
         latencies[recorded++] = performance.now() - scheduled;
-      })
-      .finally(() => completed++);
+        return;
+      }
+      const now = performance.now();
+      if (statusCode !== 200 || !body.equals(expected)) {
+        wrong++;
+        const text = body.toString('utf8');
+        wrongSample ??= `${statusCode} ${text.length > 700 ? `${text.slice(0, 250)} ... ${text.slice(-400)}` : text}`;
+      }
+      if (!counted) return;
+      answeredFlag[i - warmup] = 1;
+      latencies[recorded++] = now - scheduled;
+      lastCompletion = now;
+      answered++;
+    });
   };
 
   await new Promise<void>((resolve) => {
@@ -115,7 +120,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<LoadResult>
   scheduledAt.forEach((scheduled, k) => {
     if (answeredFlag[k] === 0) latencies[recorded++] = giveUp - scheduled;
   });
-  await pool.destroy();
+  client.close();
 
   const sorted = latencies.slice(0, recorded).sort();
   const durationSec = Math.max(lastCompletion - measuredStart, 1) / 1000;
