@@ -279,7 +279,7 @@ async function main(): Promise<void> {
   );
   const profiles: Array<BenchResults['profiles'][number]> = [];
   try {
-    log('\nClosed loop (wrk) and open loop (Node/undici driver, latency from scheduled send time), row by row, run by run');
+    log('\nClosed loop (wrk) and open loop (Node driver, own HTTP client, latency from scheduled send time), row by row, run by run');
     for (let run = 1; run <= settings.runs; run++) {
       for (const row of rows) await runRow(row, results.get(row.id) as RowResult, backend, { settings, run });
     }
