@@ -10,7 +10,7 @@
  * writes one prepared request and compares bytes.
  *
  * It reads only what a benchmark server sends: a status line, headers, and a body framed by
- * Content-Length or by chunked transfer-coding (trailers ignored). Anything else (no framing, a
+ * Content-Length or by chunked transfer-coding (trailers ignored), or none for a 204 or 304. Anything else (no framing, a
  * malformed chunk, bytes after the answer, a connection that ends mid-answer) fails that one request
  * with an error, and its connection is dropped; the caller counts that as a wrong answer.
  */
@@ -91,14 +91,13 @@ export class LoadClient {
       connection.socket.destroy();
       return;
     }
-    const next = this.takeQueued();
-    if (next === undefined) {
+    if (this.queueHead >= this.queue.length) {
       if (reusable) this.idle.push(connection);
       return;
     }
+    // A connection that is gone was just given back, so a new one can always be opened.
     const target = reusable ? connection : this.connect();
-    if (target === undefined) this.queue.unshift(next);
-    else this.start(target, next);
+    if (target !== undefined) this.start(target, this.takeQueued());
   }
 
   /** An idle connection closed by the server: forget it. */
@@ -108,9 +107,9 @@ export class LoadClient {
     this.open--;
   }
 
-  private takeQueued(): Done | undefined {
-    if (this.queueHead >= this.queue.length) return undefined;
-    const next = this.queue[this.queueHead];
+  /** The first queued request (the caller checked that there is one). */
+  private takeQueued(): Done {
+    const next = this.queue[this.queueHead]!;
     this.queue[this.queueHead++] = undefined as unknown as Done;
     if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
       this.queue.splice(0, this.queueHead);
@@ -202,7 +201,10 @@ export function parseAnswer(data: Buffer): Answer | undefined {
   const length = /\r\ncontent-length: *(\d+)/.exec(head);
   let body: Buffer | undefined;
   let end: number;
-  if (length !== null) {
+  if (status[1] === '204' || status[1] === '304') {
+    end = start; // no body, whatever the headers say
+    body = data.subarray(start, start);
+  } else if (length !== null) {
     end = start + Number(length[1]);
     if (data.length < end) return undefined;
     body = data.subarray(start, end);

@@ -204,6 +204,8 @@ describe('bench load client', () => {
     assert.equal(parseAnswer(Buffer.from(head + '3\r\nabc\r\n0\r\n\r\n'))?.body.toString(), 'abc');
     assert.equal(parseAnswer(Buffer.from(head + '3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nX-T: 1\r\n\r\n'))?.body.toString(), 'abcde');
     assert.equal(parseAnswer(Buffer.from('HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n'))?.status, 204);
+    assert.equal(parseAnswer(Buffer.from('HTTP/1.1 204 No Content\r\nDate: x\r\n\r\n'))?.body.length, 0, 'a 204 has no body');
+    assert.throws(() => parseAnswer(Buffer.from('HTTP/1.1 204 No Content\r\n\r\nextra')), /bytes after the answer/);
     const closing = parseAnswer(Buffer.from('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok'));
     assert.equal(closing?.keepAlive, false);
     assert.equal(parseAnswer(Buffer.from('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok'))?.keepAlive, false);
