@@ -57,7 +57,14 @@ const FIXTURE: BenchResults = {
     row(
       'gqlgw-batch',
       'gqlgw, batch',
-      { c16: [cell(880), cell(900), cell(950)], open80: [cell(720, { p50Ms: 10, p99Ms: 25, offeredRps: 720 })] },
+      {
+        c16: [cell(880), cell(900), cell(950)],
+        open80: [
+          cell(720, { p50Ms: 10, p99Ms: 25, offeredRps: 720 }),
+          cell(716, { p50Ms: 9, p99Ms: 40, offeredRps: 720 }),
+          cell(719, { p50Ms: 11, p99Ms: 22, offeredRps: 720 }),
+        ],
+      },
       [120, 130, 125],
     ),
     row(
@@ -100,7 +107,8 @@ describe('bench report renderer', () => {
     );
     assert.equal(
       byText.get('gqlgw, batch: p99 ≤ 3 × p50 at 80 % of its maximum offered rate'),
-      'p99/p50 = 2.50 (25.0 / 10.0 ms at 720 req/s) | met',
+      'p99/p50 = 2.50 (25.0 / 10.0 ms at 720 req/s; by run 2.50, 4.44, 2.00) | met',
+      "the verdict reads the medians; each run's ratio is shown beside them",
     );
     assert.equal(
       byText.get('gqlgw, batch, coalescing on: p99 ≤ 3 × p50 at 80 % of its maximum offered rate'),
