@@ -155,6 +155,8 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
             max: compiled.batch.max,
             keyRead: compiled.batch.keyRead,
             listKeys: compiled.batch.listKeys,
+            keyAlone:
+              !compiled.batch.listKeys && !compiled.request?.body && compiled.fetch.template.placeholders.every((p) => p.kind !== 'args'),
             hasArgs:
               compiled.batch.template.placeholders.some((p) => p.kind === 'args') ||
               (compiled.batch.body?.placeholders.some((p) => p.kind === 'args') ?? false),

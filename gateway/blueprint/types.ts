@@ -83,6 +83,12 @@ export interface BatchBlueprint {
   readonly keyRead: readonly string[];
   /** The key is a list: each element is a key, and the field's value lists the matched items in order. */
   readonly listKeys: boolean;
+  /**
+   * The single fetch is decided by the batch key alone: the @fetch path has no `{args.*}`, the read
+   * has no body and the key is not a list. Then lookups with one batch key (and one source's
+   * forwarded headers) share one memo entry, so a round has at most one entry per key and group.
+   */
+  readonly keyAlone: boolean;
   /** `select: "data.users"`: where the item array is inside the answer. */
   readonly select: readonly string[] | undefined;
   readonly method: 'GET' | 'POST';

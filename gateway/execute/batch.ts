@@ -16,15 +16,24 @@ export interface BatchGroup {
   readonly batch: BatchBlueprint;
   readonly headers: ForwardedHeaders;
   readonly args: Readonly<Record<string, unknown>>;
-  /** Distinct keys (string form) → the memo entries waiting for them. */
-  readonly keys: Map<string, MemoEntry[]>;
+  /** Distinct keys (string form), in the order first asked. */
+  readonly keys: string[];
+  /** The memo entry that asked each key first: `entries[i]` waits for `keys[i]`. */
+  readonly entries: MemoEntry[];
+  /**
+   * Only when the batch key does not decide the memo entry (BatchBlueprint `keyAlone` false): each
+   * key's position in `keys`, and the entries that asked a key after its first (by the first).
+   * With `keyAlone` the request memo already gives each key one entry: nothing to look up.
+   */
+  readonly positions: Map<string, number> | undefined;
+  readonly sharing: Map<MemoEntry, MemoEntry[]> | undefined;
 }
 
 export interface BatchChunk {
   readonly group: BatchGroup;
   readonly keys: readonly string[];
-  /** The memo entries waiting for each key: `waiting[i]` is `group.keys.get(keys[i])`. */
-  readonly waiting: ReadonlyArray<readonly MemoEntry[]>;
+  /** The first memo entry waiting for each key: `entries[i]` for `keys[i]` (the others: `group.sharing`). */
+  readonly entries: readonly MemoEntry[];
   readonly path: string;
   /** The JSON body of a POST batch, with `{keys}` as the array of the keys' original values. */
   readonly body: string | undefined;
@@ -55,9 +64,20 @@ export class BatchGroups {
     const groupKey = headers.keySuffix === '' ? variant : `${variant}${headers.keySuffix}`;
     const last = this.last;
     const group = last !== undefined && last.fetch === m.fetch && this.lastKey === groupKey ? last : this.group(m, groupKey, headers);
-    const waiting = group.keys.get(m.batchKey!);
-    if (waiting) waiting.push(m);
-    else group.keys.set(m.batchKey!, [m]);
+    const key = m.batchKey!;
+    const { positions } = group;
+    const at = positions?.get(key);
+    if (at === undefined) {
+      positions?.set(key, group.keys.length);
+      group.keys.push(key);
+      group.entries.push(m);
+      return true;
+    }
+    const first = group.entries[at]!;
+    const sharing = group.sharing!;
+    const more = sharing.get(first);
+    if (more) more.push(m);
+    else sharing.set(first, [m]);
     return true;
   }
 
@@ -70,7 +90,18 @@ export class BatchGroups {
     }
     let group = groups.get(groupKey);
     if (!group) {
-      group = { coordinate: m.coordinate, fetch: m.fetch, batch: m.fetch.batch!, headers, args: m.args, keys: new Map() };
+      const batch = m.fetch.batch!;
+      group = {
+        coordinate: m.coordinate,
+        fetch: m.fetch,
+        batch,
+        headers,
+        args: m.args,
+        keys: [],
+        entries: [],
+        positions: batch.keyAlone ? undefined : new Map(),
+        sharing: batch.keyAlone ? undefined : new Map(),
+      };
       groups.set(groupKey, group);
     }
     this.last = group;
@@ -86,6 +117,26 @@ export class BatchGroups {
   }
 }
 
+/** Every memo entry waiting for the chunk's keys (the chunk's own list when no key is shared). */
+export function chunkEntries(chunk: BatchChunk): readonly MemoEntry[] {
+  const { sharing } = chunk.group;
+  if (sharing === undefined || sharing.size === 0) return chunk.entries;
+  const all: MemoEntry[] = [];
+  for (const first of chunk.entries) {
+    all.push(first);
+    const more = sharing.get(first);
+    if (more) all.push(...more);
+  }
+  return all;
+}
+
+/** Settles the key whose first entry is `first`: that entry and every other waiting for the key. */
+function settleKey(group: BatchGroup, first: MemoEntry, outcome: UpstreamOutcome): void {
+  first.outcome = outcome;
+  const more = group.sharing?.get(first);
+  if (more) for (const m of more) m.outcome = outcome;
+}
+
 /** What tells apart batch groups of one field whose `{args.*}` differ: the path and body without keys; null when a null `{args.*}` in the path part leaves no path. */
 function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unknown>>): string | null {
   const path = resolvePathTemplate(batch.template, { parent: undefined, args, keys: VARIANT_KEYS, key: NO_KEY });
@@ -95,33 +146,32 @@ function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unkno
 
 /** Splits a group into chunks of at most `max` keys, each with its resolved request path. */
 function chunkBatchGroup(group: BatchGroup): BatchChunk[] {
-  const keys = [...group.keys.keys()];
-  const waiting = [...group.keys.values()];
-  if (keys.length <= group.batch.max) return [batchChunk(group, keys, waiting)];
+  const { keys, entries } = group;
+  const { max } = group.batch;
+  if (keys.length <= max) return [batchChunk(group, keys, entries)];
   const chunks: BatchChunk[] = [];
-  for (let i = 0; i < keys.length; i += group.batch.max) {
-    chunks.push(batchChunk(group, keys.slice(i, i + group.batch.max), waiting.slice(i, i + group.batch.max)));
-  }
+  for (let i = 0; i < keys.length; i += max) chunks.push(batchChunk(group, keys.slice(i, i + max), entries.slice(i, i + max)));
   return chunks;
 }
 
 /** A failed chunk's keys as two chunks of half as many (upstream/retry-policy.ts decides when). */
 export function splitBatchChunk(chunk: BatchChunk): [BatchChunk, BatchChunk] {
   const [k1, k2] = splitInHalves(chunk.keys);
-  const [w1, w2] = splitInHalves(chunk.waiting);
-  return [batchChunk(chunk.group, k1, w1), batchChunk(chunk.group, k2, w2)];
+  const [e1, e2] = splitInHalves(chunk.entries);
+  return [batchChunk(chunk.group, k1, e1), batchChunk(chunk.group, k2, e2)];
 }
 
 /**
- * The chunk of `group` for exactly these keys, `waiting` holding each key's memo entries. A group's
- * path always resolves: lookups whose batch path is null never join a group (round.ts).
+ * The chunk of `group` for exactly these keys, `entries` holding each key's first memo entry. A
+ * group's path always resolves: lookups whose batch path is null never join a group (round.ts).
  */
-function batchChunk(group: BatchGroup, keys: readonly string[], waiting: ReadonlyArray<readonly MemoEntry[]>): BatchChunk {
-  const values = waiting.map((entries) => entries[0]!.batchKeyValue);
+function batchChunk(group: BatchGroup, keys: readonly string[], entries: readonly MemoEntry[]): BatchChunk {
+  const values = new Array<unknown>(entries.length);
+  for (let i = 0; i < entries.length; i++) values[i] = entries[i]!.batchKeyValue;
   const path = resolvePathTemplate(group.batch.template, { parent: undefined, args: group.args, keys: values, key: NO_KEY });
   if (path === null) throw new Error(`internal: the @batch path of ${group.coordinate} resolved to null for a group`);
   const body = group.batch.body && renderBatchBody(group.batch.body, group.args, values);
-  return { group, keys, waiting, path, body };
+  return { group, keys, entries, path, body };
 }
 
 /** A batch body: `{keys}` is the keys' array, `{args.a.b}` the field's argument values. */
@@ -181,7 +231,7 @@ const SHOWN = 10;
 
 /**
  * Settles every memo entry of a chunk from the chunk's answer (as checkBatchAnswer judged it: an
- * error, or the item array): items go to the key whose string
+ * error, or the item array): items go to the key of this chunk whose string
  * form equals the string form of their dotted `match` field, in any order; on a list field every
  * item of a key is collected (one-to-many), on a single field, and for each element of list keys,
  * the first wins. Items for keys not asked are dropped. A key with no item is not-found (an empty
@@ -189,38 +239,51 @@ const SHOWN = 10;
  * an answer whose items matched none of the keys adds a warning.
  */
 export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, warnings?: BatchWarning[]): void {
-  const { group } = chunk;
-  const { waiting } = chunk;
+  const { group, keys, entries } = chunk;
   if (answer.kind !== 'ok') {
-    for (const entries of waiting) for (const entry of entries) entry.outcome = answer;
+    for (const first of entries) settleKey(group, first, answer);
     return;
   }
   const body = answer.body as unknown[];
   const oneToMany = group.fetch.isList && !group.batch.listKeys;
-  // A group sent as one chunk (the common case) asks exactly the group's keys: no set to build, and
-  // on a single field each matched item settles its entries at once, without a map of its own.
-  const whole = chunk.keys.length === group.keys.size;
   let matched = 0;
-  if (whole && !oneToMany) {
+  if (!oneToMany) {
+    // On a single field each matched item settles its key at once. Batch APIs mostly answer in the
+    // order asked: while they do, the next item's key is the next key asked and nothing is looked
+    // up; from the first item out of that order on, the keys' positions are looked up in a map.
+    let next = 0;
+    let at: Map<string, number> | undefined;
     for (const item of body) {
       const key = keyString(readDotted(item, group.batch.matchSteps));
-      const entries = key === undefined ? undefined : group.keys.get(key);
-      if (entries === undefined || entries[0]!.outcome !== undefined) continue; // the first item of a key wins
-      const o: UpstreamOutcome = { kind: 'ok', body: item };
-      for (const entry of entries) entry.outcome = o;
+      if (key === undefined) continue;
+      let i: number | undefined;
+      if (at === undefined && keys[next] === key) {
+        i = next++;
+      } else {
+        at ??= positionsOf(keys);
+        i = at.get(key);
+      }
+      if (i === undefined || entries[i]!.outcome !== undefined) continue; // the first item of a key wins
+      settleKey(group, entries[i]!, { kind: 'ok', body: item });
       matched++;
     }
-    for (const entries of waiting) if (entries[0]!.outcome === undefined) for (const entry of entries) entry.outcome = NOT_FOUND;
+    for (const first of entries) if (first.outcome === undefined) settleKey(group, first, NOT_FOUND);
   } else {
-    const items = matchBatchItems(body, group.batch.matchSteps, whole ? group.keys : new Set(chunk.keys), oneToMany);
+    const items = matchBatchItems(body, group.batch.matchSteps, new Set(keys), true);
     matched = items.size;
-    for (let i = 0; i < chunk.keys.length; i++) {
-      const v = items.get(chunk.keys[i]!);
-      const o: UpstreamOutcome = v !== undefined ? { kind: 'ok', body: v } : oneToMany ? { kind: 'ok', body: [] } : NOT_FOUND;
-      for (const entry of waiting[i]!) entry.outcome = o;
+    for (let i = 0; i < keys.length; i++) {
+      const v = items.get(keys[i]!);
+      settleKey(group, entries[i]!, { kind: 'ok', body: v ?? [] });
     }
   }
   if (warnings && matched === 0 && body.length > 0) warnings.push(matchedNothing(chunk, body));
+}
+
+/** Each key's position in `keys`. */
+function positionsOf(keys: readonly string[]): Map<string, number> {
+  const at = new Map<string, number>();
+  for (let i = 0; i < keys.length; i++) at.set(keys[i]!, i);
+  return at;
 }
 
 const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };

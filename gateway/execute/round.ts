@@ -8,7 +8,15 @@ import type { Deadline } from '../upstream/deadline.js';
 import type { Abortable } from '../upstream/canceller.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk } from '../upstream/retry-policy.js';
-import { BatchGroups, checkBatchAnswer, settleBatchChunk, splitBatchChunk, type BatchChunk, type BatchWarning } from './batch.js';
+import {
+  BatchGroups,
+  checkBatchAnswer,
+  chunkEntries,
+  settleBatchChunk,
+  splitBatchChunk,
+  type BatchChunk,
+  type BatchWarning,
+} from './batch.js';
 import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
 import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
@@ -322,7 +330,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
         own.push(sendChunk(c, byForOwn(source.name), deps));
         continue;
       }
-      const call = deps.inFlight.lead(chunkMemos(c));
+      const call = deps.inFlight.lead(chunkEntries(c));
       call.done = sendChunk(c, byForCall(source.name, call), deps).catch(ignore);
       waits.wait(call, false);
     }
@@ -336,12 +344,6 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
 /** Only GET subrequests of a coalescing source are shared across requests (SPEC.md "Coalescing"). */
 function coalesces(m: MemoEntry, state: RequestState): boolean {
   return state.coalesce && m.fetch.source.coalesce && m.fetch.method === 'GET';
-}
-
-function chunkMemos(chunk: BatchChunk): MemoEntry[] {
-  const memos: MemoEntry[] = [];
-  for (const entries of chunk.waiting) memos.push(...entries);
-  return memos;
 }
 
 /**
@@ -434,7 +436,7 @@ async function sendChunk(chunk: BatchChunk, by: RequestBy, deps: RoundDeps): Pro
   } finally {
     if (call) deps.inFlight.settle(call); // whatever happened, its keys are never joinable again
   }
-  if (group.fetch.cache) fillCaches(call ? call.memos : chunkMemos(chunk), deps);
+  if (group.fetch.cache) fillCaches(call ? call.memos : chunkEntries(chunk), deps);
 }
 
 /** A single fetch's value: with `select`, that dotted path of the body (missing: null). */

@@ -26,8 +26,8 @@ const MAX_KEYS_PER_FIELD = 10_000;
  * (A micro-benchmark on this machine: about 130 ns per lookup with fresh keys, 25 ns with kept
  * ones; docs/performance.md.)
  *
- * Only for fields whose single-fetch path is a function of the batch key alone: every placeholder
- * of the `@fetch` path is `{parent.…}` reading the batch key, the method is GET (no body), and the
+ * Only for fields whose single-fetch path is a function of the batch key alone (BatchBlueprint
+ * `keyAlone`: the @fetch path's only placeholder is its `{parent.…}` key), the method is GET, and the
  * source forwards no headers (the key would carry the caller's header hash). The memo semantics do
  * not change: the kept strings are exactly what the lookup would have built.
  */
@@ -60,11 +60,7 @@ export class SubrequestKeys {
   }
 }
 
-/** Whether the path of `fetch` depends on its batch key alone (see SubrequestKeys). */
+/** Whether the memo key of `fetch` depends on its batch key alone (see SubrequestKeys). */
 function eligible(fetch: FetchBlueprint): boolean {
-  const batch = fetch.batch;
-  if (!batch || batch.listKeys || fetch.method !== 'GET' || fetch.body || fetch.source.forwardHeaders.length > 0) return false;
-  return fetch.template.placeholders.every(
-    (p) => p.kind === 'parent' && p.read.length === batch.keyRead.length && p.read.every((step, i) => step === batch.keyRead[i]),
-  );
+  return fetch.batch?.keyAlone === true && fetch.method === 'GET' && fetch.source.forwardHeaders.length === 0;
 }

@@ -1,9 +1,9 @@
 /**
  * Batch matching (gateway/execute/batch.ts), table-driven: items to keys by the string form of a
  * dotted `match`, one-to-many collection, keys not asked dropped, non-scalar match values ignored.
- * The same table settles memo entries through settleBatchChunk, both ways it settles: a chunk that
- * asks its whole group (a single field settles entries straight from the items) and a chunk that
- * asks part of it (through matchBatchItems).
+ * The same table settles memo entries through settleBatchChunk: a chunk that asks its whole group
+ * and a chunk that asks part of it, on a single field (items in the order asked settle their keys
+ * without a lookup; any other order through a map of the chunk's keys) and a one-to-many one.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -56,6 +56,21 @@ const rows: Row[] = [
     wanted: ['1'],
     want: { '1': a1 },
   },
+  { name: 'in the order asked', items: [a1, b2], match: ['id'], wanted: ['1', '2'], want: { '1': a1, '2': b2 } },
+  {
+    name: 'in order, then a key missing, then out of order',
+    items: [a1, { id: 4 }, { id: 3 }],
+    match: ['id'],
+    wanted: ['1', '2', '3', '4'],
+    want: { '1': a1, '3': { id: 3 }, '4': { id: 4 } },
+  },
+  {
+    name: 'in order, then a repeat of an answered key',
+    items: [a1, b2, a1again, { id: 3 }],
+    match: ['id'],
+    wanted: ['1', '2', '3'],
+    want: { '1': a1, '2': b2, '3': { id: 3 } },
+  },
   { name: 'booleans compare by string form', items: [{ id: true }], match: ['id'], wanted: ['true'], want: { true: { id: true } } },
 ];
 
@@ -66,22 +81,29 @@ for (const row of rows) {
   });
 }
 
-/** Settles one memo entry per key of `chunkKeys` (plus those of `otherKeys`, in the group only) from the row's items. */
+/**
+ * Settles the row's keys, each waited for by two memo entries (the second through the group's
+ * `sharing`, as for a field whose batch key does not decide its entry), from the row's items. The
+ * group also holds `otherKeys`, which another chunk asks: their entries must stay unsettled.
+ */
 function settled(row: Row, otherKeys: readonly string[]): Record<string, UpstreamOutcome | undefined> {
-  const keys = new Map<string, MemoEntry[]>();
-  for (const k of [...row.wanted, ...otherKeys]) keys.set(k, [{ outcome: undefined } as MemoEntry, { outcome: undefined } as MemoEntry]);
+  const pairs = new Map<string, [MemoEntry, MemoEntry]>();
+  for (const k of [...row.wanted, ...otherKeys]) pairs.set(k, [{ outcome: undefined } as MemoEntry, { outcome: undefined } as MemoEntry]);
   const group = {
     coordinate: 'T.f',
     fetch: { isList: row.oneToMany === true, source: { name: 's' } },
     batch: { listKeys: false, matchSteps: row.match, match: row.match.join('.'), method: 'GET' },
-    keys,
+    keys: [...pairs.keys()],
+    entries: [...pairs.values()].map(([first]) => first),
+    positions: new Map([...pairs.keys()].map((k, i) => [k, i])),
+    sharing: new Map([...pairs.values()].map(([first, second]) => [first, [second]])),
   } as unknown as BatchGroup;
-  const waiting = row.wanted.map((k) => keys.get(k)!);
-  settleBatchChunk({ group, keys: row.wanted, waiting, path: '/t', body: undefined }, { kind: 'ok', body: row.items });
+  const entries = row.wanted.map((k) => pairs.get(k)![0]);
+  settleBatchChunk({ group, keys: row.wanted, entries, path: '/t', body: undefined }, { kind: 'ok', body: row.items });
   const out: Record<string, UpstreamOutcome | undefined> = {};
-  for (const [k, [first, second]] of keys) {
-    assert.equal(first!.outcome, second!.outcome, `both entries of key ${k} settle alike`);
-    out[k] = first!.outcome;
+  for (const [k, [first, second]] of pairs) {
+    assert.equal(first.outcome, second.outcome, `both entries of key ${k} settle alike`);
+    out[k] = first.outcome;
   }
   return out;
 }
