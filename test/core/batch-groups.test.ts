@@ -3,7 +3,8 @@
  * per argument variant of its batch path. The walk reaches them interleaved (post 1's author, its
  * English and its French author, then post 2's ...); each must still land in its own group, be
  * sent once per chunk with exactly its keys, and every lookup waiting for a key must get that
- * key's item, also when a key is waited for by several posts and the keys are split into chunks.
+ * key's item, also when a key is waited for by several posts and the keys are split into chunks,
+ * and when lookups with different single fetches (memo entries) share one key of one group.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -23,6 +24,9 @@ type Post {
   localAuthor(lang: String!): User
     @fetch(source: "s", path: "/users/{parent.authorId}?lang={args.lang}")
     @batch(path: "/users?ids={keys}&lang={args.lang}", match: "id", max: ${max})
+  versioned(v: Int!): User
+    @fetch(source: "s", path: "/users/{parent.authorId}?v={args.v}")
+    @batch(path: "/users?ids={keys}", match: "id", max: ${max})
 }
 type User { id: ID! name: String }
 `;
@@ -77,6 +81,18 @@ for (const max of [100, 2]) {
       assert.equal(counts.rounds, 2);
       assert.equal(counts.subrequests, 1 + sent.length);
       assert.equal(counts.batches, sent.length);
+    });
+
+    test('lookups whose single fetches differ but share a batch key (and group) send the key once; each gets its item', async () => {
+      upstream.reset();
+      const r = await gw.query('{ posts { id a: versioned(v: 1) { name } b: versioned(v: 2) { name } } }');
+      assert.equal(r.body.errors, undefined);
+      assert.deepEqual(r.body.data, {
+        posts: POSTS.map((p) => ({ id: String(p.id), a: { name: `plain ${p.author_id}` }, b: { name: `plain ${p.author_id}` } })),
+      });
+      const sent = upstream.requests.filter((q) => q.path === '/users').map((q) => q.query.get('ids'));
+      assert.deepEqual(sent.sort(), max === 100 ? ['7,8,9'] : ['7,8', '9']);
+      assert.equal(debugCounts(r).subrequests, 1 + sent.length);
     });
   });
 }
