@@ -12,7 +12,7 @@ import { runRounds } from './run-rounds.js';
 import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
 import { HeaderForwarder, ResultStore, type OperationStats } from './state.js';
-import { collectLookups, type Lookup } from './walk.js';
+import { collectLookups, Lookups } from './walk.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -117,7 +117,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       if (p.operation.operation === 'mutation') {
         await runMutationFields(p.root, root, state, deps);
       } else {
-        const lookups: Lookup[] = [];
+        const lookups = new Lookups();
         collectLookups(p.root, root, p.rootType, { variables, store, out: lookups });
         await runRounds(lookups, state, deps);
       }

@@ -3,10 +3,10 @@ import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry, PlanSelection } from '../plan/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { renderFetchBody } from './body.js';
-import { argsOf, selected, sendSubrequest, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
+import { argsOf, NULL_SLOT, selected, sendSubrequest, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
 import { runRounds } from './run-rounds.js';
-import { lookupKey, type HeaderForwarder } from './state.js';
-import { collectLookups, descend, type Lookup, type Walk } from './walk.js';
+import { lookupKey, type HeaderForwarder, type OutcomeSlot } from './state.js';
+import { collectLookups, descend, Lookups, type Walk } from './walk.js';
 
 /** What a mutation needs beyond a round's dependencies. */
 export interface MutationDeps extends RoundDeps {
@@ -40,35 +40,44 @@ export async function runMutationFields(selection: PlanSelection, root: object, 
   }
   let stopped = false;
   for (const entries of byResponseKey.values()) {
-    const found: Lookup[] = [];
+    const found = new Lookups();
     collectLookups({ entries }, root, entries[0]!.blueprint.typeName, { variables: state.variables, store: state.store, out: found });
     if (stopped) {
       // Not run; `data` is null anyway. A value keeps the shaper (which may still visit them) quiet.
-      for (const l of found) l.outcome = NULL_VALUE;
+      claimAll(found, state, NULL_SLOT);
       continue;
     }
-    const own = found.filter((l) => l.parent === root);
-    const below = found.filter((l) => l.parent !== root);
+    // The field's own lookups (of the root) share its one request; the others lie below namespaces.
+    const own = new Lookups();
+    const below = new Lookups();
+    for (let i = 0; i < found.length; i++) (found.parents[i] === root ? own : below).push(found.entries[i]!, found.parents[i]!);
     state.memo.clear();
-    const first = own[0];
+    const first = own.entries[0];
     if (first) {
-      const { outcome, args, sent } = await sendMutation(first.entry, state, deps);
-      for (const l of own) l.outcome = outcome;
+      const slot: OutcomeSlot = { outcome: undefined };
+      claimAll(own, state, slot);
+      const { outcome, args, sent } = await sendMutation(first, state, deps);
+      slot.outcome = outcome;
       if (outcome.kind === 'ok') {
         // Only a request that was sent and answered 2xx invalidates (a null path placeholder sends nothing).
-        if (sent) await invalidate(first.entry.blueprint.fetch!, { args, result: outcome.body }, state, deps);
+        if (sent) await invalidate(first.blueprint.fetch!, { args, result: outcome.body }, state, deps);
         const walk: Walk = { variables: state.variables, store: state.store, out: below };
-        for (const l of own) if (l.entry.fetchBelow) descend(l.entry, outcome.body, walk);
+        for (const entry of own.entries) if (entry.fetchBelow) descend(entry, outcome.body, walk);
       }
       // A non-null field without a value nulls the whole `data` (GraphQL spec §6.4.4): the fields after it do not run.
-      stopped = first.entry.blueprint.fetch!.isNonNull && (outcome.kind !== 'ok' || outcome.body === null);
+      stopped = first.blueprint.fetch!.isNonNull && (outcome.kind !== 'ok' || outcome.body === null);
       if (stopped) {
-        for (const l of below) l.outcome = NULL_VALUE;
+        claimAll(below, state, NULL_SLOT);
         continue;
       }
     }
     await runRounds(below, state, deps);
   }
+}
+
+/** Claims every lookup in the store for `slot` (a (parent, field) claimed before keeps its slot). */
+function claimAll(lookups: Lookups, state: RequestState, slot: OutcomeSlot): void {
+  for (let i = 0; i < lookups.length; i++) state.store.claim(lookups.parents[i]!, lookups.entries[i]!.fieldNode, slot);
 }
 
 /** Sends a mutation field's one request; a 404 is an HTTP error here, an empty answer null (true for Boolean). */

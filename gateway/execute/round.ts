@@ -23,10 +23,18 @@ import type { ExecutionListener } from './listener.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
-import { lookupKey, ResultStore, writeLookupKey, type HeaderForwarder, type MemoEntry, type OperationStats } from './state.js';
+import {
+  lookupKey,
+  ResultStore,
+  writeLookupKey,
+  type HeaderForwarder,
+  type MemoEntry,
+  type OperationStats,
+  type OutcomeSlot,
+} from './state.js';
 import { renderFetchBody } from './body.js';
 import type { HttpMethod } from '../../directives/request.js';
-import type { Lookup } from './walk.js';
+import type { Lookups } from './walk.js';
 
 /** What a round needs from the running gateway. */
 export interface RoundDeps extends CacheTiers {
@@ -83,11 +91,13 @@ const ignore = (): void => undefined;
  * what is left in one go: each @batch group as one request per chunk, every other lookup as one
  * request, concurrently; what another request already has in flight is waited for instead
  * (execute/coalesce.ts). Each call fills the caches with what came back; stale entries that
- * answered get one background refresh. Sets every lookup's outcome.
+ * answered get one background refresh. Every lookup claimed in the store has its outcome once the
+ * round ends; returns the claimed lookups whose field has @fetch fields below it, for the walk.
  */
-export async function runRound(lookups: readonly Lookup[], state: RequestState, deps: RoundDeps): Promise<void> {
+export async function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps): Promise<Claimed> {
   const round = new RoundLookups(state, deps.keys);
-  for (const lookup of lookups) round.add(lookup);
+  const { entries, parents } = lookups;
+  for (let i = 0; i < entries.length; i++) round.add(entries[i]!, parents[i]!);
   const { tally } = round;
   const stale: MemoEntry[] = [];
   const read = readCaches(round.fresh, deps, tally, stale);
@@ -95,25 +105,33 @@ export async function runRound(lookups: readonly Lookup[], state: RequestState, 
   if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
   tally.flush(deps.listener);
   if (fromNetwork.length > 0) await send(fromNetwork, state, deps, tally);
-  const { attached, attachedMemos } = round;
-  for (let i = 0; i < attached.length; i++) attached[i]!.outcome = attachedMemos[i]!.outcome;
-  for (const [lookup, memos] of round.listAttached) {
-    lookup.outcome = listKeyValue(lookup.entry.blueprint.fetch!, memos, deps.exposeDetail === true);
-  }
+  for (const { slot, fetch, memos } of round.listAttached) slot.outcome = listKeyValue(fetch, memos, deps.exposeDetail === true);
+  return round.claimed;
 }
+
+/** Claimed lookups of a round, with the slot each one's outcome is in (parallel arrays). */
+export interface Claimed {
+  readonly entries: PlanEntry[];
+  readonly slots: OutcomeSlot[];
+}
+
+/** The slot of a lookup whose value is null without asking anything (no key, or a null path placeholder). */
+export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_VALUE }) as OutcomeSlot;
 
 /**
  * One round's lookups resolved to memo entries: identical subrequests share one entry (the request
- * memo, L1). A @batch field whose key is a list (`tagIds: [ID!]!`) takes one entry per element,
- * each under its own single-fetch key, and its value is assembled from them after the round.
+ * memo, L1), and that entry is the slot the store holds for each lookup it answers. A @batch field
+ * whose key is a list (`tagIds: [ID!]!`) takes one entry per element, each under its own
+ * single-fetch key, and its value is assembled from them after the round into a slot of its own.
  */
 class RoundLookups {
   readonly tally = new RoundTally();
   readonly fresh: MemoEntry[] = [];
-  /** Lookups answered by one memo entry each, and those entries (parallel arrays: no pair per lookup). */
-  readonly attached: Lookup[] = [];
-  readonly attachedMemos: MemoEntry[] = [];
-  readonly listAttached: Array<[Lookup, Array<MemoEntry | null>]> = [];
+  readonly listAttached: Array<{ slot: OutcomeSlot; fetch: FetchBlueprint; memos: Array<MemoEntry | null> }> = [];
+  /** Claimed lookups of fields with @fetch fields below them: where the walk goes on after the round. */
+  readonly claimed: Claimed = { entries: [], slots: [] };
+  /** The parent whose lookup memo() claims; undefined while it resolves the elements of a list key. */
+  private claiming: object | undefined;
   /** Reused for every template resolution of the round. */
   private readonly input: { parent: unknown; args: Readonly<Record<string, unknown>>; keys: undefined; key: unknown } = {
     parent: undefined,
@@ -127,48 +145,69 @@ class RoundLookups {
     private readonly keys: SubrequestKeys,
   ) {}
 
-  add(lookup: Lookup): void {
-    const fetch = lookup.entry.blueprint.fetch!;
+  /**
+   * Resolves the lookup of `entry` for `parent` and claims it in the store with its slot; a
+   * (parent, field) claimed before is dropped, with no memo or cache event: it resolves to the
+   * memo entry its first claim made, so only a lookup whose memo entry already exists can be one.
+   */
+  add(entry: PlanEntry, parent: object): void {
+    const fetch = entry.blueprint.fetch!;
     const batch = fetch.batch;
     const input = this.input;
-    input.parent = lookup.parent;
-    input.args = argsOf(lookup.entry, this.state);
+    input.parent = parent;
+    input.args = argsOf(entry, this.state);
     input.key = NO_KEY;
     if (batch?.listKeys) {
-      const elements = readDotted(lookup.parent, batch.keyRead);
+      const slot: OutcomeSlot = { outcome: undefined };
+      if (!this.claim(entry, parent, slot)) return;
+      const elements = readDotted(parent, batch.keyRead);
       if (!Array.isArray(elements)) {
-        lookup.outcome = NULL_VALUE;
+        slot.outcome = NULL_VALUE;
         return;
       }
       const memos: Array<MemoEntry | null> = [];
+      this.claiming = undefined;
       for (const element of elements) {
         const batchKey = keyString(element);
         input.key = element;
         const path = batchKey === undefined ? null : resolvePathTemplate(fetch.template, input);
-        memos.push(path === null ? null : this.memo(lookup, path, batchKey, element));
+        memos.push(path === null ? null : this.memo(entry, path, batchKey, element));
       }
-      this.listAttached.push([lookup, memos]);
+      this.listAttached.push({ slot, fetch, memos });
       return;
     }
-    const rawKey = batch ? readDotted(lookup.parent, batch.keyRead) : undefined;
+    const rawKey = batch ? readDotted(parent, batch.keyRead) : undefined;
     const batchKey = batch ? keyString(rawKey) : undefined;
     const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
     const path = known ? known.path : resolvePathTemplate(fetch.template, input);
     if (path === null || (batch && batchKey === undefined)) {
-      lookup.outcome = NULL_VALUE;
+      this.claim(entry, parent, NULL_SLOT);
       return;
     }
-    this.attached.push(lookup);
-    this.attachedMemos.push(this.memo(lookup, known ?? path, batchKey, rawKey));
+    this.claiming = parent;
+    this.memo(entry, known ?? path, batchKey, rawKey);
+  }
+
+  /** Claims the lookup in the store for `slot`; false when this (parent, field) was claimed before. */
+  private claim(entry: PlanEntry, parent: object, slot: OutcomeSlot): boolean {
+    if (!this.state.store.claim(parent, entry.fieldNode, slot)) return false;
+    if (entry.fetchBelow) {
+      this.claimed.entries.push(entry);
+      this.claimed.slots.push(slot);
+    }
+    return true;
   }
 
   /**
    * The lookup's memo entry (made when new), for its resolved single-fetch path, or for its path and
-   * key as kept by SubrequestKeys.
+   * key as kept by SubrequestKeys. With `claiming` set, the lookup of that parent is claimed for the
+   * entry first (an element of a list key is claimed by its field's slot instead); null when that
+   * claim was a repeat, and then nothing is counted.
    */
-  private memo(lookup: Lookup, at: string | KnownKey, batchKey: string | undefined, batchKeyValue: unknown): MemoEntry {
-    const fetch = lookup.entry.blueprint.fetch!;
-    const coordinate = lookup.entry.blueprint.coordinate;
+  private memo(entry: PlanEntry, at: string | KnownKey, batchKey: string | undefined, batchKeyValue: unknown): MemoEntry | null {
+    const parent = this.claiming;
+    const fetch = entry.blueprint.fetch!;
+    const coordinate = entry.blueprint.coordinate;
     const body = fetch.body && renderFetchBody(fetch.body, this.input);
     const path = typeof at === 'string' ? at : at.path;
     let key: string;
@@ -184,6 +223,7 @@ class RoundLookups {
     }
     let memo = this.state.memo.get(key);
     if (memo) {
+      if (parent !== undefined && !this.claim(entry, parent, memo)) return null;
       this.tally.dedupeEvent(coordinate, fetch.source.name);
       if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', true);
       return memo;
@@ -201,6 +241,9 @@ class RoundLookups {
       call: undefined,
       leader: undefined,
     };
+    // A new entry's lookup was not claimed before (that claim would have made the entry), but if
+    // it were, no entry is kept that nothing waits for.
+    if (parent !== undefined && !this.claim(entry, parent, memo)) return null;
     this.state.memo.set(key, memo);
     this.fresh.push(memo);
     if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);

@@ -56,7 +56,10 @@ export interface ForwardedHeaders {
   readonly keySuffix: string;
 }
 
-/** Where a claimed lookup's outcome goes once it is answered: the walk's Lookup itself (walk.ts). */
+/**
+ * Where a claimed lookup's outcome is once it is answered: its memo entry (shared by every lookup it
+ * answers), or a slot of its own (a list key's assembled value, a mutation field's answer).
+ */
 export interface OutcomeSlot {
   outcome: UpstreamOutcome | undefined;
 }

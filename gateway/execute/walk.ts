@@ -1,25 +1,39 @@
 import type { Condition, PlanEntry, PlanSelection } from '../plan/types.js';
-import type { OutcomeSlot, ResultStore } from './state.js';
+import type { ResultStore } from './state.js';
 import { readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
 
-/** A @fetch field to look up for one parent object; its outcome is set once the lookup is answered. */
-export interface Lookup extends OutcomeSlot {
-  readonly entry: PlanEntry;
-  readonly parent: object;
+/**
+ * The @fetch fields a walk reached, each for one parent object: the lookups of the next round.
+ * Two parallel arrays (`entries[i]` of `parents[i]`), no object per lookup: a round claims each in
+ * the result store with the slot its answer lands in (round.ts), which also drops a (parent,
+ * field) reached twice.
+ */
+export class Lookups {
+  readonly entries: PlanEntry[] = [];
+  readonly parents: object[] = [];
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  push(entry: PlanEntry, parent: object): void {
+    this.entries.push(entry);
+    this.parents.push(parent);
+  }
 }
 
 /** What one walk reads and where it puts the lookups it finds. */
 export interface Walk {
   readonly variables: Readonly<Record<string, unknown>>;
   readonly store: ResultStore;
-  readonly out: Lookup[];
+  readonly out: Lookups;
 }
 
 /**
  * Walks data already fetched along the plan and collects the @fetch fields it reaches: the lookups
  * of the next round. Plain fields cost nothing; the walk goes into them only where a @fetch lies
- * below. Each (parent, field) is collected once.
+ * below. A (parent, field) collected twice is looked up once: the round claims each.
  */
 export function collectLookups(selection: PlanSelection, parent: object, typeName: string, walk: Walk): void {
   const { variables, store, out } = walk;
@@ -27,8 +41,7 @@ export function collectLookups(selection: PlanSelection, parent: object, typeNam
     if (entry.possibleTypes && !entry.possibleTypes.has(typeName)) continue;
     if (entry.conditions.length && !conditionsHold(entry.conditions, variables)) continue;
     if (entry.blueprint.fetch) {
-      const lookup: Lookup = { entry, parent, outcome: undefined };
-      if (store.claim(parent, entry.fieldNode, lookup)) out.push(lookup);
+      out.push(entry, parent);
     } else if (entry.fetchBelow) {
       const { read, namespace } = entry.blueprint;
       const value = read.length === 1 ? (parent as Record<string, unknown>)[read[0]!] : readDotted(parent, read);
