@@ -94,20 +94,32 @@ const ignore = (): void => undefined;
  * answered get one background refresh. Every lookup claimed in the store has its outcome once the
  * round ends; returns the claimed lookups whose field has @fetch fields below it, for the walk.
  */
-export async function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps): Promise<Claimed> {
-  const round = new RoundLookups(state, deps.keys);
-  const { entries, parents } = lookups;
-  for (let i = 0; i < entries.length; i++) round.add(entries[i]!, parents[i]!);
-  const { tally } = round;
-  const stale: MemoEntry[] = [];
-  const read = readCaches(round.fresh, deps, tally, stale);
-  const fromNetwork = Array.isArray(read) ? read : await read;
-  if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
-  tally.flush(deps.listener);
-  if (fromNetwork.length > 0) await send(fromNetwork, state, deps, tally);
-  for (const { slot, fetch, memos } of round.listAttached) slot.outcome = listKeyValue(fetch, memos, deps.exposeDetail === true);
-  return round.claimed;
+export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps): Promise<Claimed> {
+  // Continuations, not an async function: the frame of an async function keeps every variable it
+  // has while it waits, and a waiting round should not keep its lookups' arrays (docs/performance.md).
+  try {
+    const round = new RoundLookups(state, deps.keys);
+    const { entries, parents } = lookups;
+    for (let i = 0; i < entries.length; i++) round.add(entries[i]!, parents[i]!);
+    const { tally, listAttached, claimed } = round;
+    const stale: MemoEntry[] = [];
+    const read = readCaches(round.fresh, deps, tally, stale);
+    const sendRest = (fromNetwork: MemoEntry[]): Promise<void> => {
+      if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
+      tally.flush(deps.listener);
+      return fromNetwork.length > 0 ? send(fromNetwork, state, deps, tally) : NOTHING_SENT;
+    };
+    const sent = Array.isArray(read) ? sendRest(read) : read.then(sendRest);
+    return sent.then(() => {
+      for (const { slot, fetch, memos } of listAttached) slot.outcome = listKeyValue(fetch, memos, deps.exposeDetail === true);
+      return claimed;
+    });
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
+
+const NOTHING_SENT: Promise<void> = Promise.resolve();
 
 /** Claimed lookups of a round, with the slot each one's outcome is in (parallel arrays). */
 export interface Claimed {
@@ -309,8 +321,20 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
  * for another request waits for that call (not counted in this request's stats); the others go out
  * as this request's subrequests, and those of coalescing sources become shared calls others may join.
  */
-async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, tally: RoundTally): Promise<void> {
-  if (state.signal?.aborted) throw state.signal.reason;
+function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, tally: RoundTally): Promise<void> {
+  try {
+    return startSending(entries, state, deps, tally);
+  } catch (err) {
+    return Promise.reject(err); // as an async function would: the caller sees a rejection, never a throw
+  }
+}
+
+/**
+ * send() up to its wait. Continuations, not an async function, for the reason of runRound: the
+ * waiting part keeps only what it needs (the joined entries, the deadlines to release), not `entries`.
+ */
+function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps, tally: RoundTally): Promise<void> {
+  if (state.signal?.aborted) return Promise.reject(state.signal.reason);
   const waits = new RoundWaits(deps.inFlight);
   const joined: MemoEntry[] = [];
   const singles: MemoEntry[] = [];
@@ -336,7 +360,7 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
   tally.flush(deps.listener); // coalesced lookups show while they wait, not only once answered
   const chunks = groups.chunks();
   const planned = singles.length + chunks.length;
-  if (state.stats.subrequests + planned > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
+  if (state.stats.subrequests + planned > deps.maxSubrequests) return Promise.reject(new SubrequestLimitError(deps.maxSubrequests));
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
   // This request's own subrequests to one source share one deadline (upstream/deadline.ts); a shared
   // call has its own, bound to the call's signal rather than to this client's.
@@ -356,6 +380,10 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
     deadline: deps.clients.get(source)!.deadline(call.signal),
     call,
   });
+  const release = (): void => {
+    for (const by of ownBy.values()) by.deadline!.release();
+  };
+  let settled: Promise<void>;
   try {
     for (const m of singles) {
       const source = m.fetch.source.name;
@@ -377,11 +405,21 @@ async function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, 
       call.done = sendChunk(c, byForCall(source.name, call), deps).catch(ignore);
       waits.wait(call, false);
     }
-    await waits.settle(own, state.signal);
-  } finally {
-    for (const by of ownBy.values()) by.deadline!.release();
+    settled = waits.settle(own, state.signal);
+  } catch (err) {
+    release();
+    return Promise.reject(err);
   }
-  for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
+  return settled.then(
+    () => {
+      release();
+      for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
+    },
+    (err: unknown) => {
+      release();
+      throw err;
+    },
+  );
 }
 
 /** Only GET subrequests of a coalescing source are shared across requests (SPEC.md "Coalescing"). */

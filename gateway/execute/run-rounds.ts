@@ -1,5 +1,7 @@
-import { runRound, type RequestState, type RoundDeps } from './round.js';
+import { runRound, type Claimed, type RequestState, type RoundDeps } from './round.js';
 import { descend, Lookups, type Walk } from './walk.js';
+
+const NONE = new Lookups();
 
 /**
  * Runs rounds until nothing is left to look up (SPEC.md "Rounds"): each round answers its lookups,
@@ -9,12 +11,20 @@ export async function runRounds(first: Lookups, state: RequestState, deps: Round
   let lookups = first;
   while (lookups.length > 0) {
     state.stats.rounds++;
-    const { entries, slots } = await runRound(lookups, state, deps);
-    const walk: Walk = { variables: state.variables, store: state.store, out: new Lookups() };
-    for (let i = 0; i < entries.length; i++) {
-      const outcome = slots[i]!.outcome;
-      if (outcome?.kind === 'ok') descend(entries[i]!, outcome.body, walk);
-    }
-    lookups = walk.out;
+    const running = runRound(lookups, state, deps);
+    // The round has read its lookups: this frame does not keep them while it waits (an async
+    // function's frame keeps every variable across an await; docs/performance.md).
+    lookups = NONE;
+    lookups = nextLookups(await running, state);
   }
+}
+
+/** The lookups the walk finds below what a round fetched. */
+function nextLookups({ entries, slots }: Claimed, state: RequestState): Lookups {
+  const walk: Walk = { variables: state.variables, store: state.store, out: new Lookups() };
+  for (let i = 0; i < entries.length; i++) {
+    const outcome = slots[i]!.outcome;
+    if (outcome?.kind === 'ok') descend(entries[i]!, outcome.body, walk);
+  }
+  return walk.out;
 }
