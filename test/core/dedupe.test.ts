@@ -134,3 +134,51 @@ describe('dedupe with @batch', () => {
     assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 2, batches: 1 });
   });
 });
+
+describe('one object reached twice', () => {
+  let users: CountingUpstream;
+  let posts: CountingUpstream;
+  let gateway: TestGateway;
+
+  before(async () => {
+    users = await startUsers(makeUsers(3));
+    posts = await startPosts(makePosts(10, authorOf));
+    const fetch = '@fetch(source: "users", path: "/users/{parent.authorId}")';
+    gateway = await startTestGateway({
+      sources: { users: { url: users.url }, posts: { url: posts.url } },
+      schemas: {
+        'blog.graphqls': `${QUERY_TYPE}
+type Post { id: ID! title: String authorId: ID! @from(key: "author_id") author: User ${fetch} writer: User ${fetch} }
+type User { id: ID! name: String latest: Post @fetch(source: "posts", path: "/posts/{parent.id}") }`,
+      },
+    });
+  });
+  after(async () => {
+    await gateway.close();
+    await users.close();
+    await posts.close();
+  });
+
+  test('a fragment under two fields that share one answer looks its field up once, and counts no dedupe for it', async () => {
+    // `author` and `writer` of a post share one memo entry, so one user object; the fragment's
+    // `latest` is one field node under both: the same (user, field) reached twice.
+    const res = await gateway.query(
+      '{ posts(limit: 3) { a: author { ...F } b: writer { ...F } } } fragment F on User { id latest { id } }',
+    );
+    assert.equal(res.body.errors, undefined);
+    const user = (n: number) => ({ id: String(n), latest: { id: String(n) } });
+    assert.deepEqual(res.body.data, { posts: [1, 2, 3].map((n) => ({ a: user(n), b: user(n) })) });
+    assert.deepEqual(
+      posts.requests.map((r) => r.path),
+      ['/posts', '/posts/1', '/posts/2', '/posts/3'],
+    );
+    assert.deepEqual(debugCounts(res), { rounds: 3, subrequests: 7, batches: 0 });
+    const metrics = await gateway.get('/metrics');
+    const dedupe = metrics.text.split('\n').filter((l) => l.startsWith('gqlgw_dedupe_saved_total{'));
+    assert.deepEqual(
+      dedupe.map((l) => l.replace(/\{.*coordinate="([^"]+)".*\}/, ' $1')).sort(),
+      ['gqlgw_dedupe_saved_total Post.writer 3'],
+      metrics.text.slice(0, 2000),
+    );
+  });
+});
