@@ -236,8 +236,8 @@ describe('@batch matches keys by string form; missing keys', () => {
         return { json: [{ id: 8, name: 'User 8' }, ...items.reverse()] };
       },
     });
-    // author_id as strings; "404" does not exist.
-    const authors = ['7', '3', '404', '9', '7'];
+    // author_id as strings and numbers ("7" and 7 are one key, sent once); "404" does not exist.
+    const authors = ['7', '3', '404', 9, 7];
     posts = await startPosts(authors.map((a, i) => ({ id: i + 1, title: `Title ${i + 1}`, author_id: a })));
     const batch = '@batch(path: "/users?ids={keys}", match: "id")';
     gateway = await startTestGateway({
