@@ -115,11 +115,10 @@ class Compiler {
       if (fieldName.startsWith('__')) return undefined; // introspection
       const def = type.getFields()[fieldName];
       if (!def) return undefined;
-      const complete = this.completion(def.type, nodes, 'v');
-      if (complete === undefined) return undefined;
+      const append = this.append(def.type, nodes, text);
+      if (append === undefined) return undefined;
       code += this.read(this.blueprint.fields.get(`${type.name}.${fieldName}`), fieldName, nodes);
-      code += complete;
-      code += `out += ${JSON.stringify(text)} + t;\n`;
+      code += append;
       text = '';
     }
     code += `return out + ${JSON.stringify(text + '}')};`;
@@ -140,6 +139,23 @@ class Compiler {
     if (bp && bp.read.length > 1) return `v = ${this.ref(readDotted)}(p, ${this.ref(bp.read)});\n`;
     // graphql's default resolver would call a function; JSON never holds one, so give up on it.
     return `v = p[${key}]; if (typeof v === "function") return undefined;\n`;
+  }
+
+  /**
+   * Code that appends `text` (constant JSON) and the JSON text of the field's value `v` to `out`.
+   * A leaf's text goes in with the constant in one concatenation (`out += ',"name":"' + v + '"'`):
+   * each `+` makes a string, and a field of a list of a hundred items is written a hundred times.
+   */
+  private append(type: GraphQLOutputType, nodes: readonly FieldNode[], text: string): string | undefined {
+    const nonNull = isNonNullType(type);
+    const named = nonNull ? type.ofType : type;
+    if (!isLeafType(named)) {
+      const complete = this.completion(type, nodes, 'v');
+      return complete && `${complete}out += ${JSON.stringify(text)} + t;\n`;
+    }
+    const put = (pieces: readonly Piece[]) => `out += ${concatenation([text, ...pieces])};`;
+    const absent = nonNull ? 'return undefined;' : put(['null']);
+    return `if (v === null || v === undefined) ${absent} else {\n${this.leaf(named, 'v', put)}}\n`;
   }
 
   /** Code that sets `t` to the JSON text of `x`, a value of `type` with the sub-selections of `nodes`. */
@@ -164,7 +180,7 @@ class Compiler {
       );
       return `if (!Array.isArray(${x})) return undefined;\n${call(list)}`;
     }
-    if (isLeafType(type)) return this.leaf(type, x);
+    if (isLeafType(type)) return this.leaf(type, x, (pieces) => `t = ${concatenation(pieces)};`);
     if (isObjectType(type)) {
       const write = this.objectWriter(type, collectSubfields(this.schema, this.fragments, {}, type, nodes));
       return write && `if (typeof ${x} !== "object" || Array.isArray(${x})) return undefined;\n${call(write)}`;
@@ -187,19 +203,21 @@ class Compiler {
   }
 
   /**
-   * Code that sets `t` to the JSON text of a leaf value exactly as its type serialises it: the
-   * built-in scalars' common cases inline, anything else through the type's own serialize.
+   * Code that puts the JSON text of the present leaf value `x` exactly as its type serialises it:
+   * the built-in scalars' common cases inline, anything else through the type's own serialize.
+   * `put` says where the text goes (into `t`, or appended to `out` after a constant), given the
+   * text as pieces: constant text, and code of a value whose string form is written.
    */
-  private leaf(type: GraphQLLeafType, x: string): string {
-    const general = `{ t = ${this.ref(serialized(type))}(${x}); if (t === undefined) return undefined; }`;
-    const string = `t = ${this.ref(ESCAPED)}.test(${x}) ? JSON.stringify(${x}) : '"' + ${x} + '"';`;
-    if (type === GraphQLString) return `if (typeof ${x} === "string") ${string} else ${general}\n`;
+  private leaf(type: GraphQLLeafType, x: string, put: (pieces: readonly Piece[]) => string): string {
+    const general = `{ t = ${this.ref(serialized(type))}(${x}); if (t === undefined) return undefined; ${put([{ code: 't' }])} }`;
+    const string = `if (${this.ref(ESCAPED)}.test(${x})) ${put([{ code: `JSON.stringify(${x})` }])} else ${put(['"', { code: x }, '"'])}`;
+    if (type === GraphQLString) return `if (typeof ${x} === "string") { ${string} } else ${general}\n`;
     if (type === GraphQLID)
-      return `if (typeof ${x} === "string") ${string} else if (Number.isInteger(${x})) t = '"' + ${x} + '"'; else ${general}\n`;
+      return `if (typeof ${x} === "string") { ${string} } else if (Number.isInteger(${x})) ${put(['"', { code: x }, '"'])} else ${general}\n`;
     if (type === GraphQLInt)
-      return `if (Number.isInteger(${x}) && ${x} <= 2147483647 && ${x} >= -2147483648) t = "" + ${x}; else ${general}\n`;
-    if (type === GraphQLFloat) return `if (typeof ${x} === "number" && Number.isFinite(${x})) t = "" + ${x}; else ${general}\n`;
-    if (type === GraphQLBoolean) return `if (${x} === true) t = "true"; else if (${x} === false) t = "false"; else ${general}\n`;
+      return `if (Number.isInteger(${x}) && ${x} <= 2147483647 && ${x} >= -2147483648) ${put([{ code: x }])} else ${general}\n`;
+    if (type === GraphQLFloat) return `if (typeof ${x} === "number" && Number.isFinite(${x})) ${put([{ code: x }])} else ${general}\n`;
+    if (type === GraphQLBoolean) return `if (${x} === true) ${put(['true'])} else if (${x} === false) ${put(['false'])} else ${general}\n`;
     return `${general}\n`;
   }
 
@@ -214,6 +232,26 @@ class Compiler {
     const make = new Function('r', `"use strict";\nreturn function (${params}) {\n${body}\n};`) as (refs: unknown[]) => ValueWriter;
     return make(this.refs);
   }
+}
+
+/** A piece of written text: constant text, or code whose value's string form is written. */
+type Piece = string | { readonly code: string };
+
+/** JavaScript of the string of `pieces` in order, adjacent constants joined, always a string. */
+function concatenation(pieces: readonly Piece[]): string {
+  const parts: string[] = [];
+  let text = '';
+  for (const piece of pieces) {
+    if (typeof piece === 'string') {
+      text += piece;
+      continue;
+    }
+    if (text !== '' || parts.length === 0) parts.push(JSON.stringify(text));
+    parts.push(piece.code);
+    text = '';
+  }
+  if (text !== '' || parts.length === 0) parts.push(JSON.stringify(text));
+  return parts.join(' + ');
 }
 
 /** A leaf value's JSON text through its type's serialize; undefined when it would not serialise. */
