@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { InFlightResponses } from './in-flight-responses.js';
 
 /**
  * The HTTP server's life: readiness, in-flight requests and graceful shutdown (docs/hardening.md
@@ -26,7 +27,7 @@ export const READINESS_PATH = '/readyz';
 
 export function createLifecycle(server: Server): Lifecycle {
   let ready = true;
-  const inFlight = new Set<ServerResponse>();
+  const inFlight = new InFlightResponses();
   let idle: (() => void) | undefined;
   let draining: Promise<boolean> | undefined;
   // One handler for every response ('close' comes once per response): no closure per request.

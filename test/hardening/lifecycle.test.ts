@@ -36,14 +36,18 @@ function toml(sources: Record<string, string>, gatewayExtra = ''): string {
 /** Whether a new TCP connection to the port is refused. */
 const refused = async (port: number): Promise<boolean> => !(await canConnect(port));
 
-async function postQuery(url: string, query: string, signal?: AbortSignal): Promise<{ status: number; body: GraphQLResult }> {
+async function postQuery(
+  url: string,
+  query: string,
+  signal?: AbortSignal,
+): Promise<{ status: number; connection: string | null; body: GraphQLResult }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query }),
     signal,
   });
-  return { status: res.status, body: (await res.json()) as GraphQLResult };
+  return { status: res.status, connection: res.headers.get('connection'), body: (await res.json()) as GraphQLResult };
 }
 
 describe('SIGTERM', () => {
@@ -80,6 +84,7 @@ describe('SIGTERM', () => {
     const res = await inFlight;
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data, { user: { name: 'slow' } });
+    assert.equal(res.connection, 'close', 'a response in flight when SIGTERM came closes its connection');
     const { code, atMs } = await proc.exited;
     assert.equal(code, 0);
     // The request takes 700 ms; waiting out the 30 s grace instead is the regression this catches.
