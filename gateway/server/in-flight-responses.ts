@@ -13,7 +13,7 @@ type Slotted = ServerResponse & { [SLOT]?: number };
  * held. Until the next mark-compact, those dead old tables keep every finished response alive,
  * and with it its request, through two scavenges, so all of it is promoted. With a Set, gqlgw
  * promoted 130–220 KB per scavenge from its first mark-compact on, and 12–40 KB with slots
- * (docs/performance.md "What the promotion is not, and where it starts").
+ * (docs/performance.md "What the promotion was").
  * Here a closed response's slot is overwritten with `undefined`, and the array is only
  * reallocated when more responses are in flight at once than ever before.
  */
