@@ -20,8 +20,14 @@ import { Canceller, type Abortable } from '../upstream/canceller.js';
  * - Background refreshes of stale entries (`refreshing`) run at most once per key per process.
  */
 export class InFlight {
-  /** Key → the memo entry that leads the call answering it. */
-  private readonly leaders = new Map<string, MemoEntry>();
+  /**
+   * Key → the memo entry that leads the call answering it. Replaced by a new map whenever it
+   * empties: a process-long map whose keys come and go is rebuilt by V8 in the old generation
+   * once it is old, and the tables it leaves behind keep their finished entries (memo entries,
+   * answers) alive until the next mark-compact (server/in-flight-responses.ts, docs/performance.md
+   * "What the promotion was").
+   */
+  private leaders = new Map<string, MemoEntry>();
   /** Keys a background refresh is renewing right now. */
   readonly refreshing = new Set<string>();
 
@@ -49,6 +55,7 @@ export class InFlight {
     if (call.settled) return;
     call.settled = true;
     for (const m of call.memos) if (this.leaders.get(m.key) === m) this.leaders.delete(m.key);
+    if (this.leaders.size === 0) this.leaders = new Map();
   }
 
   /** A round stops waiting for `call` (answered or gone); the last one to leave an unsettled call aborts it. */
