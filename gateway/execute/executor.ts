@@ -11,7 +11,8 @@ import { SubrequestLimitError, type RequestState, type RoundDeps } from './round
 import { runRounds } from './run-rounds.js';
 import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
-import { HeaderForwarder, ResultStore, type OperationStats } from './state.js';
+import { HeaderForwarder, type OperationStats } from './state.js';
+import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */

@@ -23,15 +23,8 @@ import type { ExecutionListener } from './listener.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
-import {
-  lookupKey,
-  ResultStore,
-  writeLookupKey,
-  type HeaderForwarder,
-  type MemoEntry,
-  type OperationStats,
-  type OutcomeSlot,
-} from './state.js';
+import { ResultStore } from './result-store.js';
+import { lookupKey, writeLookupKey, type HeaderForwarder, type MemoEntry, type OperationStats, type OutcomeSlot } from './state.js';
 import { renderFetchBody } from './body.js';
 import type { HttpMethod } from '../../directives/request.js';
 import type { Lookups } from './walk.js';
@@ -200,9 +193,13 @@ class RoundLookups {
     this.memo(entry, known ?? path, batchKey, rawKey);
   }
 
-  /** Claims the lookup in the store for `slot`; false when this (parent, field) was claimed before. */
-  private claim(entry: PlanEntry, parent: object, slot: OutcomeSlot): boolean {
-    if (!this.state.store.claim(parent, entry.fieldNode, slot)) return false;
+  /**
+   * Claims the lookup in the store for `slot`; false when this (parent, field) was claimed before.
+   * `isNew`: the caller knows it was not (its lookup made a new memo entry), so nothing is checked.
+   */
+  private claim(entry: PlanEntry, parent: object, slot: OutcomeSlot, isNew = false): boolean {
+    if (isNew) this.state.store.claimNew(parent, entry.fieldNode, slot);
+    else if (!this.state.store.claim(parent, entry.fieldNode, slot)) return false;
     if (entry.fetchBelow) {
       this.claimed.entries.push(entry);
       this.claimed.slots.push(slot);
@@ -253,9 +250,8 @@ class RoundLookups {
       call: undefined,
       leader: undefined,
     };
-    // A new entry's lookup was not claimed before (that claim would have made the entry), but if
-    // it were, no entry is kept that nothing waits for.
-    if (parent !== undefined && !this.claim(entry, parent, memo)) return null;
+    // A new entry's lookup was not claimed before: that claim would have made the entry.
+    if (parent !== undefined) this.claim(entry, parent, memo, true);
     this.state.memo.set(key, memo);
     this.fresh.push(memo);
     if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);

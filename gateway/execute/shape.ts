@@ -13,7 +13,7 @@ import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Blueprint } from '../blueprint/types.js';
 import { expandedFieldCount } from '../plan/measure.js';
-import type { ResultStore } from './state.js';
+import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
 import { concreteTypeOf } from './concrete-type.js';

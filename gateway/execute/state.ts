@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { FieldNode } from 'graphql';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { SourceConfig } from '../config/types.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
@@ -62,71 +61,6 @@ export interface ForwardedHeaders {
  */
 export interface OutcomeSlot {
   outcome: UpstreamOutcome | undefined;
-}
-
-/**
- * Results of lookups, by field node and parent object: what the response shaper reads. One map per
- * field (made the first time a parent claims it), not one per parent object; each holds the slot
- * its lookup fills, so answering a lookup touches no map. The store lives as long as its request.
- */
-export class ResultStore {
-  /**
-   * Made on first use: most requests have no namespace field. A plain Map, not a WeakMap: the
-   * store dies with its request, and a WeakMap per request costs every major GC (ephemerons).
-   */
-  private namespaces: Map<object, Map<string, object>> | undefined;
-  private readonly byField = new Map<FieldNode, Map<object, OutcomeSlot>>();
-  /** The field used last and its map: the walk and the writer go through a list's items field by field. */
-  private lastNode: FieldNode | undefined;
-  private lastSlots: Map<object, OutcomeSlot> | undefined;
-
-  /**
-   * Takes this field of this parent for `slot`, whose outcome `get` then reads; false (and the slot
-   * not kept) when this parent already had this field looked up.
-   */
-  claim(parent: object, node: FieldNode, slot: OutcomeSlot): boolean {
-    let m = this.slotsOf(node);
-    if (!m) {
-      m = new Map();
-      this.byField.set(node, m);
-      this.lastSlots = m;
-    }
-    if (m.has(parent)) return false;
-    m.set(parent, slot);
-    return true;
-  }
-
-  /** The outcome of the field's lookup for this parent; undefined when not claimed or not answered yet. */
-  get(parent: object, node: FieldNode): UpstreamOutcome | undefined {
-    return this.slotsOf(node)?.get(parent)?.outcome;
-  }
-
-  private slotsOf(node: FieldNode): Map<object, OutcomeSlot> | undefined {
-    if (node !== this.lastNode) {
-      this.lastNode = node;
-      this.lastSlots = this.byField.get(node);
-    }
-    return this.lastSlots;
-  }
-
-  /**
-   * The empty object a namespace field (SPEC.md "@from") stands for under `parent` when the parent
-   * has no value for it: one per (parent, key) and request, so the walk and the shaper see the same.
-   */
-  namespace(parent: object, key: string): object {
-    this.namespaces ??= new Map();
-    let m = this.namespaces.get(parent);
-    if (!m) {
-      m = new Map();
-      this.namespaces.set(parent, m);
-    }
-    let ns = m.get(key);
-    if (!ns) {
-      ns = {};
-      m.set(key, ns);
-    }
-    return ns;
-  }
 }
 
 export interface OperationStats {

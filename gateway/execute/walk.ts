@@ -1,5 +1,5 @@
 import type { Condition, PlanEntry, PlanSelection } from '../plan/types.js';
-import type { ResultStore } from './state.js';
+import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
 

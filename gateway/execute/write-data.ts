@@ -25,7 +25,7 @@ import {
 import { collectFields, collectSubfields } from 'graphql/execution/collectFields.js';
 import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { readDotted } from '../../directives/dotted.js';
-import type { ResultStore } from './state.js';
+import type { ResultStore } from './result-store.js';
 import { concreteTypeOf } from './concrete-type.js';
 
 /**

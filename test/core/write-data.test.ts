@@ -17,7 +17,7 @@ import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { buildBlueprint } from '../../gateway/blueprint/build.js';
 import { loadConfig } from '../../gateway/config/load.js';
 import { ResponseShaper } from '../../gateway/execute/shape.js';
-import { ResultStore } from '../../gateway/execute/state.js';
+import { ResultStore } from '../../gateway/execute/result-store.js';
 
 const SCHEMA = `
 type Query {

@@ -10,7 +10,7 @@ import { isObjectType, parse, type FieldNode, type GraphQLSchema, type Operation
 import { buildBlueprint } from '../../gateway/blueprint/build.js';
 import { loadConfig } from '../../gateway/config/load.js';
 import { ResponseShaper } from '../../gateway/execute/shape.js';
-import { ResultStore } from '../../gateway/execute/state.js';
+import { ResultStore } from '../../gateway/execute/result-store.js';
 
 const ROOT_CONFIG = fileURLToPath(new URL('../../../gateway.toml', import.meta.url));
 

@@ -1,0 +1,127 @@
+import type { FieldNode } from 'graphql';
+import type { UpstreamOutcome } from '../upstream/outcome.js';
+import type { OutcomeSlot } from './state.js';
+
+/**
+ * Results of lookups, by field node and parent object: what the response writer and shaper read.
+ * Each field keeps its claims in the order they were made (FieldSlots); each claim holds the slot
+ * its lookup fills, so answering a lookup touches nothing here. The store lives as long as its
+ * request.
+ */
+export class ResultStore {
+  /**
+   * Made on first use: most requests have no namespace field. A plain Map, not a WeakMap: the
+   * store dies with its request, and a WeakMap per request costs every major GC (ephemerons).
+   */
+  private namespaces: Map<object, Map<string, object>> | undefined;
+  private readonly byField = new Map<FieldNode, FieldSlots>();
+  /** The field used last and its slots: the walk and the writer go through a list's items field by field. */
+  private lastNode: FieldNode | undefined;
+  private lastSlots: FieldSlots | undefined;
+
+  /**
+   * Takes this field of this parent for `slot`, whose outcome `get` then reads; false (and the slot
+   * not kept) when this parent already had this field looked up.
+   */
+  claim(parent: object, node: FieldNode, slot: OutcomeSlot): boolean {
+    const slots = this.slotsFor(node);
+    if (slots.has(parent)) return false;
+    slots.append(parent, slot);
+    return true;
+  }
+
+  /**
+   * claim() for a (parent, field) the caller knows was not claimed before: no check. A round knows
+   * it for a lookup that made a new memo entry (a claim before would have made that entry).
+   */
+  claimNew(parent: object, node: FieldNode, slot: OutcomeSlot): void {
+    this.slotsFor(node).append(parent, slot);
+  }
+
+  /** The outcome of the field's lookup for this parent; undefined when not claimed or not answered yet. */
+  get(parent: object, node: FieldNode): UpstreamOutcome | undefined {
+    if (node !== this.lastNode) {
+      this.lastNode = node;
+      this.lastSlots = this.byField.get(node);
+    }
+    return this.lastSlots?.slotOf(parent)?.outcome;
+  }
+
+  private slotsFor(node: FieldNode): FieldSlots {
+    let slots = node === this.lastNode ? this.lastSlots : this.byField.get(node);
+    if (!slots) {
+      slots = new FieldSlots();
+      this.byField.set(node, slots);
+    }
+    this.lastNode = node;
+    this.lastSlots = slots;
+    return slots;
+  }
+
+  /**
+   * The empty object a namespace field (SPEC.md "@from") stands for under `parent` when the parent
+   * has no value for it: one per (parent, key) and request, so the walk and the shaper see the same.
+   */
+  namespace(parent: object, key: string): object {
+    this.namespaces ??= new Map();
+    let m = this.namespaces.get(parent);
+    if (!m) {
+      m = new Map();
+      this.namespaces.set(parent, m);
+    }
+    let ns = m.get(key);
+    if (!ns) {
+      ns = {};
+      m.set(key, ns);
+    }
+    return ns;
+  }
+}
+
+/**
+ * One field's claims: parents and their slots in two arrays, in claim order. The writer reads a
+ * field's values in the order the walk found its parents (both go through the selection depth
+ * first and through lists in order), so a read is usually the next claim: one comparison, no
+ * hashing. A map from parent to index is built only when something asks out of that order (a
+ * parent repeated in a list, graphql-js's shaper, a claim that must be checked), and kept up to
+ * date from then on. A bench query's 100 lookups of a field then cost two array appends and
+ * 100 comparisons, where a map per field cost a hashed insert with growth and a hashed read each.
+ */
+class FieldSlots {
+  private readonly parents: object[] = [];
+  private readonly slots: OutcomeSlot[] = [];
+  /** Where the next in-order read is expected. */
+  private next = 0;
+  /** Parent → index of its claim; made on the first read or check out of order. */
+  private index: Map<object, number> | undefined;
+
+  has(parent: object): boolean {
+    return this.indexed().has(parent);
+  }
+
+  append(parent: object, slot: OutcomeSlot): void {
+    this.index?.set(parent, this.parents.length);
+    this.parents.push(parent);
+    this.slots.push(slot);
+  }
+
+  slotOf(parent: object): OutcomeSlot | undefined {
+    const i = this.next;
+    if (this.parents[i] === parent) {
+      this.next = i + 1;
+      return this.slots[i];
+    }
+    const at = this.indexed().get(parent);
+    if (at === undefined) return undefined;
+    this.next = at + 1;
+    return this.slots[at];
+  }
+
+  private indexed(): Map<object, number> {
+    if (!this.index) {
+      this.index = new Map();
+      for (let i = 0; i < this.parents.length; i++) this.index.set(this.parents[i]!, i);
+    }
+    return this.index;
+  }
+}
