@@ -2,6 +2,13 @@ import { LRUCache } from 'lru-cache';
 import { keepMs, type CacheEntry } from './entry.js';
 
 /**
+ * The options object passed to every get and set: lru-cache makes one per call when none is given.
+ * It writes its diagnostics `status` into it (an object only while something subscribes to its
+ * channel), so that is cleared after each call and never carried over to the next key.
+ */
+const NO_OPTIONS: { status?: LRUCache.Status<string, CacheEntry> } = {};
+
+/**
  * L2: the process's own LRU of cache entries (entry.ts), by cache key. An entry is kept until its
  * own `staleUntil`, whichever tier it came from, so a value copied from memcached keeps its age.
  * `maxEntries` 0 turns it off. Entries are shared between requests and must never be mutated.
@@ -10,23 +17,31 @@ export class L2Cache {
   private readonly lru: LRUCache<string, CacheEntry> | undefined;
 
   constructor(maxEntries: number) {
-    this.lru = maxEntries > 0 ? new LRUCache<string, CacheEntry>({ max: maxEntries, ttlAutopurge: false }) : undefined;
+    // No ttl in the LRU: an entry carries its own times, and get() judges them with the round's
+    // clock. lru-cache's own ttl would keep two typed arrays of `maxEntries` and read a clock per get.
+    this.lru = maxEntries > 0 ? new LRUCache<string, CacheEntry>({ max: maxEntries }) : undefined;
   }
 
   get enabled(): boolean {
     return this.lru !== undefined;
   }
 
-  /** The entry, or undefined when there is none or it is past its `staleUntil`. */
-  get(key: string): CacheEntry | undefined {
-    return this.lru?.get(key);
+  /** The entry, or undefined when there is none or it is past its `staleUntil` at `now` (then it is dropped). */
+  get(key: string, now: number): CacheEntry | undefined {
+    const lru = this.lru;
+    if (!lru) return undefined;
+    const entry = lru.get(key, NO_OPTIONS);
+    NO_OPTIONS.status = undefined;
+    if (entry === undefined || keepMs(entry, now) > 0) return entry;
+    lru.delete(key);
+    return undefined;
   }
 
   /** Stores the entry until its `staleUntil`; one already past it is not stored. */
   set(key: string, entry: CacheEntry, now: number): void {
-    if (!this.lru) return;
-    const ms = keepMs(entry, now);
-    if (ms > 0) this.lru.set(key, entry, { ttl: ms });
+    if (!this.lru || keepMs(entry, now) <= 0) return;
+    this.lru.set(key, entry, NO_OPTIONS);
+    NO_OPTIONS.status = undefined;
   }
 
   /** Drops one entry (SPEC.md "@invalidate"). */

@@ -35,7 +35,7 @@ export function readCaches(
     const cache = m.fetch.cache;
     if (!cache || (cache.ttlSeconds <= 0 && cache.missingSeconds <= 0)) continue;
     if (l2.enabled) {
-      const hit = answerFrom(l2.get(m.key), m, reading);
+      const hit = answerFrom(l2.get(m.key, reading.now), m, reading);
       tally.cacheEvent(m.coordinate, m.fetch.source.name, 'l2', hit);
       answered ||= hit;
       if (hit) continue;

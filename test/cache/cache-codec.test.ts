@@ -1,10 +1,11 @@
-/** The pure parts of the cache tiers: memcached key hashing, the entry envelope and ages, the breaker. */
+/** The pure parts of the cache tiers: memcached key hashing, the entry envelope and ages, L2's keeping, the breaker. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { memcachedKey } from '../../gateway/cache/cache-key.js';
 import { decodeCacheEntry, encodeCacheEntry } from '../../gateway/cache/cache-value.js';
 import { entryState, missingEntry, valueEntry } from '../../gateway/cache/entry.js';
 import { CircuitBreaker } from '../../gateway/cache/circuit-breaker.js';
+import { L2Cache } from '../../gateway/cache/l2.js';
 
 const SAFE = /^[\x21-\x7e]{1,250}$/;
 
@@ -97,6 +98,38 @@ describe('cache entry ages', () => {
     assert.deepEqual(missingEntry(cache, 1000), { value: null, missing: true, freshUntil: 5000, staleUntil: 5000 });
     assert.equal(missingEntry({ ...cache, missingSeconds: 0 }, 1000), undefined);
     assert.equal(valueEntry('v', { ...cache, ttlSeconds: 0 }, 1000), undefined);
+  });
+});
+
+describe('L2', () => {
+  const cache = { ttlSeconds: 2, staleSeconds: 3, missingSeconds: 0 };
+
+  it('serves an entry until its own staleUntil, then drops it; never stores one already past it', () => {
+    const l2 = new L2Cache(10);
+    const e = valueEntry('v', cache, 1000)!;
+    l2.set('k', e, 1000);
+    assert.equal(l2.get('k', 2999), e, 'fresh');
+    assert.equal(l2.get('k', 5999), e, 'stale: still kept, the caller serves it stale');
+    assert.equal(l2.get('k', 6000), undefined, 'at staleUntil it is gone');
+    assert.equal(l2.get('k', 1000), undefined, 'and it was dropped, not only hidden at that time');
+    l2.set('late', e, 6000);
+    assert.equal(l2.get('late', 1000), undefined, 'an entry set at or after its staleUntil is not stored');
+  });
+
+  it('keeps at most max entries, dropping the least recently read; 0 keeps nothing', () => {
+    const l2 = new L2Cache(2);
+    const [a, b, c] = ['a', 'b', 'c'].map((v) => valueEntry(v, cache, 1000)!);
+    l2.set('a', a!, 1000);
+    l2.set('b', b!, 1000);
+    assert.equal(l2.get('a', 1000), a, 'a is read: b is now the least recently used');
+    l2.set('c', c!, 1000);
+    assert.equal(l2.get('b', 1000), undefined);
+    assert.equal(l2.get('a', 1000), a);
+    assert.equal(l2.get('c', 1000), c);
+    const off = new L2Cache(0);
+    off.set('a', a!, 1000);
+    assert.equal(off.enabled, false);
+    assert.equal(off.get('a', 1000), undefined);
   });
 });
 

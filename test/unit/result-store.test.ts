@@ -10,8 +10,7 @@ import { parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { ResultStore } from '../../gateway/execute/result-store.js';
 import type { UpstreamOutcome } from '../../gateway/upstream/outcome.js';
 
-const [authorNode, tagsNode] = (parse('{ author tags }').definitions[0] as OperationDefinitionNode).selectionSet
-  .selections as FieldNode[];
+const [authorNode, tagsNode] = (parse('{ author tags }').definitions[0] as OperationDefinitionNode).selectionSet.selections as FieldNode[];
 const ok = (body: unknown): { outcome: UpstreamOutcome } => ({ outcome: { kind: 'ok', body } });
 const bodyOf = (o: UpstreamOutcome | undefined): unknown => (o?.kind === 'ok' ? o.body : o);
 
