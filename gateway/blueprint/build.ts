@@ -30,6 +30,7 @@ import { DIRECTIVE_DEFINITIONS, DIRECTIVE_NAMES } from '../../directives/definit
 import { compileFieldDirectives } from '../../directives/field.js';
 import { compileInvalidations } from '../../directives/invalidate.js';
 import { compileTypeFrom, fromSteps } from '../../directives/from.js';
+import { dottedReader } from '../../directives/dotted.js';
 import type { DirectiveUse, FieldContext } from '../../directives/context.js';
 import type { Problem } from '../../directives/problem.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -152,8 +153,10 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
             template: compiled.batch.template,
             match: compiled.batch.match,
             matchSteps: compiled.batch.matchSteps,
+            readMatch: dottedReader(compiled.batch.matchSteps),
             max: compiled.batch.max,
             keyRead: compiled.batch.keyRead,
+            readKey: dottedReader(compiled.batch.keyRead),
             listKeys: compiled.batch.listKeys,
             keyAlone:
               !compiled.batch.listKeys && !compiled.request?.body && compiled.fetch.template.placeholders.every((p) => p.kind !== 'args'),

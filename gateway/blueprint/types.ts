@@ -3,6 +3,7 @@ import type { CompiledCache } from '../../directives/cache.js';
 import type { PathTemplate } from '../../directives/template.js';
 import type { CompiledRequest, HttpMethod } from '../../directives/request.js';
 import type { BodyTemplate } from '../../directives/body-template.js';
+import type { DottedReader } from '../../directives/dotted.js';
 import type { SourceConfig } from '../config/types.js';
 
 /** What one field (schema coordinate `Type.field`) compiles to. Frozen; read on every request. */
@@ -78,9 +79,13 @@ export interface BatchBlueprint {
   /** The dotted item field compared with the keys, as written and as steps. */
   readonly match: string;
   readonly matchSteps: readonly string[];
+  /** readDotted of `matchSteps`, compiled (directives/dotted.ts dottedReader): read once per item answered. */
+  readonly readMatch: DottedReader;
   readonly max: number;
   /** The parent JSON steps whose value is this field's batch key (the @fetch path's `{parent.*}`). */
   readonly keyRead: readonly string[];
+  /** readDotted of `keyRead`, compiled: read once per lookup. */
+  readonly readKey: DottedReader;
   /** The key is a list: each element is a key, and the field's value lists the matched items in order. */
   readonly listKeys: boolean;
   /**

@@ -1,5 +1,5 @@
 import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
-import { readDotted } from '../../directives/dotted.js';
+import { readDotted, type DottedReader } from '../../directives/dotted.js';
 import { renderBodyTemplate, type BodyTemplate } from '../../directives/body-template.js';
 import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
@@ -254,7 +254,7 @@ export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, war
     let next = 0;
     let at: Map<string, number> | undefined;
     for (const item of body) {
-      const key = keyString(readDotted(item, group.batch.matchSteps));
+      const key = keyString(group.batch.readMatch(item));
       if (key === undefined) continue;
       let i: number | undefined;
       if (at === undefined && keys[next] === key) {
@@ -269,7 +269,7 @@ export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, war
     }
     for (const first of entries) if (first.outcome === undefined) settleKey(group, first, NOT_FOUND);
   } else {
-    const items = matchBatchItems(body, group.batch.matchSteps, new Set(keys), true);
+    const items = matchBatchItems(body, group.batch.readMatch, new Set(keys), true);
     matched = items.size;
     for (let i = 0; i < keys.length; i++) {
       const v = items.get(keys[i]!);
@@ -291,13 +291,13 @@ const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
 /** Items by the string form of their `match` value, for the wanted keys only. */
 export function matchBatchItems(
   body: readonly unknown[],
-  match: readonly string[],
+  match: DottedReader,
   wanted: { has(key: string): boolean },
   oneToMany: boolean,
 ): Map<string, unknown> {
   const out = new Map<string, unknown>();
   for (const item of body) {
-    const key = keyString(readDotted(item, match));
+    const key = keyString(match(item));
     if (key === undefined || !wanted.has(key)) continue;
     if (oneToMany) {
       const list = out.get(key) as unknown[] | undefined;
@@ -314,7 +314,7 @@ function matchedNothing(chunk: BatchChunk, body: readonly unknown[]): BatchWarni
   const { batch, coordinate } = chunk.group;
   const seen: string[] = [];
   for (const item of body) {
-    const k = keyString(readDotted(item, batch.matchSteps));
+    const k = keyString(batch.readMatch(item));
     if (k !== undefined && seen.length < SHOWN) seen.push(k);
   }
   const first = body.find((i) => i !== null && typeof i === 'object' && !Array.isArray(i));

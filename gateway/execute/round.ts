@@ -165,7 +165,7 @@ class RoundLookups {
     if (batch?.listKeys) {
       const slot: OutcomeSlot = { outcome: undefined };
       if (!this.claim(entry, parent, slot)) return;
-      const elements = readDotted(parent, batch.keyRead);
+      const elements = batch.readKey(parent);
       if (!Array.isArray(elements)) {
         slot.outcome = NULL_VALUE;
         return;
@@ -181,7 +181,7 @@ class RoundLookups {
       this.listAttached.push({ slot, fetch, memos });
       return;
     }
-    const rawKey = batch ? readDotted(parent, batch.keyRead) : undefined;
+    const rawKey = batch ? batch.readKey(parent) : undefined;
     const batchKey = batch ? keyString(rawKey) : undefined;
     const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
     const path = known ? known.path : resolvePathTemplate(fetch.template, input);

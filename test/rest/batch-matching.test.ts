@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { matchBatchItems, settleBatchChunk, type BatchGroup } from '../../gateway/execute/batch.js';
+import { dottedReader } from '../../directives/dotted.js';
 import type { MemoEntry } from '../../gateway/execute/state.js';
 import type { UpstreamOutcome } from '../../gateway/upstream/outcome.js';
 
@@ -76,7 +77,7 @@ const rows: Row[] = [
 
 for (const row of rows) {
   test(`batch matching: ${row.name}`, () => {
-    const got = matchBatchItems(row.items, row.match, new Set(row.wanted), row.oneToMany === true);
+    const got = matchBatchItems(row.items, dottedReader(row.match), new Set(row.wanted), row.oneToMany === true);
     assert.deepEqual(Object.fromEntries(got), row.want);
   });
 }
@@ -92,7 +93,7 @@ function settled(row: Row, otherKeys: readonly string[]): Record<string, Upstrea
   const group = {
     coordinate: 'T.f',
     fetch: { isList: row.oneToMany === true, source: { name: 's' } },
-    batch: { listKeys: false, matchSteps: row.match, match: row.match.join('.'), method: 'GET' },
+    batch: { listKeys: false, matchSteps: row.match, readMatch: dottedReader(row.match), match: row.match.join('.'), method: 'GET' },
     keys: [...pairs.keys()],
     entries: [...pairs.values()].map(([first]) => first),
     positions: new Map([...pairs.keys()].map((k, i) => [k, i])),

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { NO_KEY, compilePathTemplate, keyString, resolvePathTemplate, type TemplateInput } from '../../directives/template.js';
-import { parseDottedName, readDotted } from '../../directives/dotted.js';
+import { dottedReader, parseDottedName, readDotted } from '../../directives/dotted.js';
 
 interface Row {
   readonly name: string;
@@ -150,4 +150,30 @@ test('dotted names: parse and read', () => {
   assert.equal(readDotted({ data: null }, ['data', 'items']), undefined);
   assert.equal(readDotted({ data: [{ items: 1 }] }, ['data', 'items']), undefined);
   assert.equal(readDotted('text', ['length']), undefined);
+});
+
+test('a compiled dotted reader reads exactly what readDotted reads', () => {
+  const values: unknown[] = [
+    { data: { items: [1] } },
+    { data: null },
+    { data: [{ items: 1 }] },
+    { data: { items: 0 } },
+    { data: { items: '' } },
+    { data: {} },
+    { 'x-total': 7, author_id: 3, data: { items: false } },
+    { '0': { '1': 'numeric keys' } },
+    Object.create({ data: { items: 'inherited' } }) as unknown,
+    [{ data: 1 }],
+    'text',
+    42,
+    null,
+    undefined,
+  ];
+  const names = ['data.items', 'data', 'author_id', 'x-total', '0.1', 'length', 'constructor', '__proto__', 'toString.name'];
+  for (const name of names) {
+    const steps = parseDottedName(name)!;
+    const read = dottedReader(steps);
+    for (const v of values) assert.equal(read(v), readDotted(v, steps), `${name} of ${JSON.stringify(v)}`);
+  }
+  assert.equal(dottedReader(['a"b\\c'])({ 'a"b\\c': 'quoted' }), 'quoted', 'a step is only ever a string literal in the code');
 });
