@@ -14,16 +14,17 @@ const NO_OPTIONS: { status?: LRUCache.Status<string, CacheEntry> } = {};
  * `maxEntries` 0 turns it off. Entries are shared between requests and must never be mutated.
  */
 export class L2Cache {
-  private readonly lru: LRUCache<string, CacheEntry> | undefined;
+  /**
+   * Made by the first set(): lru-cache allocates its arrays for `maxEntries` up front (about 2.4 MB
+   * at 100000), which a gateway without @cache fields, or before its first cached answer, does not
+   * need.
+   */
+  private lru: LRUCache<string, CacheEntry> | undefined;
 
-  constructor(maxEntries: number) {
-    // No ttl in the LRU: an entry carries its own times, and get() judges them with the round's
-    // clock. lru-cache's own ttl would keep two typed arrays of `maxEntries` and read a clock per get.
-    this.lru = maxEntries > 0 ? new LRUCache<string, CacheEntry>({ max: maxEntries }) : undefined;
-  }
+  constructor(private readonly maxEntries: number) {}
 
   get enabled(): boolean {
-    return this.lru !== undefined;
+    return this.maxEntries > 0;
   }
 
   /** The entry, or undefined when there is none or it is past its `staleUntil` at `now` (then it is dropped). */
@@ -39,7 +40,10 @@ export class L2Cache {
 
   /** Stores the entry until its `staleUntil`; one already past it is not stored. */
   set(key: string, entry: CacheEntry, now: number): void {
-    if (!this.lru || keepMs(entry, now) <= 0) return;
+    if (this.maxEntries <= 0 || keepMs(entry, now) <= 0) return;
+    // No ttl in the LRU: an entry carries its own times, and get() judges them with the round's
+    // clock. lru-cache's own ttl would keep two more arrays of `maxEntries` and read a clock per get.
+    this.lru ??= new LRUCache<string, CacheEntry>({ max: this.maxEntries });
     this.lru.set(key, entry, NO_OPTIONS);
     NO_OPTIONS.status = undefined;
   }
