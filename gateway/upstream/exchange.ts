@@ -46,32 +46,41 @@ export function exchange(
   });
 }
 
-/** undici's (legacy) dispatch handler that collects one answer; see `exchange`. */
+const IGNORE = (): void => undefined;
+const NO_CHUNKS: Buffer[] = [];
+
+/**
+ * undici's (legacy) dispatch handler that collects one answer; see `exchange`. Once settled it
+ * lets go of its promise's functions, its chunks and its signal: undici may keep a finished
+ * request (and so this handler) in a queue array it has since copied, and a handler that still
+ * held them would keep the answer, its waiting request and its deadline alive with it.
+ */
 class Collector {
   private status = 0;
   private declared = Number.NaN;
   private cap = 0;
   private size = 0;
-  private readonly chunks: Buffer[] = [];
+  private chunks: Buffer[] = [];
   private settled = false;
   /** undici's abort of this request, once connected. */
   private abortRequest: ((err?: Error) => void) | undefined;
   /** The signal's reason when it aborted before undici connected the request. */
   private early: Error | undefined = undefined;
   private readonly onAbort = (): void => {
+    if (this.settled) return; // a signal calls the listeners it had when it aborted, this one included
     // The gateway's signals abort with Errors (upstream/deadline.ts); undici passes the reason on.
-    const reason = (this.signal.reason ?? new Error('aborted')) as Error;
+    const reason = (this.signal!.reason ?? new Error('aborted')) as Error;
     if (this.abortRequest) this.abortRequest(reason);
     else this.early = reason;
   };
 
   constructor(
-    private readonly resolve: (answer: RawAnswer) => void,
-    private readonly reject: (reason: unknown) => void,
-    private readonly signal: Abortable,
+    private resolve: (answer: RawAnswer) => void,
+    private reject: (reason: unknown) => void,
+    private signal: Abortable | undefined,
     private readonly caps: BodyCaps,
   ) {
-    signal.addEventListener('abort', this.onAbort);
+    signal!.addEventListener('abort', this.onAbort);
   }
 
   onConnect(abort: (err?: Error) => void): void {
@@ -104,27 +113,34 @@ class Collector {
 
   onComplete(): void {
     if (this.settled) return;
-    const c = this.chunks;
+    const { chunks: c, resolve } = this;
     this.settle();
-    this.resolve({ status: this.status, declared: this.declared, body: c.length === 1 ? c[0]! : Buffer.concat(c) });
+    resolve({ status: this.status, declared: this.declared, body: c.length === 1 ? c[0]! : Buffer.concat(c) });
   }
 
   onError(err: unknown): void {
     if (this.settled) return; // the abort of an answer already cut at its cap
+    const reject = this.reject;
     this.settle();
-    this.reject(err);
+    reject(err);
   }
 
   /** The answer is over its cap: resolve without a body and drop the connection. */
   private cut(): void {
+    const { resolve, abortRequest } = this;
     this.settle();
-    this.resolve({ status: this.status, declared: this.declared, body: undefined });
-    this.abortRequest?.(new Error('answer over its size cap'));
+    resolve({ status: this.status, declared: this.declared, body: undefined });
+    abortRequest?.(new Error('answer over its size cap'));
   }
 
   private settle(): void {
     this.settled = true;
-    this.signal.removeEventListener('abort', this.onAbort);
+    this.signal!.removeEventListener('abort', this.onAbort);
+    this.signal = undefined;
+    this.resolve = IGNORE;
+    this.reject = IGNORE;
+    this.chunks = NO_CHUNKS;
+    this.abortRequest = undefined;
   }
 }
 
