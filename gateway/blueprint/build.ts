@@ -152,10 +152,8 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           batch: compiled.batch && {
             template: compiled.batch.template,
             match: compiled.batch.match,
-            matchSteps: compiled.batch.matchSteps,
             readMatch: dottedReader(compiled.batch.matchSteps),
             max: compiled.batch.max,
-            keyRead: compiled.batch.keyRead,
             readKey: dottedReader(compiled.batch.keyRead),
             listKeys: compiled.batch.listKeys,
             keyAlone:

@@ -78,13 +78,10 @@ export interface BatchBlueprint {
   readonly template: PathTemplate;
   /** The dotted item field compared with the keys, as written and as steps. */
   readonly match: string;
-  readonly matchSteps: readonly string[];
-  /** readDotted of `matchSteps`, compiled (directives/dotted.ts dottedReader): read once per item answered. */
+  /** Reads `match` from an item: readDotted of its steps, compiled once (directives/dotted.ts dottedReader). */
   readonly readMatch: DottedReader;
   readonly max: number;
-  /** The parent JSON steps whose value is this field's batch key (the @fetch path's `{parent.*}`). */
-  readonly keyRead: readonly string[];
-  /** readDotted of `keyRead`, compiled: read once per lookup. */
+  /** Reads a parent's batch key: the JSON steps of the @fetch path's `{parent.*}`, compiled once. */
   readonly readKey: DottedReader;
   /** The key is a list: each element is a key, and the field's value lists the matched items in order. */
   readonly listKeys: boolean;

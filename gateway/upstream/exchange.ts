@@ -66,6 +66,8 @@ class Collector {
   private abortRequest: ((err?: Error) => void) | undefined;
   /** The signal's reason when it aborted before undici connected the request. */
   private early: Error | undefined = undefined;
+  /** The request's signal, until the answer is settled. */
+  private signal: Abortable | undefined;
   private readonly onAbort = (): void => {
     if (this.settled) return; // a signal calls the listeners it had when it aborted, this one included
     // The gateway's signals abort with Errors (upstream/deadline.ts); undici passes the reason on.
@@ -77,10 +79,11 @@ class Collector {
   constructor(
     private resolve: (answer: RawAnswer) => void,
     private reject: (reason: unknown) => void,
-    private signal: Abortable | undefined,
+    signal: Abortable,
     private readonly caps: BodyCaps,
   ) {
-    signal!.addEventListener('abort', this.onAbort);
+    this.signal = signal;
+    signal.addEventListener('abort', this.onAbort);
   }
 
   onConnect(abort: (err?: Error) => void): void {
@@ -135,7 +138,7 @@ class Collector {
 
   private settle(): void {
     this.settled = true;
-    this.signal!.removeEventListener('abort', this.onAbort);
+    this.signal?.removeEventListener('abort', this.onAbort);
     this.signal = undefined;
     this.resolve = IGNORE;
     this.reject = IGNORE;

@@ -93,7 +93,7 @@ function settled(row: Row, otherKeys: readonly string[]): Record<string, Upstrea
   const group = {
     coordinate: 'T.f',
     fetch: { isList: row.oneToMany === true, source: { name: 's' } },
-    batch: { listKeys: false, matchSteps: row.match, readMatch: dottedReader(row.match), match: row.match.join('.'), method: 'GET' },
+    batch: { listKeys: false, readMatch: dottedReader(row.match), match: row.match.join('.'), method: 'GET' },
     keys: [...pairs.keys()],
     entries: [...pairs.values()].map(([first]) => first),
     positions: new Map([...pairs.keys()].map((k, i) => [k, i])),

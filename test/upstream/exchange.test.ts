@@ -2,20 +2,37 @@
  * How the upstream client reads answers (upstream/exchange.ts) against a real HTTP server that
  * counts its connections: a body read to its end keeps the keep-alive connection, one cut at its
  * cap drops it; a byte order mark is not part of the JSON; a client that goes away mid-body aborts
- * the request and leaves no listener on the deadline.
+ * the request and leaves no listener on the deadline; a finished exchange's handler, which undici
+ * may keep, reaches neither the answer nor the deadline.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Pool, type Dispatcher } from 'undici';
 import { Canceller } from '../../gateway/upstream/canceller.js';
 import { SourceClient } from '../../gateway/upstream/client.js';
+import { exchange } from '../../gateway/upstream/exchange.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** Collects garbage once the current job's WeakRef targets are no longer kept. */
+async function collectGarbage(): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    await new Promise((done) => setImmediate(done));
+    gc();
+  }
+}
 
 const BOM = '\uFEFF';
 
 describe('upstream exchange: bodies read whole or cut, connections kept or dropped', () => {
   let server: Server;
   let client: SourceClient;
+  let baseUrl = '';
   let connections = 0;
   let closedMidBody = 0;
   let midBodyWritten: () => void = () => undefined;
@@ -58,6 +75,7 @@ describe('upstream exchange: bodies read whole or cut, connections kept or dropp
     server.on('connection', () => connections++);
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     const { port } = server.address() as AddressInfo;
+    baseUrl = `http://127.0.0.1:${port}`;
     client = new SourceClient({
       name: 'svc',
       url: `http://127.0.0.1:${port}`,
@@ -131,5 +149,32 @@ describe('upstream exchange: bodies read whole or cut, connections kept or dropp
     for (let i = 0; i < 50 && closedMidBody === 0; i++) await new Promise((done) => setTimeout(done, 10));
     assert.equal(closedMidBody, 1, 'the upstream saw the request dropped');
     assert.deepEqual(await client.send({ method: 'GET', path: '/ok', headers: {} }), { kind: 'ok', body: { ok: true } });
+  });
+
+  test('a finished exchange: the handler undici was given reaches neither the answer nor the deadline', async () => {
+    // undici can keep a finished request, and so its handler, in a queue array it has copied
+    // (docs/performance.md "A finished exchange keeps nothing alive"); here a dispatcher keeps them all.
+    const pool = new Pool(baseUrl, { connections: 1 });
+    const kept: Dispatcher.DispatchHandler[] = [];
+    const keeping = {
+      dispatch: (options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) => {
+        kept.push(handler);
+        return pool.dispatch(options, handler);
+      },
+    } as unknown as Dispatcher;
+    try {
+      const refs = await (async () => {
+        const deadline = new Canceller();
+        const answer = await exchange(keeping, { path: '/ok', method: 'GET' }, deadline, { ok: 1 << 20, other: 1 << 16 });
+        assert.equal(answer.body?.toString(), '{"ok":true}');
+        return { body: new WeakRef(answer.body!), deadline: new WeakRef(deadline) };
+      })();
+      await collectGarbage();
+      assert.equal(kept.length, 1, 'the handler is still held');
+      assert.equal(refs.body.deref(), undefined, 'the answer was collected');
+      assert.equal(refs.deadline.deref(), undefined, 'the deadline was collected');
+    } finally {
+      await pool.close();
+    }
   });
 });
