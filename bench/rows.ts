@@ -150,6 +150,15 @@ export function rowConfigPath(row: RowSpec): string {
 }
 
 /**
+ * The Node flags every server in the bench starts with, gqlgw and the Node peers alike: the heap
+ * floor of gqlgw's production launch line (README "Running in production", docs/performance.md
+ * "The heap floor"). V8 then skips mark-compacts while the old generation is below 128 MiB,
+ * which is what keeps gqlgw's p99 near its p50 at 80 % load. The peers get the same flag, so the
+ * ratios compare code, not GC settings.
+ */
+export const SERVER_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128'];
+
+/**
  * Every server runs as in production: NODE_ENV=production (graphql-js then skips its development
  * checks; gqlgw's CLI sets it too) unless the caller's environment sets NODE_ENV.
  */
@@ -158,8 +167,8 @@ function serverEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * Starts a row's server on the server core; `url` is its GraphQL endpoint. `nodeFlags` go
- * before the script (the profile passes --cpu-prof there).
+ * Starts a row's server on the server core; `url` is its GraphQL endpoint. SERVER_NODE_FLAGS and
+ * then `nodeFlags` go before the script (the profile passes --cpu-prof there).
  */
 export function startRow(row: RowSpec, backendUrl: string, nodeFlags: readonly string[] = []): Promise<StartedProcess> {
   const script =
@@ -178,7 +187,7 @@ export function startRow(row: RowSpec, backendUrl: string, nodeFlags: readonly s
     name: row.label,
     core: rowCores(row),
     command: process.execPath,
-    args: [...nodeFlags, ...script],
+    args: [...SERVER_NODE_FLAGS, ...nodeFlags, ...script],
     ready: row.variant !== undefined ? /gqlgw listening on (\S+)/ : /listening on (\S+)/,
     cwd: ROOT_DIR,
     env: serverEnv(),

@@ -54,9 +54,9 @@ export interface RunningCli {
   stop(): Promise<void>;
 }
 
-/** Starts `gqlgw ...args` in `cwd` and returns at once. */
-export function spawnCli(args: readonly string[], cwd?: string): RunningCli {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `gqlgw ...args` in `cwd` (node started with `nodeFlags`) and returns at once. */
+export function spawnCli(args: readonly string[], cwd?: string, nodeFlags: readonly string[] = []): RunningCli {
+  const child = spawn(process.execPath, [...nodeFlags, CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const out = { stdout: '', stderr: '' };
   const waiters = new Set<() => void>();
   const poke = (): void => {
@@ -131,11 +131,15 @@ export interface ServeProcess {
 }
 
 /**
- * Runs `gqlgw serve --config FILE --port 0 ...extraArgs` and waits for its listening line (rejects
- * after 15 s or when it exits first, with its stderr).
+ * Runs `gqlgw serve --config FILE --port 0 ...extraArgs` (node started with `nodeFlags`) and waits
+ * for its listening line (rejects after 15 s or when it exits first, with its stderr).
  */
-export async function serveCli(configPath: string, extraArgs: readonly string[] = []): Promise<ServeProcess> {
-  const proc = spawnCli(['serve', '--config', configPath, '--port', '0', ...extraArgs]);
+export async function serveCli(
+  configPath: string,
+  extraArgs: readonly string[] = [],
+  nodeFlags: readonly string[] = [],
+): Promise<ServeProcess> {
+  const proc = spawnCli(['serve', '--config', configPath, '--port', '0', ...extraArgs], undefined, nodeFlags);
   const line = await proc.waitFor('stdout', /gqlgw listening on \S+/);
   const url = line.replace(/^.*gqlgw listening on (\S+).*$/, '$1');
   return { child: proc.child, url, port: Number(new URL(url).port), stdout: proc.stdout, stderr: proc.stderr, exited: proc.exited };
