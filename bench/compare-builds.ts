@@ -24,7 +24,7 @@ import { backendRequestCount } from './driver/backend-stats.js';
 import { SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
 import { queryOnce, verifyServer } from './driver/verify.js';
 import { runWrk, type WrkExchange } from './driver/wrk.js';
-import { SERVER_NODE_FLAGS, startBackend } from './rows.js';
+import { NODE_FLAGS, startBackend } from './rows.js';
 import { FRONT_EXPECTED_BODY, FRONT_REQUEST_BODY } from './shared/data.js';
 import { BENCH_SRC_DIR, distEntry } from './shared/paths.js';
 
@@ -63,7 +63,7 @@ function startServer(build: { readonly label: string; readonly root?: string }):
       name: BARE,
       core: SERVER_CORE,
       command: process.execPath,
-      args: [...SERVER_NODE_FLAGS, distEntry('serve.js'), 'front', '--port', '0'],
+      args: [...NODE_FLAGS, distEntry('serve.js'), 'front', '--port', '0'],
       ready: /listening on (\S+)/,
     });
   }
@@ -71,7 +71,7 @@ function startServer(build: { readonly label: string; readonly root?: string }):
     name: build.label,
     core: SERVER_CORE,
     command: process.execPath,
-    args: [...SERVER_NODE_FLAGS, resolve(build.root, 'dist/gateway/cli.js'), 'serve', '--config', config, '--port', '0'],
+    args: [...NODE_FLAGS, resolve(build.root, 'dist/gateway/cli.js'), 'serve', '--config', config, '--port', '0'],
     ready: /gqlgw listening on (\S+)/,
     cwd: build.root,
     env: { ...process.env, NODE_ENV: 'production' },

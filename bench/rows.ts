@@ -128,13 +128,23 @@ export const ROWS: readonly RowSpec[] = [
 /** Fixed, because bench/*.toml name it: the backend's port. */
 export const BACKEND_PORT = 4801;
 
+/**
+ * The node flags of every Node process the bench starts: each server under test (gqlgw and the
+ * Node peers alike), the backend and the open-loop driver. It is the heap floor of gqlgw's
+ * production launch line (README "Running in production", docs/performance.md "The heap floor"):
+ * V8 skips mark-compacts while the old generation is below 128 MiB. gqlgw needs it for its tail
+ * at 80 % load; the peers get it too, so the ratios compare code, not GC settings; and the backend
+ * and driver, which share the load core, pause less often for their own mark-compacts.
+ */
+export const NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128'];
+
 /** Starts the backend on the load core at BACKEND_PORT; exits the process, saying why, when it cannot. */
 export function startBackend(): Promise<StartedProcess> {
   return startProcess({
     name: 'backend',
     core: LOAD_CORE,
     command: process.execPath,
-    args: [distEntry('serve.js'), 'backend', '--port', String(BACKEND_PORT)],
+    args: [...NODE_FLAGS, distEntry('serve.js'), 'backend', '--port', String(BACKEND_PORT)],
     ready: /listening on (\S+)/,
   }).catch((error: unknown) => {
     process.stderr.write(
@@ -150,15 +160,6 @@ export function rowConfigPath(row: RowSpec): string {
 }
 
 /**
- * The Node flags every server in the bench starts with, gqlgw and the Node peers alike: the heap
- * floor of gqlgw's production launch line (README "Running in production", docs/performance.md
- * "The heap floor"). V8 then skips mark-compacts while the old generation is below 128 MiB,
- * which is what keeps gqlgw's p99 near its p50 at 80 % load. The peers get the same flag, so the
- * ratios compare code, not GC settings.
- */
-export const SERVER_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128'];
-
-/**
  * Every server runs as in production: NODE_ENV=production (graphql-js then skips its development
  * checks; gqlgw's CLI sets it too) unless the caller's environment sets NODE_ENV.
  */
@@ -167,7 +168,7 @@ function serverEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * Starts a row's server on the server core; `url` is its GraphQL endpoint. SERVER_NODE_FLAGS and
+ * Starts a row's server on the server core; `url` is its GraphQL endpoint. NODE_FLAGS and
  * then `nodeFlags` go before the script (the profile passes --cpu-prof there).
  */
 export function startRow(row: RowSpec, backendUrl: string, nodeFlags: readonly string[] = []): Promise<StartedProcess> {
@@ -187,7 +188,7 @@ export function startRow(row: RowSpec, backendUrl: string, nodeFlags: readonly s
     name: row.label,
     core: rowCores(row),
     command: process.execPath,
-    args: [...SERVER_NODE_FLAGS, ...nodeFlags, ...script],
+    args: [...NODE_FLAGS, ...nodeFlags, ...script],
     ready: row.variant !== undefined ? /gqlgw listening on (\S+)/ : /listening on (\S+)/,
     cwd: ROOT_DIR,
     env: serverEnv(),

@@ -29,7 +29,7 @@ import {
   type RowResult,
   type Settings,
 } from './results.js';
-import { ROWS, ROW_IDS, startBackend, startRow, type RowSpec } from './rows.js';
+import { ROWS, ROW_IDS, NODE_FLAGS, startBackend, startRow, type RowSpec } from './rows.js';
 import { BENCH_OUT_DIR, BENCH_SRC_DIR, ROOT_DIR, distEntry } from './shared/paths.js';
 import { writeVariantSchemas } from './variants.js';
 
@@ -112,6 +112,7 @@ interface OpenLoopCell {
 function runOpenLoopProcess(url: string, cell: OpenLoopCell, expectedFile: string): Promise<LoadResult> {
   const { rate, durationSec, warmupSec } = cell;
   const [command, args] = pinnedCommand(LOAD_CORE, process.execPath, [
+    ...NODE_FLAGS,
     distEntry('driver/open-loop-cli.js'),
     url,
     String(rate),

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { SERVER_NODE_FLAGS } from '../../bench/rows.js';
+import { NODE_FLAGS } from '../../bench/rows.js';
 import { serveCli, type ServeProcess } from '../support/cli.js';
 import { writeGatewayFiles, type GatewayFiles } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
@@ -77,7 +77,7 @@ describe('the heap floor of the production launch line', () => {
   });
 
   test('the bench starts every server with it, npm start runs the example with it, and the README shows it', () => {
-    assert.ok(SERVER_NODE_FLAGS.includes(FLOOR_FLAG), `bench/rows.ts SERVER_NODE_FLAGS: ${SERVER_NODE_FLAGS.join(' ')}`);
+    assert.ok(NODE_FLAGS.includes(FLOOR_FLAG), `bench/rows.ts NODE_FLAGS: ${NODE_FLAGS.join(' ')}`);
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     assert.match(pkg.scripts.start ?? '', new RegExp(`node ${FLOOR_FLAG} dist/examples/start\\.js`));
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
