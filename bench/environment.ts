@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, release, totalmem, type } from 'node:os';
 import { resolve } from 'node:path';
 import type { Environment } from './results.js';
+import { NODE_FLAGS } from './rows.js';
 import { ROOT_DIR } from './shared/paths.js';
 
 const PACKAGES = ['graphql', 'graphql-yoga', 'graphql-jit', 'dataloader', 'undici', 'lru-cache', 'prom-client', 'typescript'];
@@ -32,6 +33,7 @@ export function collectEnvironment(wrkVersion: string): Environment {
     os: `${type()} ${release()}`,
     node: process.version,
     wrk: wrkVersion,
+    nodeFlags: NODE_FLAGS,
     packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)])),
     gitCommit: dirty.status === 0 && dirty.stdout.trim() !== '' ? `${commit} (gateway sources modified)` : commit,
   };

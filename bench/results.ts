@@ -60,6 +60,8 @@ export interface Environment {
   readonly wrk: string;
   readonly packages: Readonly<Record<string, string>>;
   readonly gitCommit: string;
+  /** The node flags every Node process of the run started with (bench/rows.ts NODE_FLAGS); absent in runs before they existed. */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** Per-query wall times the gateway reports in its Prometheus metrics over one cell. */

@@ -46,6 +46,7 @@ const FIXTURE: BenchResults = {
     wrk: 'wrk 4',
     packages: {},
     gitCommit: 'abc1234',
+    nodeFlags: ['--initial-old-space-size=128'],
   },
   rows: [
     row(
@@ -132,6 +133,11 @@ describe('bench report renderer', () => {
     assert.equal(
       targets.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| target') && !l.startsWith('| :--')).length,
       TARGETS.length,
+    );
+    assert.match(text, /^- Node flags of every Node process [^\n]*: `--initial-old-space-size=128` /m);
+    assert.match(
+      renderResults({ ...FIXTURE, environment: { ...FIXTURE.environment, nodeFlags: undefined } }),
+      /^- Node flags of every Node process [^\n]*: none /m,
     );
     assert.match(text, /\| gqlgw, batch \/ hand-written \(ceiling\) \| ≥ 0\.9× \| 0\.90× \|/);
     assert.match(text, /\| gqlgw, batch \/ graphql-jit \+ DataLoader \| > 1× \| 0\.90× \|/);

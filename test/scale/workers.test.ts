@@ -3,9 +3,11 @@
  * port from two processes; /metrics is the sum over both, whichever worker answers the scrape;
  * SIGHUP reaches both; SIGTERM to the primary drains both, so every request in flight is answered.
  * Real CLI processes over real HTTP; each request below opens its own connection, so node:cluster
- * hands them to the workers in turn.
+ * hands them to the workers in turn. The primary is started with the production launch line's
+ * heap floor, which node:cluster passes on to each worker (read from /proc).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -16,7 +18,7 @@ import { writeGatewayFiles, type GatewayFiles, type GraphQLResult } from '../sup
 import { startFaultyUpstream, type FaultyUpstream } from '../support/faulty-upstream.js';
 import { canConnect } from '../support/listen.js';
 import { serveCli, type ServeProcess } from '../support/cli.js';
-import { eventually } from '../support/wait.js';
+import { eventually, pollUntil } from '../support/wait.js';
 import { metricValue } from '../support/prom-text.js';
 
 const SCHEMA = `
@@ -52,6 +54,21 @@ function request(url: string, method: 'GET' | 'POST', body?: string): Promise<An
   });
 }
 
+/** The heap floor of the production launch line (README "Running in production"). */
+const HEAP_FLOOR = '--initial-old-space-size=128';
+
+/** The node flags a running process was started with, and the pids of its children, from /proc. */
+function nodeFlagsOf(pid: number): string[] {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  return argv.slice(
+    1,
+    argv.findIndex((a) => a.endsWith('.js')),
+  );
+}
+function childrenOf(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
 const query = (url: string, id: number, field = 'name'): Promise<Answer> =>
   request(url, 'POST', JSON.stringify({ query: `{ user(id: ${id}) { ${field} } }` }));
 
@@ -84,7 +101,8 @@ describe('gqlgw serve with two workers', () => {
         '',
       ].join('\n'),
     });
-    proc = await serveCli(files.configPath, ['--workers', '2']); // the flag wins over the file's 3
+    // Started the way README "Running in production" says, heap floor included.
+    proc = await serveCli(files.configPath, ['--workers', '2'], [HEAP_FLOOR]); // the flag wins over the file's 3
   });
   after(async () => {
     if (proc?.child.exitCode === null) proc.child.kill('SIGKILL');
@@ -113,6 +131,17 @@ describe('gqlgw serve with two workers', () => {
       assert.equal(metricValue(scrape.body, 'gqlgw_subrequests_total', { coordinate: 'Query.user', source: 'users' }), 6);
     }
     assert.equal(users.count(), 6);
+  });
+
+  test('the node flags of the launch line (the heap floor) reach both workers', async () => {
+    const pid = proc.child.pid!;
+    assert.deepEqual(nodeFlagsOf(pid), [HEAP_FLOOR]);
+    const workers = await pollUntil(
+      () => childrenOf(pid),
+      (found) => found.length === 2,
+    );
+    assert.equal(workers.length, 2, `the primary's children: ${workers.join(' ')}`);
+    for (const worker of workers) assert.deepEqual(nodeFlagsOf(worker), [HEAP_FLOOR], `worker ${worker}`);
   });
 
   test('SIGHUP to the primary reloads both workers', async () => {
