@@ -20,6 +20,7 @@ import { canConnect } from '../support/listen.js';
 import { serveCli, type ServeProcess } from '../support/cli.js';
 import { eventually, pollUntil } from '../support/wait.js';
 import { metricValue } from '../support/prom-text.js';
+import { NODE_FLAGS } from '../../bench/rows.js';
 
 const SCHEMA = `
 type Query { user(id: ID!): User @fetch(source: "users", path: "/users/{args.id}") }
@@ -53,9 +54,6 @@ function request(url: string, method: 'GET' | 'POST', body?: string): Promise<An
     req.end(body);
   });
 }
-
-/** The heap floor of the production launch line (README "Running in production"). */
-const HEAP_FLOOR = '--initial-old-space-size=128';
 
 /** The node flags a running process was started with, and the pids of its children, from /proc. */
 function nodeFlagsOf(pid: number): string[] {
@@ -101,8 +99,8 @@ describe('gqlgw serve with two workers', () => {
         '',
       ].join('\n'),
     });
-    // Started the way README "Running in production" says, heap floor included.
-    proc = await serveCli(files.configPath, ['--workers', '2'], [HEAP_FLOOR]); // the flag wins over the file's 3
+    // Started the way README "Running in production" says (the bench's NODE_FLAGS are that line's flags).
+    proc = await serveCli(files.configPath, ['--workers', '2'], NODE_FLAGS); // the flag wins over the file's 3
   });
   after(async () => {
     if (proc?.child.exitCode === null) proc.child.kill('SIGKILL');
@@ -135,13 +133,13 @@ describe('gqlgw serve with two workers', () => {
 
   test('the node flags of the launch line (the heap floor) reach both workers', async () => {
     const pid = proc.child.pid!;
-    assert.deepEqual(nodeFlagsOf(pid), [HEAP_FLOOR]);
+    assert.deepEqual(nodeFlagsOf(pid), NODE_FLAGS);
     const workers = await pollUntil(
       () => childrenOf(pid),
       (found) => found.length === 2,
     );
     assert.equal(workers.length, 2, `the primary's children: ${workers.join(' ')}`);
-    for (const worker of workers) assert.deepEqual(nodeFlagsOf(worker), [HEAP_FLOOR], `worker ${worker}`);
+    for (const worker of workers) assert.deepEqual(nodeFlagsOf(worker), NODE_FLAGS, `worker ${worker}`);
   });
 
   test('SIGHUP to the primary reloads both workers', async () => {
