@@ -1,5 +1,6 @@
 /** The data one `npm run bench` produces (saved as bench/out/results.json, rendered to RESULTS.md). */
 import type { LoadResult } from './driver/cell.js';
+import type { WarmupRun } from './driver/wrk.js';
 import type { ProfileSummary } from './profile/categorize.js';
 import type { RowId } from './rows.js';
 
@@ -37,6 +38,8 @@ export interface RowResult {
    * every worker, an upper bound of what they held at once.
    */
   readonly peakRssMiB: number[];
+  /** Each run's warm-up after the server started (bench/driver/wrk.ts `warmUp`), before the measured cells. */
+  readonly warmups: WarmupRun[];
   readonly cells: Partial<Record<CellKey, CellRun[]>>;
 }
 

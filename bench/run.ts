@@ -15,7 +15,7 @@ import type { LoadResult } from './driver/cell.js';
 import { coreBusyPct, readCoreTimes } from './driver/core-load.js';
 import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, type StartedProcess } from './driver/processes.js';
 import { verifyServer } from './driver/verify.js';
-import { checkWrk, runWrk } from './driver/wrk.js';
+import { checkWrk, runWrk, warmUp, WARMUP_SEGMENT_SEC } from './driver/wrk.js';
 import { gatewayTimings, scrapeMetrics } from './driver/metrics.js';
 import { collectEnvironment, gatewayBuildFingerprint } from './environment.js';
 import { profileGateway } from './profile/run-profile.js';
@@ -49,7 +49,7 @@ function readSettings(): Settings {
     durationSec,
     runs: Math.round(envNumber('BENCH_RUNS', quick ? 1 : 3)),
     secondaryDurationSec: Math.round(envNumber('BENCH_SECONDARY', quick ? 1 : Math.max(1, Math.round(durationSec * 0.3)))),
-    warmupSec: Math.round(envNumber('BENCH_WARMUP', quick ? 1 : 2)),
+    warmupSec: Math.round(envNumber('BENCH_WARMUP', quick ? 1 : 8)),
     pinned: pinning(),
     backendDelayMs: BACKEND_DELAY_MS,
   };
@@ -185,7 +185,9 @@ async function runRow(
   /** gqlgw serves Prometheus metrics beside /graphql ([metrics] path = "/metrics" in bench/*.toml). */
   const metricsUrl = row.variant === undefined ? undefined : server.url.replace(/\/graphql$/, '/metrics');
   try {
-    await runWrk(server.url, 16, settings.warmupSec, expectedBody);
+    const warmup = await warmUp(server.url, settings.warmupSec, expectedBody);
+    result.warmups.push(warmup);
+    log(`  [warm-up ${tag}: ${warmup.rps.map((r) => fmt(r, 0)).join(' → ')} req/s per ${WARMUP_SEGMENT_SEC} s  wrong ${warmup.wrong}`);
     const closedRps: number[] = [];
     for (const connections of CLOSED_CONNECTIONS) {
       const duration = connections === 16 ? settings.durationSec : settings.secondaryDurationSec;
@@ -276,7 +278,7 @@ async function main(): Promise<void> {
   const backend = await startBackend();
 
   const results = new Map<string, RowResult>(
-    rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {}, peakRssMiB: [] }]),
+    rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {}, peakRssMiB: [], warmups: [] }]),
   );
   const profiles: Array<BenchResults['profiles'][number]> = [];
   try {

@@ -158,3 +158,28 @@ export async function runWrk(url: string, connections: number, durationSec: numb
       (socketErrors > 0 ? `socket errors: connect ${r.connect}, read ${r.read}, write ${r.write}, timeout ${r.timeout}` : undefined),
   };
 }
+
+/** Seconds of each warm-up segment: the warm-up runs as consecutive wrk cells this long, each measured. */
+export const WARMUP_SEGMENT_SEC = 2;
+
+/** What a server did while it warmed up: req/s of each segment in order, and its wrong answers. */
+export interface WarmupRun {
+  readonly rps: readonly number[];
+  readonly wrong: number;
+}
+
+/**
+ * The warm-up after a server starts: `seconds` of 16-connection load with every answer checked, in
+ * segments of WARMUP_SEGMENT_SEC (the last one shorter when `seconds` is not a multiple), so the
+ * report can show how fast each server reaches its steady state (its JIT compiling the hot code).
+ */
+export async function warmUp(url: string, seconds: number, expected: string): Promise<WarmupRun> {
+  const rps: number[] = [];
+  let wrong = 0;
+  for (let done = 0; done < seconds; done += WARMUP_SEGMENT_SEC) {
+    const segment = await runWrk(url, 16, Math.min(WARMUP_SEGMENT_SEC, seconds - done), expected);
+    rps.push(segment.rps);
+    wrong += segment.wrong;
+  }
+  return { rps, wrong };
+}

@@ -162,6 +162,8 @@ export function reading(v: View, outcomes: readonly TargetOutcome[]): string {
         .reduce((t, c) => t + (c?.responses ?? 0), 0),
     0,
   );
+  const warmupWrong = d.rows.reduce((s, r) => s + r.warmups.reduce((t, w) => t + w.wrong, 0), 0);
+  if (warmupWrong > 0) out.push(`- ${warmupWrong} answers during the warm-ups were wrong or failed: see "Warm-up after each start".`);
   out.push(
     wrong === 0
       ? `- All ${responses} measured responses were right (0 wrong).`

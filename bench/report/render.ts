@@ -5,9 +5,10 @@
 import type { BenchResults } from '../results.js';
 import { QUERY } from '../shared/data.js';
 import { reading } from './reading.js';
-import { closedTable, openTable, profileSection, ratiosTable, secondaryTable, targetsTable, wallSection } from './tables.js';
+import { closedTable, openTable, profileSection, ratiosTable, secondaryTable, targetsTable, wallSection, warmupTable } from './tables.js';
 import { evaluateTargets } from './targets.js';
 import { num, View } from './view.js';
+import { WARMUP_SEGMENT_SEC } from '../driver/wrk.js';
 
 export function renderResults(data: BenchResults): string {
   const v = new View(data);
@@ -27,7 +28,7 @@ Written by \`npm run bench\` (bench/run.ts) on ${e.date}; the run took ${num(dat
     .join(', ')}.
 - Query \`${QUERY}\`, POSTed as JSON; backend: ${s.backendDelayMs} ms per request, 100 posts by 100 distinct authors, \`/posts?limit=\`, \`/users/{id}\`, \`/users?ids=\`.
 - ${s.pinned ? 'Pinning (taskset): the server under test on core 0 alone; the backend, wrk, the open-loop driver and the runner on core 1. The row with 2 workers runs on both cores, sharing core 1 with the load side.' : '**Not pinned** (taskset or a second core missing): all processes share the cores, ratios are less fair.'}
-- Closed loop: wrk, 1 thread, ${s.durationSec} s per cell at 16 connections, ${s.secondaryDurationSec} s at 1 and 64, after a ${s.warmupSec} s warm-up per server start. Open loop: ${s.secondaryDurationSec} s per rate.
+- Closed loop: wrk, 1 thread, ${s.durationSec} s per cell at 16 connections, ${s.secondaryDurationSec} s at 1 and 64, after a ${s.warmupSec} s warm-up per server start (its req/s: "Warm-up after each start"). Open loop: ${s.secondaryDurationSec} s per rate.
 - ${s.runs} run${s.runs === 1 ? '' : 's'}, interleaved (every row once, then again); per run each server is started fresh, verified, warmed up, then measured closed loop then open loop. Numbers are medians over the runs; "range" is min–max of req/s, "spread" is ±half of (max − min)/median. "wrong" is summed over all runs.
 - Answers: before load, a verification pass sends 4 sequential queries to the server and checks each against the expected data (parsed, value by value; bench/shared/check.ts) and counts the backend requests each caused. Under load every response is then compared byte for byte with that verified body: by a Lua \`response\` hook inside wrk, by the open-loop driver itself. Non-200s, timeouts and socket errors count as wrong too.
 - Subrequests per query: the backend's own request counter over the cell / responses. Peak RSS: VmHWM of the server process (and of its workers, summed) at the end of each run's server session, median of the runs.
@@ -43,6 +44,12 @@ ${closedTable(v)}
 ## Closed loop, 1 and 64 connections
 
 ${secondaryTable(v)}
+
+## Warm-up after each start
+
+Every server session starts with ${s.warmupSec} s of 16-connection load, answers checked, in ${WARMUP_SEGMENT_SEC} s segments, before the measured cells above (medians over the runs). A fresh Node process runs its hot code unoptimised until V8 has compiled it, on the same core; a server with more code on the request path reaches its steady state later. The measured cells compare the steady states; this table shows what a freshly started (or restarted) server costs in its first seconds.
+
+${warmupTable(v)}
 
 ## Open loop at fixed offered rates
 

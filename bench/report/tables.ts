@@ -6,6 +6,7 @@
 import { median } from '../driver/stats.js';
 import type { CellKey, ProfileResult } from '../results.js';
 import { ROWS, type RowId } from '../rows.js';
+import { WARMUP_SEGMENT_SEC } from '../driver/wrk.js';
 import { TARGETS, throughputGoal, type TargetOutcome } from './targets.js';
 import { aggregate, ms, num, pct, ratio, table, View } from './view.js';
 
@@ -74,6 +75,37 @@ export function secondaryTable(v: View): string {
     ['row', 'connections', 'req/s', 'spread', 'avg ms', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU', 'backend CPU'],
     rows,
   );
+}
+
+/**
+ * The warm-up of each row: median req/s of each warm-up segment after a fresh start (16
+ * connections, answers checked), beside the measured 16-connection cell that follows it, so a
+ * server that needs longer to reach its steady state shows it.
+ */
+export function warmupTable(v: View): string {
+  const segments = Math.max(0, ...v.data.rows.flatMap((r) => r.warmups.map((w) => w.rps.length)));
+  const segmentSec = WARMUP_SEGMENT_SEC;
+  const header = ['row'];
+  for (let i = 0; i < segments; i++) {
+    header.push(`${i * segmentSec}–${Math.min((i + 1) * segmentSec, v.data.settings.warmupSec)} s req/s`);
+  }
+  header.push('measured after it (16 connections) req/s', 'first segment / measured', 'wrong in warm-up');
+  const rows = v.data.rows
+    .filter((r) => r.warmups.length > 0)
+    .map((r) => {
+      const bySegment = Array.from({ length: segments }, (_, i) =>
+        median(r.warmups.map((w) => w.rps[i]).filter((x): x is number => x !== undefined)),
+      );
+      const measured = v.rps(r.id, 'c16');
+      return [
+        r.label,
+        ...bySegment.map((x) => num(x)),
+        num(measured),
+        ratio(bySegment[0]! / measured),
+        String(r.warmups.reduce((s, w) => s + w.wrong, 0)),
+      ];
+    });
+  return table(header, rows);
 }
 
 export function openTable(v: View): string {

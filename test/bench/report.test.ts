@@ -31,11 +31,16 @@ function cell(rps: number, more: Partial<CellRun> = {}): CellRun {
 }
 
 function row(id: RowId, label: string, cells: RowResult['cells'], peakRssMiB: number[]): RowResult {
-  return { id, label, failures: [], cells, peakRssMiB };
+  return { id, label, failures: [], cells, peakRssMiB, warmups: [] };
+}
+
+/** `r` with these warm-ups (one per run). */
+function warmedUp(r: RowResult, warmups: RowResult['warmups']): RowResult {
+  return { ...r, warmups };
 }
 
 const FIXTURE: BenchResults = {
-  settings: { durationSec: 10, secondaryDurationSec: 3, warmupSec: 2, runs: 3, quick: false, pinned: true, backendDelayMs: 2 },
+  settings: { durationSec: 10, secondaryDurationSec: 3, warmupSec: 7, runs: 3, quick: false, pinned: true, backendDelayMs: 2 },
   environment: {
     date: '2026-11-30T13:00:00Z',
     cpu: 'test cpu',
@@ -55,18 +60,26 @@ const FIXTURE: BenchResults = {
       { c16: [cell(80, { subrequestsPerQuery: 101 }), cell(82, { subrequestsPerQuery: 101 }), cell(78, { subrequestsPerQuery: 101 })] },
       [140, 150, 145],
     ),
-    row(
-      'gqlgw-batch',
-      'gqlgw, batch',
-      {
-        c16: [cell(880), cell(900), cell(950)],
-        open80: [
-          cell(720, { p50Ms: 10, p99Ms: 25, offeredRps: 720 }),
-          cell(716, { p50Ms: 9, p99Ms: 40, offeredRps: 720 }),
-          cell(719, { p50Ms: 11, p99Ms: 22, offeredRps: 720 }),
-        ],
-      },
-      [120, 130, 125],
+    warmedUp(
+      row(
+        'gqlgw-batch',
+        'gqlgw, batch',
+        {
+          c16: [cell(880), cell(900), cell(950)],
+          open80: [
+            cell(720, { p50Ms: 10, p99Ms: 25, offeredRps: 720 }),
+            cell(716, { p50Ms: 9, p99Ms: 40, offeredRps: 720 }),
+            cell(719, { p50Ms: 11, p99Ms: 22, offeredRps: 720 }),
+          ],
+        },
+        [120, 130, 125],
+      ),
+      // Three runs' warm-ups of 7 s: segments of 2, 2, 2 and 1 s; one run answered 3 wrong.
+      [
+        { rps: [400, 800, 880, 900], wrong: 0 },
+        { rps: [500, 850, 900, 910], wrong: 3 },
+        { rps: [450, 820, 870, 905], wrong: 0 },
+      ],
     ),
     row(
       'gqlgw-batch-coalesce',
@@ -75,7 +88,11 @@ const FIXTURE: BenchResults = {
       { c16: [cell(900)], open80: [cell(600, { p50Ms: 200, p99Ms: 220, offeredRps: 720 })] },
       [100],
     ),
-    row('ceiling', 'hand-written (ceiling)', { c16: [cell(1000), cell(990), cell(1010)] }, [60, 61, 59]),
+    warmedUp(row('ceiling', 'hand-written (ceiling)', { c16: [cell(1000), cell(990), cell(1010)] }, [60, 61, 59]), [
+      { rps: [950, 1000, 1000, 1000], wrong: 0 },
+      { rps: [900, 990, 1000, 1010], wrong: 0 },
+      { rps: [980, 1000, 990, 1000], wrong: 0 },
+    ]),
     row('no-batch-hand-written', 'hand-written, no batch', { c16: [cell(100, { subrequestsPerQuery: 101 })] }, [70]),
     row('jit-dataloader', 'graphql-jit + DataLoader', { c16: [cell(1000)] }, [80]),
   ],
@@ -147,5 +164,16 @@ describe('bench report renderer', () => {
       /- Target missed: gqlgw, batch ahead of graphql-jit \+ DataLoader \(req\/s, 16 connections\): 0\.90× \(900 vs 1000 req\/s\), missed by 10\.0 % \(needs 1000 req\/s\)\./,
     );
     assert.match(text, /the machine was not idle/);
+  });
+
+  it('shows each warm-up segment as the median of the runs, beside the measured cell, with its wrong answers', () => {
+    const text = renderResults(FIXTURE);
+    const warmup = text.slice(text.indexOf('## Warm-up after each start'), text.indexOf('## Open loop'));
+    assert.match(warmup, /\| row \| 0–2 s req\/s \| 2–4 s req\/s \| 4–6 s req\/s \| 6–7 s req\/s \| measured after it/);
+    assert.match(warmup, /\| gqlgw, batch \| 450 \| 820 \| 880 \| 905 \| 900 \| 0\.50× \| 3 \|/);
+    assert.match(warmup, /\| hand-written \(ceiling\) \| 950 \| 1000 \| 1000 \| 1000 \| 1000 \| 0\.95× \| 0 \|/);
+    assert.ok(!warmup.includes('graphql-jit'), 'a row without warm-up data has no line');
+    assert.match(text, /^- 3 answers during the warm-ups were wrong or failed/m);
+    assert.match(text, /after a 7 s warm-up per server start/);
   });
 });
