@@ -125,6 +125,35 @@ export const ROWS: readonly RowSpec[] = [
   },
 ];
 
+/**
+ * The order rows are measured in within a run (the tables keep ROWS' order). This machine drifts
+ * over minutes (other tenants, its clock), and a run of 12 rows takes several: rows measured
+ * minutes apart can differ by 20 % with no change of code. So the rows a target compares run
+ * back to back (gqlgw batch, the ceiling, graphql-jit; batch + cache and the per-item cache; no
+ * batch and its hand-written peer), and every second run goes through the list backwards
+ * (`measureOrder`), so a drift during a run moves both sides of a ratio alike rather than one.
+ */
+export const MEASURE_ORDER: readonly RowId[] = [
+  'gqlgw-batch',
+  'ceiling',
+  'jit-dataloader',
+  'gqlgw-batch-cache',
+  'per-item-cache',
+  'gqlgw-no-batch',
+  'no-batch-hand-written',
+  'gqlgw-batch-2-workers',
+  'gqlgw-no-batch-coalesce',
+  'gqlgw-batch-coalesce',
+  'yoga-dataloader',
+  'floor',
+];
+
+/** The selected rows in the order run `run` (1-based) measures them: MEASURE_ORDER, backwards in even runs. */
+export function measureOrder<T extends { readonly id: RowId }>(rows: readonly T[], run: number): T[] {
+  const ordered = [...rows].sort((a, b) => MEASURE_ORDER.indexOf(a.id) - MEASURE_ORDER.indexOf(b.id));
+  return run % 2 === 0 ? ordered.reverse() : ordered;
+}
+
 /** Fixed, because bench/*.toml name it: the backend's port. */
 export const BACKEND_PORT = 4801;
 

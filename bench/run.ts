@@ -29,7 +29,7 @@ import {
   type RowResult,
   type Settings,
 } from './results.js';
-import { ROWS, ROW_IDS, NODE_FLAGS, startBackend, startRow, type RowSpec } from './rows.js';
+import { ROWS, ROW_IDS, NODE_FLAGS, measureOrder, startBackend, startRow, type RowSpec } from './rows.js';
 import { BENCH_OUT_DIR, BENCH_SRC_DIR, ROOT_DIR, distEntry } from './shared/paths.js';
 import { writeVariantSchemas } from './variants.js';
 
@@ -284,7 +284,7 @@ async function main(): Promise<void> {
   try {
     log('\nClosed loop (wrk) and open loop (Node driver, own HTTP client, latency from scheduled send time), row by row, run by run');
     for (let run = 1; run <= settings.runs; run++) {
-      for (const row of rows) await runRow(row, results.get(row.id) as RowResult, backend, { settings, run });
+      for (const row of measureOrder(rows, run)) await runRow(row, results.get(row.id) as RowResult, backend, { settings, run });
     }
     for (const profiledRow of rows.filter((r) => r.id === 'gqlgw-batch' || r.id === 'gqlgw-batch-cache')) {
       log(`\nProfile of ${profiledRow.label}`);
