@@ -16,6 +16,7 @@ import { coreBusyPct, readCoreTimes } from './driver/core-load.js';
 import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, type StartedProcess } from './driver/processes.js';
 import { verifyServer } from './driver/verify.js';
 import { checkWrk, runWrk, warmUp, WARMUP_SEGMENT_SEC } from './driver/wrk.js';
+import { warmBackend } from './driver/backend-warmup.js';
 import { gatewayTimings, scrapeMetrics } from './driver/metrics.js';
 import { collectEnvironment, gatewayBuildFingerprint } from './environment.js';
 import { profileGateway } from './profile/run-profile.js';
@@ -276,6 +277,8 @@ async function main(): Promise<void> {
   );
 
   const backend = await startBackend();
+  const warmed = await warmBackend(backend.url, settings.warmupSec);
+  log(`Backend warmed up: ${warmed} requests answered in ${settings.warmupSec} s, before the first row.`);
 
   const results = new Map<string, RowResult>(
     rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {}, peakRssMiB: [], warmups: [] }]),

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
+import { warmBackend } from '../../bench/driver/backend-warmup.js';
 import { runOpenLoop } from '../../bench/driver/open-loop.js';
 import { queryOnce, verifyServer } from '../../bench/driver/verify.js';
 import { startRole } from '../../bench/peers/roles.js';
@@ -53,6 +54,18 @@ describe('bench smoke', () => {
     const missing = await request(`${backend.url}/users/999`);
     await missing.body.dump();
     assert.equal(missing.statusCode, 404);
+  });
+
+  it("the backend warm-up sends the rows' kinds of request for its time and counts those answered", async () => {
+    const stats = async (): Promise<number> =>
+      ((await (await request(`${backend.url}/__stats`)).body.json()) as { requests: number }).requests;
+    const counted = await stats();
+    const started = performance.now();
+    const answered = await warmBackend(backend.url, 0.3, 4);
+    const took = performance.now() - started;
+    assert.ok(answered > 20, `only ${answered} answered`);
+    assert.equal((await stats()) - counted, answered, 'every request sent was answered 200 and counted by the backend');
+    assert.ok(took >= 300 && took < 2000, `took ${took} ms`);
   });
 
   it('the checker accepts the ceiling answer, and verification counts its 2 subrequests', async () => {
