@@ -12,7 +12,8 @@
  *   npm run build && node dist/bench/compare-builds.js before=/tmp/before now=.
  *
  * Environment: BENCH_VARIANT (batch; or no-batch, batch-cache, front), BENCH_DURATION (5 s per
- * cell), BENCH_RUNS (3), BENCH_CONNECTIONS (16; 64 shows memory under the deepest queues). It
+ * cell), BENCH_RUNS (3), BENCH_CONNECTIONS (16; 64 shows memory under the deepest queues), BENCH_WARMUP (8 s
+ * of load before each cell; the backend gets as much before the first). It
  * writes nothing; the table goes to stdout.
  *
  * `front` measures the fixed cost of a request: every build answers `{ __typename }` (nothing to
@@ -21,6 +22,7 @@
  */
 import { resolve } from 'node:path';
 import { backendRequestCount } from './driver/backend-stats.js';
+import { warmBackend } from './driver/backend-warmup.js';
 import { SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
 import { queryOnce, verifyServer } from './driver/verify.js';
 import { runWrk, type WrkExchange } from './driver/wrk.js';
@@ -48,6 +50,8 @@ if (builds.length === 0) {
 const variant = process.env.BENCH_VARIANT ?? 'batch';
 const seconds = Number(process.env.BENCH_DURATION ?? 5);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
+/** Seconds of load before each measured cell, as `npm run bench` (bench/README.md "Warm-up, then steady state"). */
+const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 if (!Number.isInteger(connections) || connections < 1) throw new Error(`BENCH_CONNECTIONS must be a positive integer`);
 const front = variant === 'front';
@@ -92,6 +96,7 @@ async function exchangeOf(label: string, url: string, backendUrl: string): Promi
 
 const servers: ReadonlyArray<{ readonly label: string; readonly root?: string }> = front ? [...builds, { label: BARE }] : builds;
 const backend = await startBackend();
+await warmBackend(backend.url, warmupSeconds);
 const cells = new Map<string, Cell[]>(servers.map((b) => [b.label, []]));
 try {
   for (let run = 1; run <= runs; run++) {
@@ -99,7 +104,7 @@ try {
       const server = await startServer(build);
       try {
         const exchange = await exchangeOf(build.label, server.url, backend.url);
-        await runWrk(server.url, connections, 2, exchange);
+        await runWrk(server.url, connections, warmupSeconds, exchange);
         const cpu0 = server.cpuSeconds();
         const requests0 = await backendRequestCount(backend.url);
         const load = await runWrk(server.url, connections, seconds, exchange);
