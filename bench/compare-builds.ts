@@ -25,7 +25,7 @@ import { backendRequestCount } from './driver/backend-stats.js';
 import { warmBackend } from './driver/backend-warmup.js';
 import { SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
 import { queryOnce, verifyServer } from './driver/verify.js';
-import { runWrk, type WrkExchange } from './driver/wrk.js';
+import { DEFAULT_WARMUP_SEC, runWrk, type WrkExchange } from './driver/wrk.js';
 import { NODE_FLAGS, startBackend } from './rows.js';
 import { FRONT_EXPECTED_BODY, FRONT_REQUEST_BODY } from './shared/data.js';
 import { BENCH_SRC_DIR, distEntry } from './shared/paths.js';
@@ -51,7 +51,7 @@ const variant = process.env.BENCH_VARIANT ?? 'batch';
 const seconds = Number(process.env.BENCH_DURATION ?? 5);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 /** Seconds of load before each measured cell, as `npm run bench` (bench/README.md "Warm-up, then steady state"). */
-const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 8);
+const warmupSeconds = Number(process.env.BENCH_WARMUP ?? DEFAULT_WARMUP_SEC);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 if (!Number.isInteger(connections) || connections < 1) throw new Error(`BENCH_CONNECTIONS must be a positive integer`);
 const front = variant === 'front';

@@ -15,7 +15,7 @@ import type { LoadResult } from './driver/cell.js';
 import { coreBusyPct, readCoreTimes } from './driver/core-load.js';
 import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, type StartedProcess } from './driver/processes.js';
 import { verifyServer } from './driver/verify.js';
-import { checkWrk, runWrk, warmUp, WARMUP_SEGMENT_SEC } from './driver/wrk.js';
+import { checkWrk, runWrk, warmUp, DEFAULT_WARMUP_SEC, WARMUP_SEGMENT_SEC } from './driver/wrk.js';
 import { warmBackend } from './driver/backend-warmup.js';
 import { gatewayTimings, scrapeMetrics } from './driver/metrics.js';
 import { collectEnvironment, gatewayBuildFingerprint } from './environment.js';
@@ -50,7 +50,7 @@ function readSettings(): Settings {
     durationSec,
     runs: Math.round(envNumber('BENCH_RUNS', quick ? 1 : 3)),
     secondaryDurationSec: Math.round(envNumber('BENCH_SECONDARY', quick ? 1 : Math.max(1, Math.round(durationSec * 0.3)))),
-    warmupSec: Math.round(envNumber('BENCH_WARMUP', quick ? 1 : 8)),
+    warmupSec: Math.round(envNumber('BENCH_WARMUP', quick ? 1 : DEFAULT_WARMUP_SEC)),
     pinned: pinning(),
     backendDelayMs: BACKEND_DELAY_MS,
   };
@@ -278,7 +278,11 @@ async function main(): Promise<void> {
 
   const backend = await startBackend();
   const warmed = await warmBackend(backend.url, settings.warmupSec);
-  log(`Backend warmed up: ${warmed} requests answered in ${settings.warmupSec} s, before the first row.`);
+  log(
+    warmed > 0
+      ? `Backend warmed up: ${warmed} requests answered in ${settings.warmupSec} s, before the first row.`
+      : `The backend answered none of its warm-up requests in ${settings.warmupSec} s: every row will fail its verification.`,
+  );
 
   const results = new Map<string, RowResult>(
     rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {}, peakRssMiB: [], warmups: [] }]),

@@ -162,6 +162,16 @@ export async function runWrk(url: string, connections: number, durationSec: numb
 /** Seconds of each warm-up segment: the warm-up runs as consecutive wrk cells this long, each measured. */
 export const WARMUP_SEGMENT_SEC = 2;
 
+/** Seconds of load after each server start before anything is measured (`BENCH_WARMUP`), in `npm run bench` and compare-builds. */
+export const DEFAULT_WARMUP_SEC = 8;
+
+/** The lengths of the warm-up's segments: WARMUP_SEGMENT_SEC each, the last one shorter when `seconds` is not a multiple. */
+export function warmupSegments(seconds: number): number[] {
+  const lengths: number[] = [];
+  for (let done = 0; done < seconds; done += WARMUP_SEGMENT_SEC) lengths.push(Math.min(WARMUP_SEGMENT_SEC, seconds - done));
+  return lengths;
+}
+
 /** What a server did while it warmed up: req/s of each segment in order, and its wrong answers. */
 export interface WarmupRun {
   readonly rps: readonly number[];
@@ -170,14 +180,14 @@ export interface WarmupRun {
 
 /**
  * The warm-up after a server starts: `seconds` of 16-connection load with every answer checked, in
- * segments of WARMUP_SEGMENT_SEC (the last one shorter when `seconds` is not a multiple), so the
+ * `warmupSegments(seconds)`, so the
  * report can show how fast each server reaches its steady state (its JIT compiling the hot code).
  */
 export async function warmUp(url: string, seconds: number, expected: string): Promise<WarmupRun> {
   const rps: number[] = [];
   let wrong = 0;
-  for (let done = 0; done < seconds; done += WARMUP_SEGMENT_SEC) {
-    const segment = await runWrk(url, 16, Math.min(WARMUP_SEGMENT_SEC, seconds - done), expected);
+  for (const length of warmupSegments(seconds)) {
+    const segment = await runWrk(url, 16, length, expected);
     rps.push(segment.rps);
     wrong += segment.wrong;
   }

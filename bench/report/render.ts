@@ -47,7 +47,7 @@ ${secondaryTable(v)}
 
 ## Warm-up after each start
 
-Every server session starts with ${s.warmupSec} s of 16-connection load, answers checked, in ${WARMUP_SEGMENT_SEC} s segments, before the measured cells above (medians over the runs). A fresh Node process runs its hot code unoptimised until V8 has compiled it, on the same core; a server with more code on the request path reaches its steady state later. The measured cells compare the steady states; this table shows what a freshly started (or restarted) server costs in its first seconds.
+Every server session starts with ${s.warmupSec} s of 16-connection load, answers checked, in segments of up to ${WARMUP_SEGMENT_SEC} s, before the measured cells above (medians over the runs). A fresh Node process runs its hot code unoptimised until V8 has compiled it, on the same core; a server with more code on the request path reaches its steady state later. The measured cells compare the steady states; this table shows what a freshly started (or restarted) server costs in its first seconds.
 
 ${warmupTable(v)}
 

@@ -9,6 +9,7 @@ import type { CellRun, BenchResults, RowResult } from '../../bench/results.js';
 import { renderResults } from '../../bench/report/render.js';
 import { evaluateTargets, TARGETS } from '../../bench/report/targets.js';
 import { View } from '../../bench/report/view.js';
+import { warmupSegments } from '../../bench/driver/wrk.js';
 import type { RowId } from '../../bench/rows.js';
 
 function cell(rps: number, more: Partial<CellRun> = {}): CellRun {
@@ -164,6 +165,13 @@ describe('bench report renderer', () => {
       /- Target missed: gqlgw, batch ahead of graphql-jit \+ DataLoader \(req\/s, 16 connections\): 0\.90× \(900 vs 1000 req\/s\), missed by 10\.0 % \(needs 1000 req\/s\)\./,
     );
     assert.match(text, /the machine was not idle/);
+  });
+
+  it("cuts a warm-up into 2 s segments, the last one shorter, as the table's columns are labelled", () => {
+    assert.deepEqual(warmupSegments(8), [2, 2, 2, 2]);
+    assert.deepEqual(warmupSegments(7), [2, 2, 2, 1]);
+    assert.deepEqual(warmupSegments(1), [1]);
+    assert.deepEqual(warmupSegments(0), []);
   });
 
   it('shows each warm-up segment as the median of the runs, beside the measured cell, with its wrong answers', () => {

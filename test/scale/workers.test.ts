@@ -55,7 +55,7 @@ function request(url: string, method: 'GET' | 'POST', body?: string): Promise<An
   });
 }
 
-/** The node flags a running process was started with, and the pids of its children, from /proc. */
+/** The node flags a running process was started with (its argv before the script), from /proc. */
 function nodeFlagsOf(pid: number): string[] {
   const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
   return argv.slice(
@@ -63,6 +63,7 @@ function nodeFlagsOf(pid: number): string[] {
     argv.findIndex((a) => a.endsWith('.js')),
   );
 }
+/** The pids of a process's children, from /proc. */
 function childrenOf(pid: number): number[] {
   return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
 }
