@@ -23,6 +23,8 @@ export interface CellRun extends LoadResult {
   readonly otherLoadOnServerCorePct: number;
   /** gqlgw rows: what the gateway's metrics say about the same cell. */
   readonly gatewayTimings?: GatewayTimings;
+  /** The run (1-based) whose server session measured this cell; absent in results written before it was recorded. */
+  readonly run?: number;
 }
 
 export interface RowResult {
@@ -40,7 +42,25 @@ export interface RowResult {
   readonly peakRssMiB: number[];
   /** Each run's warm-up after the server started (bench/driver/wrk.ts `warmUp`), before the measured cells. */
   readonly warmups: WarmupRun[];
+  /**
+   * Each run's machine-speed probes around its server session (bench/driver/speed-probe.ts);
+   * absent in results written before the probe existed.
+   */
+  readonly speed?: SessionSpeed[];
   readonly cells: Partial<Record<CellKey, CellRun[]>>;
+}
+
+/** µs per probe operation on each core (bench/driver/speed-probe.ts): higher is slower. */
+export interface CoreSpeeds {
+  readonly serverCore: number;
+  readonly loadCore: number;
+}
+
+/** The probes right before a server session started and right after it stopped. */
+export interface SessionSpeed {
+  readonly run: number;
+  readonly before: CoreSpeeds;
+  readonly after: CoreSpeeds;
 }
 
 export interface Settings {

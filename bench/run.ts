@@ -5,7 +5,6 @@
  * then bench/RESULTS.md. Settings: BENCH_DURATION, BENCH_RUNS, BENCH_SECONDARY, BENCH_WARMUP,
  * BENCH_QUICK=1, BENCH_ROWS=id,id, BENCH_RESULTS=path.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -13,7 +12,8 @@ import { BACKEND_DELAY_MS } from './backend.js';
 import { backendRequestCount } from './driver/backend-stats.js';
 import type { LoadResult } from './driver/cell.js';
 import { coreBusyPct, readCoreTimes } from './driver/core-load.js';
-import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, type StartedProcess } from './driver/processes.js';
+import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, runForLine, type StartedProcess } from './driver/processes.js';
+import { probeCores } from './driver/speed-probe.js';
 import { verifyServer } from './driver/verify.js';
 import { checkWrk, runWrk, warmUp, DEFAULT_WARMUP_SEC, WARMUP_SEGMENT_SEC } from './driver/wrk.js';
 import { warmBackend } from './driver/backend-warmup.js';
@@ -27,6 +27,7 @@ import {
   type BenchResults,
   type CellKey,
   type CellRun,
+  type CoreSpeeds,
   type RowResult,
   type Settings,
 } from './results.js';
@@ -121,18 +122,7 @@ function runOpenLoopProcess(url: string, cell: OpenLoopCell, expectedFile: strin
     String(warmupSec),
     expectedFile,
   ]);
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('BENCH_OPEN '));
-      if (code !== 0 || line === undefined) reject(new Error(`open-loop driver exited with ${code}:\n${out}`));
-      else resolvePromise(JSON.parse(line.slice('BENCH_OPEN '.length)) as LoadResult);
-    });
-  });
+  return runForLine('open-loop driver', command, args, 'BENCH_OPEN ').then((line) => JSON.parse(line) as LoadResult);
 }
 
 /** Starts a row and verifies its answer; records the failure and returns undefined when it cannot be measured. */
@@ -163,8 +153,8 @@ async function startVerified(
   return { server, expectedBody: verification.body };
 }
 
-function pushCell(result: RowResult, key: CellKey, cell: CellRun): void {
-  (result.cells[key] ??= []).push(cell);
+function pushCell(result: RowResult, key: CellKey, cell: CellRun, run: number): void {
+  (result.cells[key] ??= []).push({ ...cell, run });
 }
 
 /**
@@ -179,6 +169,7 @@ async function runRow(
   pass: { readonly settings: Settings; readonly run: number },
 ): Promise<void> {
   const { settings, run } = pass;
+  const before = await probeSpeed(row);
   const started = await startVerified(row, result, backend);
   if (started === undefined) return;
   const { server, expectedBody } = started;
@@ -193,7 +184,7 @@ async function runRow(
     for (const connections of CLOSED_CONNECTIONS) {
       const duration = connections === 16 ? settings.durationSec : settings.secondaryDurationSec;
       const cell = await measure(server, backend, () => runWrk(server.url, connections, duration, expectedBody), metricsUrl);
-      pushCell(result, `c${connections}`, cell);
+      pushCell(result, `c${connections}`, cell, run);
       if (connections !== 1) closedRps.push(cell.rps);
       log(
         `  [closed ${tag} c=${String(connections).padStart(2)}: ${fmt(cell.rps, 0).padStart(6)} req/s  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  subreq/q ${fmt(cell.subrequestsPerQuery, 2)}  wrong ${cell.wrong}  cpu ${fmt(cell.serverCpuPct, 0)}%/${fmt(cell.backendCpuPct, 0)}%  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`,
@@ -207,7 +198,7 @@ async function runRow(
       const cell = await measure(server, backend, () =>
         runOpenLoopProcess(server.url, { rate, durationSec: settings.secondaryDurationSec, warmupSec: OPEN_LOOP_WARMUP_SEC }, expectedFile),
       );
-      pushCell(result, `open${percent}`, cell);
+      pushCell(result, `open${percent}`, cell, run);
       log(
         `  [open   ${tag} ${String(percent).padStart(3)}% = ${fmt(rate, 0).padStart(6)}/s: got ${fmt(cell.rps, 0).padStart(6)}  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  wrong ${cell.wrong}  send lag p99 ${fmt(cell.sendLagP99Ms ?? Number.NaN, 2)} ms  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`,
       );
@@ -218,6 +209,20 @@ async function runRow(
   } finally {
     result.peakRssMiB.push(server.peakRssMiB());
     await server.stop();
+  }
+  const after = await probeSpeed(row);
+  if (before !== undefined && after !== undefined) result.speed?.push({ run, before, after });
+}
+
+/** Both cores' speed (bench/driver/speed-probe.ts) while no server runs; undefined (and logged) when the probe fails. */
+async function probeSpeed(row: RowSpec): Promise<CoreSpeeds | undefined> {
+  if (!pinning()) return undefined;
+  try {
+    const [serverCore, loadCore] = await probeCores([SERVER_CORE, LOAD_CORE]);
+    return { serverCore: serverCore!, loadCore: loadCore! };
+  } catch (error) {
+    log(`  ${row.label}: speed probe failed: ${String(error).split('\n')[0]}`);
+    return undefined;
   }
 }
 
@@ -256,7 +261,8 @@ async function main(): Promise<void> {
   pinSelf(LOAD_CORE);
   mkdirSync(BENCH_OUT_DIR, { recursive: true });
   writeVariantSchemas(BENCH_SRC_DIR);
-  const startUpSec = 1.5;
+  /** Start-up, verification and the two speed probes (0.3 s each, plus a process start). */
+  const startUpSec = 2.3;
   const closedPerRow = startUpSec + settings.warmupSec + settings.durationSec + 2 * settings.secondaryDurationSec;
   const openPerRow = OPEN_PERCENTS.length * (OPEN_LOOP_WARMUP_SEC + settings.secondaryDurationSec + 0.7);
   const perRowRun = closedPerRow + openPerRow;
@@ -285,7 +291,7 @@ async function main(): Promise<void> {
   );
 
   const results = new Map<string, RowResult>(
-    rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {}, peakRssMiB: [], warmups: [] }]),
+    rows.map((r) => [r.id, { id: r.id, label: r.label, failures: [], cells: {}, peakRssMiB: [], warmups: [], speed: [] }]),
   );
   const profiles: Array<BenchResults['profiles'][number]> = [];
   try {

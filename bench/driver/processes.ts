@@ -34,6 +34,26 @@ export function pinnedCommand(core: number | string, command: string, args: read
   return pinning() ? ['taskset', ['-c', String(core), command, ...args]] : [command, [...args]];
 }
 
+/**
+ * Runs `command args` to its end and resolves with the rest of its first output line (stdout or
+ * stderr) that starts with `prefix`; rejects, with everything it printed, when it exits non-zero
+ * or prints no such line. `what` names it in that error.
+ */
+export function runForLine(what: string, command: string, args: readonly string[], prefix: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(prefix));
+      if (code !== 0 || line === undefined) reject(new Error(`${what} exited with ${code}:\n${out}`));
+      else resolve(line.slice(prefix.length));
+    });
+  });
+}
+
 export interface StartedProcess {
   readonly name: string;
   readonly pid: number;

@@ -4,6 +4,7 @@
  */
 import type { RowId } from '../rows.js';
 import { EXPECTED_BODY } from '../shared/data.js';
+import { speedReading } from './speed.js';
 import type { TargetOutcome } from './targets.js';
 import { aggregate, ms, num, ratio, View } from './view.js';
 
@@ -164,6 +165,8 @@ export function reading(v: View, outcomes: readonly TargetOutcome[]): string {
   );
   const warmupWrong = d.rows.reduce((s, r) => s + r.warmups.reduce((t, w) => t + w.wrong, 0), 0);
   if (warmupWrong > 0) out.push(`- ${warmupWrong} answers during the warm-ups were wrong or failed: see "Warm-up after each start".`);
+  const pace = speedReading(d);
+  if (pace !== undefined) out.push(pace);
   out.push(
     wrong === 0
       ? `- All ${responses} measured responses were right (0 wrong).`

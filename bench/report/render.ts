@@ -6,6 +6,7 @@ import type { BenchResults } from '../results.js';
 import { QUERY } from '../shared/data.js';
 import { reading } from './reading.js';
 import { closedTable, openTable, profileSection, ratiosTable, secondaryTable, targetsTable, wallSection, warmupTable } from './tables.js';
+import { atUsualPace, SLOW_PACE, speedTable } from './speed.js';
 import { evaluateTargets } from './targets.js';
 import { num, View } from './view.js';
 import { WARMUP_SEGMENT_SEC } from '../driver/wrk.js';
@@ -57,13 +58,14 @@ Rates are 50, 80 and 100 % of the row's closed-loop maximum in the same run and 
 
 ${openTable(v)}
 
-## Ratios (same run)
+${machineSpeedSection(v)}## Ratios (same run)
 
 ${ratiosTable(v)}
 
 ## Targets
 
 ${targetsTable(outcomes)}
+${usualPaceTargets(data)}
 
 ## Where the time goes: one gqlgw query
 `);
@@ -97,4 +99,34 @@ ${reading(v, outcomes)}
   );
   if (samples.length > 0) parts.push(`\n## First wrong answer per cell\n\n${samples.join('\n')}\n`);
   return `${parts.join('\n').trimEnd()}\n`;
+}
+
+/** "Machine speed around each session" with its table and a blank line after, or nothing without probes. */
+function machineSpeedSection(v: View): string {
+  const speed = speedTable(v);
+  if (speed === undefined) return '';
+  return `## Machine speed around each session
+
+Right before each server session started and right after it stopped, every core ran the same piece of Node work with nothing else of the bench on it: JSON.parse and JSON.stringify of the backend's 100 posts for 300 ms, in its own pinned process (bench/driver/speed-probe.ts). Each cell shows the session's paces, relative to the median of all that core's probes in this run: server core before→after · load core before→after; **bold** is under ${SLOW_PACE} (${Math.round((1 - SLOW_PACE) * 100)} % or more slower than usual). This machine is a VM whose cores can slow down for minutes at a time with nothing showing in /proc/stat (no steal time, no other process): a session between slow probes measured a slowed machine, whatever its row.
+
+${speed}
+
+`;
+}
+
+/**
+ * The throughput and tail targets again without the cells of sessions measured on a slowed core,
+ * after the verdicts (which read every session); nothing when no session was slowed.
+ */
+function usualPaceTargets(data: BenchResults): string {
+  const usual = atUsualPace(data);
+  if (usual === undefined) return '';
+  const outcomes = evaluateTargets(new View(usual)).filter((o) => o.spec.kind !== 'memory');
+  return `
+### The same targets without the sessions measured on a slowed core
+
+The verdicts above read every session. Here the throughput and tail targets are read again without the cells of the sessions that "Machine speed around each session" marks (a probe under ${SLOW_PACE}× of its core's usual pace), to show how much of a verdict is the machine's: not a verdict.
+
+${targetsTable(outcomes)}
+`;
 }

@@ -184,4 +184,75 @@ describe('bench report renderer', () => {
     assert.match(text, /^- 3 answers during the warm-ups were wrong or failed/m);
     assert.match(text, /after a 7 s warm-up per server start/);
   });
+
+  it("shows each session's probed pace against the run's usual one, and names the slowed sessions", () => {
+    const usual = { serverCore: 40, loadCore: 50 };
+    const probed = (rowIndex: number, speed: RowResult['speed']): BenchResults => ({
+      ...FIXTURE,
+      rows: FIXTURE.rows.map((r, i) =>
+        i === rowIndex ? { ...r, speed } : { ...r, speed: [1, 2, 3].map((run) => ({ run, before: usual, after: usual })) },
+      ),
+    });
+    const slowed = probed(1, [
+      { run: 1, before: usual, after: usual },
+      { run: 2, before: usual, after: { serverCore: 64, loadCore: 50 } },
+      { run: 3, before: { serverCore: 40, loadCore: 55 }, after: usual },
+    ]);
+    const label = slowed.rows[1]!.label;
+    const text = renderResults(slowed);
+    const section = text.slice(text.indexOf('## Machine speed around each session'), text.indexOf('## Ratios'));
+    assert.match(
+      section,
+      /\| row \| run 1: server core · load core \| run 2: server core · load core \| run 3: server core · load core \|/,
+    );
+    const line = section.split('\n').find((l) => l.startsWith(`| ${label} |`));
+    // 40/64 = 0.63 (bold: under 0.85); 50/55 = 0.91 (not bold).
+    assert.equal(line, `| ${label} | 1.00→1.00 · 1.00→1.00 | 1.00→**0.63** · 1.00→1.00 | 1.00→1.00 · 0.91→1.00 |`);
+    assert.match(
+      text,
+      new RegExp(
+        `^- The machine-speed probe found a core under 0\\.85× of its usual pace around 1 of ${3 * FIXTURE.rows.length} server sessions: ${label.replace(/[()+]/g, '\\$&')} run 2 \\(0\\.63×\\)`,
+        'm',
+      ),
+    );
+
+    const even = renderResults(
+      probed(
+        1,
+        [1, 2, 3].map((run) => ({ run, before: usual, after: usual })),
+      ),
+    );
+    assert.match(even, /^- The machine-speed probe found both cores at 0\.85× or more of their usual pace around all \d+ server sessions/m);
+    assert.ok(!renderResults(FIXTURE).includes('## Machine speed'), 'results without probes (older runs) have no section');
+  });
+
+  it('reads the throughput and tail targets again without the cells of slowed sessions, below the verdicts', () => {
+    const usual = { serverCore: 40, loadCore: 50 };
+    const numbered = (r: RowResult): RowResult => ({
+      ...r,
+      cells: Object.fromEntries(Object.entries(r.cells).map(([k, cells]) => [k, (cells ?? []).map((c, i) => ({ ...c, run: i + 1 }))])),
+      speed: [1, 2, 3].map((run) => ({
+        run,
+        before: usual,
+        after: r.id === 'gqlgw-batch' && run === 2 ? { serverCore: 64, loadCore: 50 } : usual,
+      })),
+    });
+    const text = renderResults({ ...FIXTURE, rows: FIXTURE.rows.map(numbered) });
+    const verdicts = text.slice(
+      text.indexOf('## Targets'),
+      text.indexOf('### The same targets without the sessions measured on a slowed core'),
+    );
+    const again = text.slice(text.indexOf('### The same targets without'), text.indexOf('## Where the time goes'));
+    // Every session: batch 900 (880, 900, 950) against 1000; p99/p50 25 / 10 (runs 25/10, 40/9, 22/11).
+    assert.match(
+      verdicts,
+      /\| gqlgw, batch ≥ 0\.9 × hand-written \(ceiling\) \(req\/s, 16 connections\) \| 0\.90× \(900 vs 1000 req\/s\) \|/,
+    );
+    assert.match(verdicts, /\| gqlgw, batch: p99 ≤ 3 × p50 [^|]* \| p99\/p50 = 2\.50 /);
+    // Without batch's slowed second session: 915 (880, 950); 23.5 / 10.5.
+    assert.match(again, /\| gqlgw, batch ≥ 0\.9 × hand-written \(ceiling\) \(req\/s, 16 connections\) \| 0\.92× \(915 vs 1000 req\/s\) \|/);
+    assert.match(again, /\| gqlgw, batch: p99 ≤ 3 × p50 [^|]* \| p99\/p50 = 2\.24 \(23\.5 \/ 10\.5 ms/);
+    assert.ok(!again.includes('peak RSS'), 'memory is not read again');
+    assert.ok(!renderResults(FIXTURE).includes('### The same targets without'), 'nothing to read again without slowed sessions');
+  });
 });
