@@ -210,9 +210,19 @@ async function runRow(
     result.peakRssMiB.push(server.peakRssMiB());
     await server.stop();
   }
+  // The stopped server's exit (freeing its heap, closing its sockets, the backend's side of them) is done by then.
+  await new Promise((r) => setTimeout(r, PROBE_SETTLE_MS));
   const after = await probeSpeed(row);
-  if (before !== undefined && after !== undefined) result.speed?.push({ run, before, after });
+  if (before === undefined || after === undefined) return;
+  result.speed?.push({ run, before, after });
+  const us = (a: number, b: number): string => `${fmt(a, 1)} → ${fmt(b, 1)}`;
+  log(
+    `  [speed  ${tag}: µs per probe operation, server core ${us(before.serverCore, after.serverCore)}, load core ${us(before.loadCore, after.loadCore)}`,
+  );
 }
+
+/** How long the after-session probe waits for the session's teardown to finish. */
+const PROBE_SETTLE_MS = 300;
 
 /** Both cores' speed (bench/driver/speed-probe.ts) while no server runs; undefined (and logged) when the probe fails. */
 async function probeSpeed(row: RowSpec): Promise<CoreSpeeds | undefined> {
