@@ -2,9 +2,10 @@
  * The machine-speed probe: how fast each core runs a fixed piece of Node work right before and
  * right after every server session, while nothing of the bench runs on it.
  *
- * Why: this machine is a VM whose cores slow down, for minutes at a time, by up to about a half
- * (other tenants), and that is invisible from inside: /proc/stat's steal stays 0 and no other
- * process shows up on the core. A row measured during such a spell reads as a slower server, and
+ * Why: the project's machine is a VM whose cores run at two paces about 1.6× apart, switching
+ * within seconds and sometimes staying slow for minutes (docs/performance.md "The machine's
+ * pace"), and that is invisible from inside: /proc/stat's steal stays 0 and no other process
+ * shows up on the core. A row measured during such a spell reads as a slower server, and
  * a ratio or a tail taken across it compares the machine's moods, not code. The probe cannot
  * correct that; it shows it, so RESULTS.md can name the sessions measured on a slowed machine.
  *
@@ -17,6 +18,7 @@
 import { POSTS } from '../shared/data.js';
 import { distEntry } from '../shared/paths.js';
 import { pinnedCommand, runForLine } from './processes.js';
+import { median } from './stats.js';
 
 const WARMUP_MS = 60;
 const SLICE_MS = 20;
@@ -38,9 +40,9 @@ export function measureSpeed(): number {
     return ((now - start) * 1000) / ops;
   };
   run(WARMUP_MS);
-  const slices = Array.from({ length: SLICES }, () => run(SLICE_MS)).sort((a, b) => a - b);
+  const slices = Array.from({ length: SLICES }, () => run(SLICE_MS));
   if (sink === 0) throw new Error('unreachable: the probe produced nothing');
-  return (slices[(SLICES - 1) >> 1]! + slices[SLICES >> 1]!) / 2;
+  return median(slices);
 }
 
 /** The line speed-probe-cli.ts prints. */

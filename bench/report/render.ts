@@ -107,7 +107,7 @@ function machineSpeedSection(v: View): string {
   if (speed === undefined) return '';
   return `## Machine speed around each session
 
-Right before each server session started and right after it stopped, every core ran the same piece of Node work with nothing else of the bench on it: JSON.parse and JSON.stringify of the backend's 100 posts for 300 ms, in its own pinned process (bench/driver/speed-probe.ts). Each cell shows the session's paces, relative to the median of all that core's probes in this run: server core before→after · load core before→after; **bold** is under ${SLOW_PACE} (${Math.round((1 - SLOW_PACE) * 100)} % or more slower than usual). This machine is a VM whose cores run at two paces about 1.6× apart, switching within seconds and sometimes staying slow for minutes, with nothing in /proc/stat to show it (no steal time, no other process). The probes see a session's start and end, not what happens in between: a bold probe says the machine was slowed around that session, whatever its row; a session between two plain probes may still have had slow seconds.
+Right before each server session started and right after it stopped, every core ran the same piece of Node work with nothing else of the bench on it: JSON.parse and JSON.stringify of the backend's 100 posts for 300 ms, in its own pinned process (bench/driver/speed-probe.ts). Each cell shows the session's paces, relative to the median of all that core's probes in this run: server core before→after · load core before→after; **bold** is under ${SLOW_PACE} (${Math.round((1 - SLOW_PACE) * 100)} % or more slower than usual). On a shared VM a core can run slower for seconds or minutes with nothing in /proc/stat to show it (no steal time, no other process); the project's machine has two paces about 1.6× apart (docs/performance.md, "The machine's pace"). The probes see a session's start and end, not what happens in between: a bold probe says the machine was slowed around that session, whatever its row; a session between two plain probes may still have had slow seconds.
 
 ${speed}
 
@@ -125,7 +125,7 @@ function usualPaceTargets(data: BenchResults): string {
   return `
 ### The same targets without the sessions measured on a slowed core
 
-The verdicts above read every session. Here the throughput and tail targets are read again without the cells of the sessions that "Machine speed around each session" marks (a probe under ${SLOW_PACE}× of its core's usual pace), to show how much of a verdict is the machine's: not a verdict.
+The verdicts above read every session and stay the verdicts. Here the throughput and tail targets are read again without the cells of the sessions that "Machine speed around each session" marks (a probe under ${SLOW_PACE}× of its core's usual pace), to show how much of each verdict the machine's pace made; an unmarked session may still have had slow seconds.
 
 ${targetsTable(outcomes)}
 `;
