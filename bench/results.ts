@@ -1,5 +1,6 @@
 /** The data one `npm run bench` produces (saved as bench/out/results.json, rendered to RESULTS.md). */
 import type { LoadResult } from './driver/cell.js';
+import type { PaceWait } from './driver/pace-gate.js';
 import type { WarmupRun } from './driver/wrk.js';
 import type { ProfileSummary } from './profile/categorize.js';
 import type { RowId } from './rows.js';
@@ -25,6 +26,8 @@ export interface CellRun extends LoadResult {
   readonly gatewayTimings?: GatewayTimings;
   /** The run (1-based) whose server session measured this cell; absent in results written before it was recorded. */
   readonly run?: number;
+  /** What the pace gate (bench/driver/pace-gate.ts) did before the cell; absent when unpinned or before the gate. */
+  readonly pace?: PaceWait;
 }
 
 export interface RowResult {
@@ -71,6 +74,8 @@ export interface Settings {
   readonly quick: boolean;
   readonly pinned: boolean;
   readonly backendDelayMs: number;
+  /** The pace gate's longest wait before a cell (BENCH_PACE_WAIT); absent in results written before the gate. */
+  readonly paceWaitSec?: number;
 }
 
 export interface Environment {

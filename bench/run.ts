@@ -3,7 +3,7 @@
  * column is. Phases: closed loop (wrk at 16, 1 and 64 connections) for every row, run after run;
  * open loop at 50/80/100 % of each row's closed-loop maximum; CPU profiles of gqlgw (batch, batch + cache);
  * then bench/RESULTS.md. Settings: BENCH_DURATION, BENCH_RUNS, BENCH_SECONDARY, BENCH_WARMUP,
- * BENCH_QUICK=1, BENCH_ROWS=id,id, BENCH_RESULTS=path.
+ * BENCH_PACE_WAIT, BENCH_WAIT_IDLE, BENCH_QUICK=1, BENCH_ROWS=id,id, BENCH_RESULTS=path.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve, relative } from 'node:path';
@@ -13,6 +13,7 @@ import { backendRequestCount } from './driver/backend-stats.js';
 import type { LoadResult } from './driver/cell.js';
 import { coreBusyPct, readCoreTimes } from './driver/core-load.js';
 import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, runForLine, type StartedProcess } from './driver/processes.js';
+import { PaceGate, waitForUsualPace, type PaceWait } from './driver/pace-gate.js';
 import { probeCores } from './driver/speed-probe.js';
 import { verifyServer } from './driver/verify.js';
 import { checkWrk, runWrk, warmUp, DEFAULT_WARMUP_SEC, WARMUP_SEGMENT_SEC } from './driver/wrk.js';
@@ -35,11 +36,13 @@ import { ROWS, ROW_IDS, NODE_FLAGS, measureOrder, startBackend, startRow, type R
 import { BENCH_OUT_DIR, BENCH_SRC_DIR, ROOT_DIR, distEntry } from './shared/paths.js';
 import { writeVariantSchemas } from './variants.js';
 
-function envNumber(name: string, fallback: number): number {
+function envNumber(name: string, fallback: number, zeroAllowed = false): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) {
+    throw new Error(`${name} must be a ${zeroAllowed ? 'non-negative' : 'positive'} number, got "${raw}"`);
+  }
   return value;
 }
 
@@ -54,6 +57,7 @@ function readSettings(): Settings {
     warmupSec: Math.round(envNumber('BENCH_WARMUP', quick ? 1 : DEFAULT_WARMUP_SEC)),
     pinned: pinning(),
     backendDelayMs: BACKEND_DELAY_MS,
+    paceWaitSec: envNumber('BENCH_PACE_WAIT', quick ? 0 : 60, true),
   };
 }
 
@@ -153,8 +157,29 @@ async function startVerified(
   return { server, expectedBody: verification.body };
 }
 
-function pushCell(result: RowResult, key: CellKey, cell: CellRun, run: number): void {
-  (result.cells[key] ??= []).push({ ...cell, run });
+/** Records a cell with its run and what the pace gate did before it. */
+function pushCell(result: RowResult, key: CellKey, cell: CellRun, at: { run: number; pace: PaceWait | undefined }): void {
+  const { run, pace } = at;
+  (result.cells[key] ??= []).push(pace === undefined ? { ...cell, run } : { ...cell, run, pace });
+}
+
+/** The pace gate before one cell; logged when it waited or the machine stayed slowed. */
+async function gateCell(row: RowSpec, pass: RunPass, what: string): Promise<PaceWait | undefined> {
+  if (!pinning()) return undefined;
+  const wait = await waitForUsualPace(pass.gate, { probe: () => probeSpeed(row.label), maxWaitSec: pass.settings.paceWaitSec ?? 0 });
+  if (wait.waitedSec > 0 || wait.slow) {
+    log(
+      `  [pace   ${pass.run}] ${row.label} ${what}: waited ${fmt(wait.waitedSec, 0)} s${wait.slow ? ', still slowed: measured anyway' : ' for the usual pace'}`,
+    );
+  }
+  return wait;
+}
+
+/** One pass over the rows: the settings, the run's number and the pace gate it shares. */
+interface RunPass {
+  readonly settings: Settings;
+  readonly run: number;
+  readonly gate: PaceGate;
 }
 
 /**
@@ -162,14 +187,10 @@ function pushCell(result: RowResult, key: CellKey, cell: CellRun, run: number): 
  * connections, then open loop at 50/80/100 % of this run's closed-loop maximum (the higher of
  * the 16- and 64-connection req/s), then stop.
  */
-async function runRow(
-  row: RowSpec,
-  result: RowResult,
-  backend: StartedProcess,
-  pass: { readonly settings: Settings; readonly run: number },
-): Promise<void> {
+async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, pass: RunPass): Promise<void> {
   const { settings, run } = pass;
-  const before = await probeSpeed(row);
+  const before = await probeSpeed(row.label);
+  if (before !== undefined) pass.gate.observe(before);
   const started = await startVerified(row, result, backend);
   if (started === undefined) return;
   const { server, expectedBody } = started;
@@ -183,8 +204,9 @@ async function runRow(
     const closedRps: number[] = [];
     for (const connections of CLOSED_CONNECTIONS) {
       const duration = connections === 16 ? settings.durationSec : settings.secondaryDurationSec;
+      const pace = await gateCell(row, pass, `c=${connections}`);
       const cell = await measure(server, backend, () => runWrk(server.url, connections, duration, expectedBody), metricsUrl);
-      pushCell(result, `c${connections}`, cell, run);
+      pushCell(result, `c${connections}`, cell, { run, pace });
       if (connections !== 1) closedRps.push(cell.rps);
       log(
         `  [closed ${tag} c=${String(connections).padStart(2)}: ${fmt(cell.rps, 0).padStart(6)} req/s  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  subreq/q ${fmt(cell.subrequestsPerQuery, 2)}  wrong ${cell.wrong}  cpu ${fmt(cell.serverCpuPct, 0)}%/${fmt(cell.backendCpuPct, 0)}%  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`,
@@ -195,10 +217,11 @@ async function runRow(
     writeFileSync(expectedFile, expectedBody);
     for (const percent of OPEN_PERCENTS) {
       const rate = Math.max(1, Math.round((maximum * percent) / 100));
+      const pace = await gateCell(row, pass, `open ${percent}%`);
       const cell = await measure(server, backend, () =>
         runOpenLoopProcess(server.url, { rate, durationSec: settings.secondaryDurationSec, warmupSec: OPEN_LOOP_WARMUP_SEC }, expectedFile),
       );
-      pushCell(result, `open${percent}`, cell, run);
+      pushCell(result, `open${percent}`, cell, { run, pace });
       log(
         `  [open   ${tag} ${String(percent).padStart(3)}% = ${fmt(rate, 0).padStart(6)}/s: got ${fmt(cell.rps, 0).padStart(6)}  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  wrong ${cell.wrong}  send lag p99 ${fmt(cell.sendLagP99Ms ?? Number.NaN, 2)} ms  other ${fmt(cell.otherLoadOnServerCorePct, 0)}%`,
       );
@@ -212,7 +235,8 @@ async function runRow(
   }
   // The stopped server's exit (freeing its heap, closing its sockets, the backend's side of them) is done by then.
   await new Promise((r) => setTimeout(r, PROBE_SETTLE_MS));
-  const after = await probeSpeed(row);
+  const after = await probeSpeed(row.label);
+  if (after !== undefined) pass.gate.observe(after);
   if (before === undefined || after === undefined) return;
   result.speed?.push({ run, before, after });
   const us = (a: number, b: number): string => `${fmt(a, 1)} → ${fmt(b, 1)}`;
@@ -224,16 +248,37 @@ async function runRow(
 /** How long the after-session probe waits for the session's teardown to finish. */
 const PROBE_SETTLE_MS = 300;
 
-/** Both cores' speed (bench/driver/speed-probe.ts) while no server runs; undefined (and logged) when the probe fails. */
-async function probeSpeed(row: RowSpec): Promise<CoreSpeeds | undefined> {
+/** Both cores' speed (bench/driver/speed-probe.ts) while no server runs; undefined (and logged, for `who`) when the probe fails. */
+async function probeSpeed(who: string): Promise<CoreSpeeds | undefined> {
   if (!pinning()) return undefined;
   try {
     const [serverCore, loadCore] = await probeCores([SERVER_CORE, LOAD_CORE]);
     return { serverCore: serverCore!, loadCore: loadCore! };
   } catch (error) {
-    log(`  ${row.label}: speed probe failed: ${String(error).split('\n')[0]}`);
+    log(`  ${who}: speed probe failed: ${String(error).split('\n')[0]}`);
     return undefined;
   }
+}
+
+/** Probes before the run that give the pace gate its first reference (the fastest of them). */
+const CALIBRATION_PROBES = 5;
+
+/** A pace gate with a first reference: CALIBRATION_PROBES probes of the idle machine, a second apart. */
+async function calibratePaceGate(): Promise<PaceGate> {
+  const gate = new PaceGate();
+  const probes: CoreSpeeds[] = [];
+  for (let i = 0; i < CALIBRATION_PROBES; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 1000));
+    const speeds = await probeSpeed('pace before the run');
+    if (speeds === undefined) break;
+    probes.push(speeds);
+    gate.observe(speeds);
+  }
+  if (probes.length > 0) {
+    const list = (core: keyof CoreSpeeds): string => probes.map((p) => fmt(p[core], 1)).join(', ');
+    log(`Pace before the run (µs per probe operation): server core ${list('serverCore')}; load core ${list('loadCore')}.`);
+  }
+  return gate;
 }
 
 type IdleCheck = NonNullable<BenchResults['idleCheck']>;
@@ -275,10 +320,12 @@ async function main(): Promise<void> {
   const startUpSec = 2.3;
   const closedPerRow = startUpSec + settings.warmupSec + settings.durationSec + 2 * settings.secondaryDurationSec;
   const openPerRow = OPEN_PERCENTS.length * (OPEN_LOOP_WARMUP_SEC + settings.secondaryDurationSec + 0.7);
-  const perRowRun = closedPerRow + openPerRow;
+  /** The pace gate's probe before each of the six cells, when it need not wait. */
+  const gatePerRow = pinning() ? (CLOSED_CONNECTIONS.length + OPEN_PERCENTS.length) * 0.45 : 0;
+  const perRowRun = closedPerRow + openPerRow + gatePerRow;
   const estimate = (perRowRun * rows.length * settings.runs + 2 * (settings.durationSec + settings.warmupSec + 5)) / 60;
   log(
-    `gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min.`,
+    `gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min${gatePerRow > 0 && (settings.paceWaitSec ?? 0) > 0 ? `, plus any waits for the usual pace (up to ${settings.paceWaitSec} s before a cell)` : ''}.`,
   );
   log(
     settings.pinned
@@ -292,6 +339,7 @@ async function main(): Promise<void> {
     `Machine load before the run: core 0 ${fmt(idleCheck.core0Pct, 0)} %, core 1 ${fmt(idleCheck.core1Pct, 0)} % busy${isBusy(idleCheck) ? ' (not idle: other processes will disturb the numbers)' : ''}.`,
   );
 
+  const gate = await calibratePaceGate();
   const backend = await startBackend();
   const warmed = await warmBackend(backend.url, settings.warmupSec);
   log(
@@ -307,7 +355,7 @@ async function main(): Promise<void> {
   try {
     log('\nClosed loop (wrk) and open loop (Node driver, own HTTP client, latency from scheduled send time), row by row, run by run');
     for (let run = 1; run <= settings.runs; run++) {
-      for (const row of measureOrder(rows, run)) await runRow(row, results.get(row.id) as RowResult, backend, { settings, run });
+      for (const row of measureOrder(rows, run)) await runRow(row, results.get(row.id) as RowResult, backend, { settings, run, gate });
     }
     for (const profiledRow of rows.filter((r) => r.id === 'gqlgw-batch' || r.id === 'gqlgw-batch-cache')) {
       log(`\nProfile of ${profiledRow.label}`);

@@ -6,7 +6,8 @@ import type { BenchResults } from '../results.js';
 import { QUERY } from '../shared/data.js';
 import { reading } from './reading.js';
 import { closedTable, openTable, profileSection, ratiosTable, secondaryTable, targetsTable, wallSection, warmupTable } from './tables.js';
-import { atUsualPace, SLOW_PACE, speedTable } from './speed.js';
+import { RETRY_SEC, SLOW_FACTOR } from '../driver/pace-gate.js';
+import { atUsualPace, paceGateSentence, SLOW_PACE, speedTable } from './speed.js';
 import { evaluateTargets } from './targets.js';
 import { num, View } from './view.js';
 import { WARMUP_SEGMENT_SEC } from '../driver/wrk.js';
@@ -36,7 +37,7 @@ Written by \`npm run bench\` (bench/run.ts) on ${e.date}; the run took ${num(dat
 - Node flags of every Node process (each server under test, the backend, the open-loop driver): ${e.nodeFlags === undefined || e.nodeFlags.length === 0 ? 'none' : `\`${e.nodeFlags.join(' ')}\``} (bench/rows.ts \`NODE_FLAGS\`: the heap floor of gqlgw's production launch line, the peers' too).
 - Coalescing across requests (\`[sources.X] coalesce\`) is off in the like-for-like gqlgw rows (bench/*.toml); the rows "coalescing on" are extra.
 - Server CPU: the process's CPU time (from /proc) over the cell's wall time; µs/query = that / req/s. "Other load, server core": busy time of core 0 (from /proc/stat) not used by the server process: other processes on this shared machine, or kernel network work.
-- Machine load before the run: ${data.idleCheck === undefined ? 'not measured' : `core 0 ${num(data.idleCheck.core0Pct)} % and core 1 ${num(data.idleCheck.core1Pct)} % busy over ${num(data.idleCheck.seconds)} s${data.idleCheck.core0Pct > 10 || data.idleCheck.core1Pct > 10 ? ' (**the machine was not idle**)' : ''}`}.
+${paceGateBullet(s)}- Machine load before the run: ${data.idleCheck === undefined ? 'not measured' : `core 0 ${num(data.idleCheck.core0Pct)} % and core 1 ${num(data.idleCheck.core1Pct)} % busy over ${num(data.idleCheck.seconds)} s${data.idleCheck.core0Pct > 10 || data.idleCheck.core1Pct > 10 ? ' (**the machine was not idle**)' : ''}`}.
 
 ## Closed loop, 16 connections
 
@@ -101,16 +102,34 @@ ${reading(v, outcomes)}
   return `${parts.join('\n').trimEnd()}\n`;
 }
 
+/** The set-up line on the pace gate (with its newline), or nothing when it did not run. */
+function paceGateBullet(s: BenchResults['settings']): string {
+  if (!s.pinned || s.paceWaitSec === undefined) return '';
+  const wait =
+    s.paceWaitSec > 0
+      ? `the cell waited, probing every ${RETRY_SEC} s, up to ${s.paceWaitSec} s, then ran anyway and is marked`
+      : 'the cell ran anyway and is marked (waiting was off: `BENCH_PACE_WAIT=0`)';
+  return `- Pace gate (bench/driver/pace-gate.ts): right before each measured cell, both cores ran the speed probe ("Machine speed around each session"); when either took over ${SLOW_FACTOR}× its fastest probe in the run (the machine's slow pace is about 1.6×), ${wait}. It runs for every row alike; it cannot keep the pace from changing during a cell.
+`;
+}
+
 /** "Machine speed around each session" with its table and a blank line after, or nothing without probes. */
 function machineSpeedSection(v: View): string {
   const speed = speedTable(v);
   if (speed === undefined) return '';
+  const gate = paceGateSentence(v.data);
   return `## Machine speed around each session
 
 Right before each server session started and right after it stopped, every core ran the same piece of Node work with nothing else of the bench on it: JSON.parse and JSON.stringify of the backend's 100 posts for 300 ms, in its own pinned process (bench/driver/speed-probe.ts). Each cell shows the session's paces, relative to the median of all that core's probes in this run: server core before→after · load core before→after; **bold** is under ${SLOW_PACE} (${Math.round((1 - SLOW_PACE) * 100)} % or more slower than usual). On a shared VM a core can run slower for seconds or minutes with nothing in /proc/stat to show it (no steal time, no other process); the project's machine has two paces about 1.6× apart (docs/performance.md, "The machine's pace"). The probes see a session's start and end, not what happens in between: a bold probe says the machine was slowed around that session, whatever its row; a session between two plain probes may still have had slow seconds.
 
 ${speed}
-
+${
+  gate === undefined
+    ? ''
+    : `
+${gate}
+`
+}
 `;
 }
 
@@ -123,9 +142,9 @@ function usualPaceTargets(data: BenchResults): string {
   if (usual === undefined) return '';
   const outcomes = evaluateTargets(new View(usual)).filter((o) => o.spec.kind !== 'memory');
   return `
-### The same targets without the sessions measured on a slowed core
+### The same targets without the sessions and cells measured on a slowed core
 
-The verdicts above read every session and stay the verdicts. Here the throughput and tail targets are read again without the cells of the sessions that "Machine speed around each session" marks (a probe under ${SLOW_PACE}× of its core's usual pace), to show how much of each verdict the machine's pace made; an unmarked session may still have had slow seconds.
+The verdicts above read every session and stay the verdicts. Here the throughput and tail targets are read again without the cells of the sessions that "Machine speed around each session" marks (a probe under ${SLOW_PACE}× of its core's usual pace) and without the cells the pace gate measured on a slowed core, to show how much of each verdict the machine's pace made; an unmarked session may still have had slow seconds.
 
 ${targetsTable(outcomes)}
 `;

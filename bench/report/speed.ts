@@ -5,7 +5,7 @@
  * and which sessions ran on a slowed machine.
  */
 import { median } from '../driver/stats.js';
-import type { BenchResults, CoreSpeeds } from '../results.js';
+import type { BenchResults, CellRun, CoreSpeeds } from '../results.js';
 import type { RowId } from '../rows.js';
 import { table, type View } from './view.js';
 
@@ -70,20 +70,64 @@ export function speedTable(v: View): string | undefined {
 }
 
 /**
- * The same results without the cells of slowed sessions (slowSessions), for a second reading of
- * the targets; undefined when no session was slowed. Peak RSS and the probes are kept as they are.
+ * The same results without the cells of slowed sessions (slowSessions) and the cells the pace gate
+ * measured on a slowed core, for a second reading of the targets; undefined when there are none.
+ * Peak RSS and the probes are kept as they are.
  */
 export function atUsualPace(data: BenchResults): BenchResults | undefined {
   const slow = slowSessions(data);
-  if (slow.length === 0) return undefined;
-  const isSlow = (id: RowId, run: number | undefined): boolean => slow.some((s) => s.rowId === id && s.run === run);
+  if (slow.length === 0 && gatedSlowCells(data).length === 0) return undefined;
+  const isSlow = (id: RowId, c: CellRun): boolean => c.pace?.slow === true || slow.some((s) => s.rowId === id && s.run === c.run);
   return {
     ...data,
     rows: data.rows.map((r) => ({
       ...r,
-      cells: Object.fromEntries(Object.entries(r.cells).map(([key, cells]) => [key, (cells ?? []).filter((c) => !isSlow(r.id, c.run))])),
+      cells: Object.fromEntries(Object.entries(r.cells).map(([key, cells]) => [key, (cells ?? []).filter((c) => !isSlow(r.id, c))])),
     })),
   };
+}
+
+/** Cells the pace gate measured on a slowed core (its wait ran out). */
+export function gatedSlowCells(data: BenchResults): Array<{ label: string; key: string; run: number | undefined }> {
+  return data.rows.flatMap((r) =>
+    Object.entries(r.cells).flatMap(([key, cells]) =>
+      (cells ?? []).filter((c) => c.pace?.slow === true).map((c) => ({ label: r.label, key, run: c.run })),
+    ),
+  );
+}
+
+const CELL_NAMES: Record<string, string> = {
+  c16: '16 connections',
+  c1: '1 connection',
+  c64: '64 connections',
+  open50: 'open 50 %',
+  open80: 'open 80 %',
+  open100: 'open 100 %',
+};
+
+/** What the pace gate did over the run, for the speed section; undefined when it did not run. */
+export function paceGateSentence(data: BenchResults): string | undefined {
+  const gated = data.rows.flatMap((r) =>
+    Object.values(r.cells).flatMap((cells) => (cells ?? []).flatMap((c) => (c.pace === undefined ? [] : [c.pace]))),
+  );
+  if (gated.length === 0) return undefined;
+  const waited = gated.filter((p) => p.waitedSec > 0);
+  const longest = Math.max(0, ...waited.map((p) => p.waitedSec));
+  const total = waited.reduce((sum, p) => sum + p.waitedSec, 0);
+  const slow = gatedSlowCells(data);
+  const named = slow
+    .slice(0, 8)
+    .map((c) => `${c.label}, ${CELL_NAMES[c.key] ?? c.key}, run ${c.run ?? '?'}`)
+    .join('; ');
+  const waitText =
+    waited.length === 0
+      ? `The pace gate found both cores at their usual pace before all ${gated.length} measured cells.`
+      : `The pace gate waited for the usual pace before ${waited.length} of ${gated.length} measured cells (${Math.round(total)} s in all, the longest ${Math.round(longest)} s).`;
+  const slowText =
+    slow.length === 0
+      ? ' Every cell started at the usual pace.'
+      : ` ${slow.length} cell${slow.length === 1 ? '' : 's'} started on a slowed core after the wait ran out: ${named}${slow.length > 8 ? '; …' : ''}.`;
+  return waitText + slowText;
 }
 
 /** A sentence for the reading: which sessions ran slowed, or that none did. */

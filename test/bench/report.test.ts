@@ -240,7 +240,7 @@ describe('bench report renderer', () => {
     const text = renderResults({ ...FIXTURE, rows: FIXTURE.rows.map(numbered) });
     const verdicts = text.slice(
       text.indexOf('## Targets'),
-      text.indexOf('### The same targets without the sessions measured on a slowed core'),
+      text.indexOf('### The same targets without the sessions and cells measured on a slowed core'),
     );
     const again = text.slice(text.indexOf('### The same targets without'), text.indexOf('## Where the time goes'));
     // Every session: batch 900 (880, 900, 950) against 1000; p99/p50 25 / 10 (runs 25/10, 40/9, 22/11).
@@ -254,5 +254,56 @@ describe('bench report renderer', () => {
     assert.match(again, /\| gqlgw, batch: p99 ≤ 3 × p50 [^|]* \| p99\/p50 = 2\.24 \(23\.5 \/ 10\.5 ms/);
     assert.ok(!again.includes('peak RSS'), 'memory is not read again');
     assert.ok(!renderResults(FIXTURE).includes('### The same targets without'), 'nothing to read again without slowed sessions');
+  });
+  it('says what the pace gate did, and leaves the cells it measured on a slowed core out of the second reading', () => {
+    const usual = { serverCore: 40, loadCore: 50 };
+    // Every cell's first run waited 4 s; gqlgw batch's 16-connection cell of run 2 ran slowed after 60 s.
+    const gated = (r: RowResult, slowCell = true): RowResult => ({
+      ...r,
+      cells: Object.fromEntries(
+        Object.entries(r.cells).map(([k, cells]) => [
+          k,
+          (cells ?? []).map((c, i) => ({
+            ...c,
+            run: i + 1,
+            pace:
+              slowCell && r.id === 'gqlgw-batch' && k === 'c16' && i === 1
+                ? { waitedSec: 60, slow: true }
+                : { waitedSec: i === 0 ? 4 : 0, slow: false },
+          })),
+        ]),
+      ),
+      speed: [1, 2, 3].map((run) => ({ run, before: usual, after: usual })),
+    });
+    const rows = FIXTURE.rows.map((r) => gated(r));
+    const all = rows.flatMap((r) => Object.values(r.cells).flatMap((cells) => cells ?? []));
+    const firsts = all.filter((c) => c.run === 1).length;
+    const text = renderResults({ ...FIXTURE, settings: { ...FIXTURE.settings, paceWaitSec: 60 }, rows });
+    assert.match(
+      text,
+      /^- Pace gate \(bench\/driver\/pace-gate\.ts\): [^\n]*over 1\.25× its fastest probe[^\n]* up to 60 s, then ran anyway and is marked/m,
+    );
+    assert.ok(
+      text.includes(
+        `The pace gate waited for the usual pace before ${firsts + 1} of ${all.length} measured cells (${4 * firsts + 60} s in all, the longest 60 s). 1 cell started on a slowed core after the wait ran out: gqlgw, batch, 16 connections, run 2.`,
+      ),
+    );
+    const again = text.slice(text.indexOf('### The same targets without'), text.indexOf('## Where the time goes'));
+    // Every session's probes are usual: only the gated cell goes, batch 915 (880, 950) against 1000.
+    assert.match(again, /\| gqlgw, batch ≥ 0\.9 × hand-written \(ceiling\) \(req\/s, 16 connections\) \| 0\.92× \(915 vs 1000 req\/s\) \|/);
+    assert.match(again, /\| gqlgw, batch: p99 ≤ 3 × p50 [^|]* \| p99\/p50 = 2\.50 /, 'its open-loop cells stay');
+
+    const none = renderResults({
+      ...FIXTURE,
+      settings: { ...FIXTURE.settings, paceWaitSec: 60 },
+      rows: FIXTURE.rows.map((r) => gated(r, false)),
+    });
+    assert.ok(
+      none.includes(
+        `The pace gate waited for the usual pace before ${firsts} of ${all.length} measured cells (${4 * firsts} s in all, the longest 4 s). Every cell started at the usual pace.`,
+      ),
+    );
+    assert.ok(!none.includes('### The same targets without'), 'nothing to read again');
+    assert.ok(!renderResults(FIXTURE).includes('Pace gate'), 'results from before the gate have no line');
   });
 });

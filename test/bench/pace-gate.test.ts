@@ -1,0 +1,81 @@
+/**
+ * The pace gate's policy (bench/driver/pace-gate.ts) on given probe readings and a stepped clock:
+ * which reading counts as a slowed core, when it waits, when it gives up and marks the cell. The
+ * probe itself is checked against real busy loops in speed-probe.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PaceGate, RETRY_SEC, SLOW_FACTOR, waitForUsualPace } from '../../bench/driver/pace-gate.js';
+import type { CoreSpeeds } from '../../bench/results.js';
+
+const at = (serverCore: number, loadCore: number): CoreSpeeds => ({ serverCore, loadCore });
+
+/** A probe that answers the readings in turn, and a clock that only the sleeps move. */
+function scripted(readings: Array<CoreSpeeds | undefined>): {
+  probe: () => Promise<CoreSpeeds | undefined>;
+  sleep: (sec: number) => Promise<void>;
+  clock: () => number;
+  probes: () => number;
+} {
+  let now = 0;
+  let n = 0;
+  return {
+    probe: async () => readings[n++],
+    sleep: async (sec) => {
+      now += sec;
+    },
+    clock: () => now,
+    probes: () => n,
+  };
+}
+
+describe('pace gate', () => {
+  it('measures each core against the fastest probe it has seen, over SLOW_FACTOR × that is slow', () => {
+    const gate = new PaceGate();
+    assert.equal(gate.isSlow(at(99, 99)), false, 'no reference yet: nothing is slow');
+    gate.observe(at(44, 50));
+    gate.observe(at(70, 42));
+    // References: server core 44, load core 42.
+    assert.equal(gate.isSlow(at(44 * SLOW_FACTOR, 42)), false);
+    assert.equal(gate.isSlow(at(44 * SLOW_FACTOR + 0.1, 42)), true, 'the server core alone');
+    assert.equal(gate.isSlow(at(44, 42 * SLOW_FACTOR + 0.1)), true, 'the load core alone');
+    assert.equal(gate.isSlow(at(70, 72)), true, "the machine's slow pace, 1.6× on both");
+  });
+
+  it('measures at once at the usual pace, and waits through a slow spell until the pace is back', async () => {
+    const gate = new PaceGate();
+    gate.observe(at(43, 44));
+    const now = scripted([at(45, 46)]);
+    assert.deepEqual(await waitForUsualPace(gate, { ...now, maxWaitSec: 60 }), { waitedSec: 0, slow: false });
+    assert.equal(now.probes(), 1);
+
+    const spell = scripted([at(72, 45), at(74, 70), at(71, 66), at(44, 45)]);
+    assert.deepEqual(await waitForUsualPace(gate, { ...spell, maxWaitSec: 60 }), { waitedSec: 3 * RETRY_SEC, slow: false });
+    assert.equal(spell.probes(), 4);
+  });
+
+  it('gives up after maxWaitSec and marks the cell slowed; a failed probe ends the wait unmarked', async () => {
+    const gate = new PaceGate();
+    gate.observe(at(43, 44));
+    const slowForever = scripted(Array.from({ length: 100 }, () => at(72, 70)));
+    const wait = await waitForUsualPace(gate, { ...slowForever, maxWaitSec: 10 });
+    assert.equal(wait.slow, true);
+    assert.ok(wait.waitedSec <= 10 && wait.waitedSec > 10 - RETRY_SEC, `waited ${wait.waitedSec} s`);
+    assert.ok(slowForever.probes() < 100);
+
+    const off = scripted([at(72, 70), at(43, 44)]);
+    assert.deepEqual(await waitForUsualPace(gate, { ...off, maxWaitSec: 0 }), { waitedSec: 0, slow: true }, 'BENCH_PACE_WAIT=0 only marks');
+    assert.equal(off.probes(), 1);
+
+    const failing = scripted([at(72, 70), undefined]);
+    assert.deepEqual(await waitForUsualPace(gate, { ...failing, maxWaitSec: 60 }), { waitedSec: RETRY_SEC, slow: false });
+  });
+
+  it('learns a faster reference from the probes it is given while waiting', async () => {
+    const gate = new PaceGate();
+    gate.observe(at(70, 70)); // calibrated during a slow spell
+    const faster = scripted([at(43, 44)]);
+    assert.deepEqual(await waitForUsualPace(gate, { ...faster, maxWaitSec: 60 }), { waitedSec: 0, slow: false });
+    assert.equal(gate.isSlow(at(70, 70)), true, 'the slow pace is now recognised');
+  });
+});
