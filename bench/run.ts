@@ -13,7 +13,7 @@ import { backendRequestCount } from './driver/backend-stats.js';
 import type { LoadResult } from './driver/cell.js';
 import { coreBusyPct, readCoreTimes } from './driver/core-load.js';
 import { LOAD_CORE, SERVER_CORE, pinnedCommand, pinning, pinSelf, runForLine, type StartedProcess } from './driver/processes.js';
-import { PaceGate, waitForUsualPace, type PaceWait } from './driver/pace-gate.js';
+import { measureAtUsualPace, PaceGate, type PaceWait } from './driver/pace-gate.js';
 import { probeCores } from './driver/speed-probe.js';
 import { verifyServer } from './driver/verify.js';
 import { checkWrk, runWrk, warmUp, DEFAULT_WARMUP_SEC, WARMUP_SEGMENT_SEC } from './driver/wrk.js';
@@ -163,16 +163,29 @@ function pushCell(result: RowResult, key: CellKey, cell: CellRun, at: { run: num
   (result.cells[key] ??= []).push(pace === undefined ? { ...cell, run } : { ...cell, run, pace });
 }
 
-/** The pace gate before one cell; logged when it waited or the machine stayed slowed. */
-async function gateCell(row: RowSpec, pass: RunPass, what: string): Promise<PaceWait | undefined> {
-  if (!pinning()) return undefined;
-  const wait = await waitForUsualPace(pass.gate, { probe: () => probeSpeed(row.label), maxWaitSec: pass.settings.paceWaitSec ?? 0 });
-  if (wait.waitedSec > 0 || wait.slow) {
+/**
+ * One cell measured between two probes at the usual pace (bench/driver/pace-gate.ts), again when
+ * a core slowed; logged when the gate waited or measured again. Unpinned, the cell is measured once.
+ */
+async function gatedCell(
+  row: RowSpec,
+  pass: RunPass,
+  what: string,
+  once: () => Promise<CellRun>,
+): Promise<{ cell: CellRun; pace: PaceWait | undefined }> {
+  if (!pinning()) return { cell: await once(), pace: undefined };
+  const { result, pace } = await measureAtUsualPace(
+    pass.gate,
+    { probe: () => probeSpeed(row.label), maxWaitSec: pass.settings.paceWaitSec ?? 0, settleSec: PROBE_SETTLE_MS / 1000 },
+    once,
+  );
+  if (pace.waitedSec > 0 || pace.slow || (pace.attempts ?? 1) > 1) {
+    const times = pace.attempts === 1 ? 'once' : `${pace.attempts} times`;
     log(
-      `  [pace   ${pass.run}] ${row.label} ${what}: waited ${fmt(wait.waitedSec, 0)} s${wait.slow ? ', still slowed: measured anyway' : ' for the usual pace'}`,
+      `  [pace   ${pass.run}] ${row.label} ${what}: waited ${fmt(pace.waitedSec, 0)} s, measured ${times}${pace.slow ? ', a core slowed each time: kept the last, marked' : ''}`,
     );
   }
-  return wait;
+  return { cell: result, pace };
 }
 
 /** One pass over the rows: the settings, the run's number and the pace gate it shares. */
@@ -204,8 +217,9 @@ async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, 
     const closedRps: number[] = [];
     for (const connections of CLOSED_CONNECTIONS) {
       const duration = connections === 16 ? settings.durationSec : settings.secondaryDurationSec;
-      const pace = await gateCell(row, pass, `c=${connections}`);
-      const cell = await measure(server, backend, () => runWrk(server.url, connections, duration, expectedBody), metricsUrl);
+      const { cell, pace } = await gatedCell(row, pass, `c=${connections}`, () =>
+        measure(server, backend, () => runWrk(server.url, connections, duration, expectedBody), metricsUrl),
+      );
       pushCell(result, `c${connections}`, cell, { run, pace });
       if (connections !== 1) closedRps.push(cell.rps);
       log(
@@ -217,9 +231,14 @@ async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, 
     writeFileSync(expectedFile, expectedBody);
     for (const percent of OPEN_PERCENTS) {
       const rate = Math.max(1, Math.round((maximum * percent) / 100));
-      const pace = await gateCell(row, pass, `open ${percent}%`);
-      const cell = await measure(server, backend, () =>
-        runOpenLoopProcess(server.url, { rate, durationSec: settings.secondaryDurationSec, warmupSec: OPEN_LOOP_WARMUP_SEC }, expectedFile),
+      const { cell, pace } = await gatedCell(row, pass, `open ${percent}%`, () =>
+        measure(server, backend, () =>
+          runOpenLoopProcess(
+            server.url,
+            { rate, durationSec: settings.secondaryDurationSec, warmupSec: OPEN_LOOP_WARMUP_SEC },
+            expectedFile,
+          ),
+        ),
       );
       pushCell(result, `open${percent}`, cell, { run, pace });
       log(
@@ -320,12 +339,12 @@ async function main(): Promise<void> {
   const startUpSec = 2.3;
   const closedPerRow = startUpSec + settings.warmupSec + settings.durationSec + 2 * settings.secondaryDurationSec;
   const openPerRow = OPEN_PERCENTS.length * (OPEN_LOOP_WARMUP_SEC + settings.secondaryDurationSec + 0.7);
-  /** The pace gate's probe before each of the six cells, when it need not wait. */
-  const gatePerRow = pinning() ? (CLOSED_CONNECTIONS.length + OPEN_PERCENTS.length) * 0.45 : 0;
+  /** The pace gate's probes before and after each of the six cells, when it need not wait or measure again. */
+  const gatePerRow = pinning() ? (CLOSED_CONNECTIONS.length + OPEN_PERCENTS.length) * 2 * 0.45 : 0;
   const perRowRun = closedPerRow + openPerRow + gatePerRow;
   const estimate = (perRowRun * rows.length * settings.runs + 2 * (settings.durationSec + settings.warmupSec + 5)) / 60;
   log(
-    `gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min${gatePerRow > 0 && (settings.paceWaitSec ?? 0) > 0 ? `, plus any waits for the usual pace (up to ${settings.paceWaitSec} s before a cell)` : ''}.`,
+    `gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min${gatePerRow > 0 && (settings.paceWaitSec ?? 0) > 0 ? `, plus any waits for the usual pace and cells measured again (up to ${settings.paceWaitSec} s of waits per cell)` : ''}.`,
   );
   log(
     settings.pinned

@@ -1,21 +1,28 @@
 /**
- * The pace gate: before each measured cell, wait until both cores run at the machine's usual
- * pace (bench/driver/speed-probe.ts has why the project's machine has two paces about 1.6× apart).
+ * The pace gate: each measured cell runs between two probes that find both cores at the
+ * machine's usual pace (bench/driver/speed-probe.ts has why the project's machine has two paces
+ * about 1.6× apart).
  *
  * Why: the pace stays put for seconds to minutes (consecutive probes a second apart agree within
- * 15 % in 63 of 66 pairs, docs/performance.md), and a cell that starts on a slowed core measures
- * the machine: at 80 % of a server's maximum load a core 1.6× slower is an overload, whatever
- * the server. Waiting for the usual pace before a cell makes that less likely for every row
- * alike; it cannot stop the pace from changing during a cell.
+ * 15 % in 63 of 66 pairs, docs/performance.md), and a cell measured on a slowed core measures
+ * the machine: at 80 % of a server's maximum load a core 1.6× slower is an overload, and at 16
+ * connections a slowed load core (the backend's) makes every row slower, whatever the server.
+ * The gate waits for the usual pace before a cell and measures the cell again when the probe
+ * right after it finds a core slowed. It does this for every row alike. A pace that slows and
+ * recovers within one cell, between the two probes, goes unseen.
  *
- * Contract (pure, apart from the probe and the sleep it is given):
+ * Contract (pure, apart from the probe, the measurement, the sleep and the clock it is given):
  * - The gate's reference for a core is the fastest probe (fewest µs per operation) it has been
  *   shown (`observe`): every probe of the run, the ones around sessions included.
  * - A probe is slow when either core takes more than SLOW_FACTOR × its reference.
  * - `waitForUsualPace` probes; while the probe is slow and less than `maxWaitSec` has passed, it
- *   sleeps RETRY_SEC and probes again. The cell is then measured either way; the result says how
- *   long it waited and whether the last probe was still slow, so the report can mark that cell.
- * - A failed probe (undefined) ends the wait unmarked: the gate never blocks a run.
+ *   sleeps RETRY_SEC and probes again. It says how long it waited and whether the last probe was
+ *   still slow.
+ * - `measureAtUsualPace` waits (as above), measures, and probes again. A cell whose probes before
+ *   and after (`settleSec` after it) were both at the usual pace is kept. Otherwise the cell is measured again, up to
+ *   MAX_ATTEMPTS in all; every wait of a cell shares one budget of `maxWaitSec`. When no attempt
+ *   was clean, the last one is kept and marked slowed, for the report to name.
+ * - A failed probe (undefined) counts as the usual pace: the gate never blocks a run.
  */
 import type { CoreSpeeds } from '../results.js';
 
@@ -23,13 +30,17 @@ import type { CoreSpeeds } from '../results.js';
 export const SLOW_FACTOR = 1.25;
 /** Seconds between two probes while waiting. */
 export const RETRY_SEC = 2;
+/** How many times one cell is measured at most. */
+export const MAX_ATTEMPTS = 3;
 
 /** What the gate did before one cell. */
 export interface PaceWait {
   /** Seconds from the first probe's answer to the last's (0 when the first was at the usual pace). */
   readonly waitedSec: number;
-  /** The last probe was still slow when the wait ended: the cell ran on a slowed machine. */
+  /** No attempt ran between two probes at the usual pace: the kept one ran on a slowed machine. */
   readonly slow: boolean;
+  /** How many times the cell was measured (1 when its first attempt was clean); absent before retries existed. */
+  readonly attempts?: number;
 }
 
 export class PaceGate {
@@ -55,6 +66,8 @@ export interface WaitOptions {
   readonly sleep?: (sec: number) => Promise<void>;
   /** Seconds since some fixed point (performance.now() / 1000 by default). */
   readonly clock?: () => number;
+  /** `measureAtUsualPace`: seconds between the end of a cell and its probe, for the load's processes to finish. */
+  readonly settleSec?: number;
 }
 
 const realSleep = (sec: number): Promise<void> => new Promise((r) => setTimeout(r, sec * 1000));
@@ -72,5 +85,29 @@ export async function waitForUsualPace(gate: PaceGate, options: WaitOptions): Pr
     await sleep(RETRY_SEC);
     speeds = await probe();
     waitedSec = clock() - start;
+  }
+}
+
+/**
+ * Measures a cell between two probes at the usual pace, up to MAX_ATTEMPTS times (contract
+ * above); `maxWaitSec` is the budget of all its waits.
+ */
+export async function measureAtUsualPace<T>(
+  gate: PaceGate,
+  options: WaitOptions,
+  measure: () => Promise<T>,
+): Promise<{ result: T; pace: PaceWait }> {
+  const { probe, maxWaitSec, settleSec = 0, sleep = realSleep } = options;
+  let waitedSec = 0;
+  for (let attempts = 1; ; attempts++) {
+    const before = await waitForUsualPace(gate, { ...options, maxWaitSec: Math.max(0, maxWaitSec - waitedSec) });
+    waitedSec += before.waitedSec;
+    const result = await measure();
+    if (settleSec > 0) await sleep(settleSec);
+    const after = await probe();
+    const slowAfter = after !== undefined && gate.isSlow(after);
+    if (after !== undefined) gate.observe(after);
+    const clean = !before.slow && !slowAfter;
+    if (clean || attempts >= MAX_ATTEMPTS) return { result, pace: { waitedSec, slow: !clean, attempts } };
   }
 }

@@ -6,7 +6,7 @@ import type { BenchResults } from '../results.js';
 import { QUERY } from '../shared/data.js';
 import { reading } from './reading.js';
 import { closedTable, openTable, profileSection, ratiosTable, secondaryTable, targetsTable, wallSection, warmupTable } from './tables.js';
-import { RETRY_SEC, SLOW_FACTOR } from '../driver/pace-gate.js';
+import { MAX_ATTEMPTS, RETRY_SEC, SLOW_FACTOR } from '../driver/pace-gate.js';
 import { atUsualPace, paceGateSentence, SLOW_PACE, speedTable } from './speed.js';
 import { evaluateTargets } from './targets.js';
 import { num, View } from './view.js';
@@ -107,10 +107,9 @@ function paceGateBullet(s: BenchResults['settings']): string {
   if (!s.pinned || s.paceWaitSec === undefined) return '';
   const wait =
     s.paceWaitSec > 0
-      ? `the cell waited, probing every ${RETRY_SEC} s, up to ${s.paceWaitSec} s, then ran anyway and is marked`
-      : 'the cell ran anyway and is marked (waiting was off: `BENCH_PACE_WAIT=0`)';
-  return `- Pace gate (bench/driver/pace-gate.ts): right before each measured cell, both cores ran the speed probe ("Machine speed around each session"); when either took over ${SLOW_FACTOR}× its fastest probe in the run (the machine's slow pace is about 1.6×), ${wait}. It runs for every row alike; it cannot keep the pace from changing during a cell.
-`;
+      ? `the cell waits for the usual pace, probing every ${RETRY_SEC} s (up to ${s.paceWaitSec} s of waits per cell)`
+      : 'the cell does not wait (`BENCH_PACE_WAIT=0`)';
+  return `- Pace gate (bench/driver/pace-gate.ts): right before each measured cell and 0.3 s after it, both cores run the speed probe ("Machine speed around each session"). A core is slowed when it takes over ${SLOW_FACTOR}× its fastest probe in the run (the machine's slow pace is about 1.6×). Before a cell, ${wait}. A cell with a slowed probe before or after it is measured again, up to ${MAX_ATTEMPTS} times; when every attempt had one, the last is kept and marked. Every row gets the same gate. A slow spell that starts and ends within one cell, between its two probes, goes unseen.\n`;
 }
 
 /** "Machine speed around each session" with its table and a blank line after, or nothing without probes. */
@@ -144,7 +143,7 @@ function usualPaceTargets(data: BenchResults): string {
   return `
 ### The same targets without the sessions and cells measured on a slowed core
 
-The verdicts above read every session and stay the verdicts. Here the throughput and tail targets are read again without the cells of the sessions that "Machine speed around each session" marks (a probe under ${SLOW_PACE}× of its core's usual pace) and without the cells the pace gate measured on a slowed core, to show how much of each verdict the machine's pace made; an unmarked session may still have had slow seconds.
+The verdicts above read every session and stay the verdicts. Here the throughput and tail targets are read again without the cells of the sessions that "Machine speed around each session" marks (a probe under ${SLOW_PACE}× of its core's usual pace) and without the cells the pace gate kept with a core slowed around every attempt, to show how much of each verdict the machine's pace made; an unmarked session may still have had slow seconds.
 
 ${targetsTable(outcomes)}
 `;

@@ -87,7 +87,7 @@ export function atUsualPace(data: BenchResults): BenchResults | undefined {
   };
 }
 
-/** Cells the pace gate measured on a slowed core (its wait ran out). */
+/** Cells the pace gate kept although a core was slowed around every attempt. */
 export function gatedSlowCells(data: BenchResults): Array<{ label: string; key: string; run: number | undefined }> {
   return data.rows.flatMap((r) =>
     Object.entries(r.cells).flatMap(([key, cells]) =>
@@ -119,15 +119,21 @@ export function paceGateSentence(data: BenchResults): string | undefined {
     .slice(0, 8)
     .map((c) => `${c.label}, ${CELL_NAMES[c.key] ?? c.key}, run ${c.run ?? '?'}`)
     .join('; ');
+  const again = gated.filter((p) => (p.attempts ?? 1) > 1);
+  const maxAttempts = Math.max(1, ...gated.map((p) => p.attempts ?? 1));
   const waitText =
     waited.length === 0
       ? `The pace gate found both cores at their usual pace before all ${gated.length} measured cells.`
       : `The pace gate waited for the usual pace before ${waited.length} of ${gated.length} measured cells (${Math.round(total)} s in all, the longest ${Math.round(longest)} s).`;
+  const againText =
+    again.length === 0
+      ? ''
+      : ` It measured ${again.length} cell${again.length === 1 ? '' : 's'} again because the probe right after found a core slowed (at most ${maxAttempts} attempts for one cell).`;
   const slowText =
     slow.length === 0
-      ? ' Every cell started at the usual pace.'
-      : ` ${slow.length} cell${slow.length === 1 ? '' : 's'} started on a slowed core after the wait ran out: ${named}${slow.length > 8 ? '; …' : ''}.`;
-  return waitText + slowText;
+      ? ' Every kept cell ran between two probes at the usual pace.'
+      : ` ${slow.length} cell${slow.length === 1 ? '' : 's'} had a core slowed around every attempt (the last attempt is kept and marked): ${named}${slow.length > 8 ? '; …' : ''}.`;
+  return waitText + againText + slowText;
 }
 
 /** A sentence for the reading: which sessions ran slowed, or that none did. */

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PaceGate, RETRY_SEC, SLOW_FACTOR, waitForUsualPace } from '../../bench/driver/pace-gate.js';
+import { MAX_ATTEMPTS, measureAtUsualPace, PaceGate, RETRY_SEC, SLOW_FACTOR, waitForUsualPace } from '../../bench/driver/pace-gate.js';
 import type { CoreSpeeds } from '../../bench/results.js';
 
 const at = (serverCore: number, loadCore: number): CoreSpeeds => ({ serverCore, loadCore });
@@ -77,5 +77,42 @@ describe('pace gate', () => {
     const faster = scripted([at(43, 44)]);
     assert.deepEqual(await waitForUsualPace(gate, { ...faster, maxWaitSec: 60 }), { waitedSec: 0, slow: false });
     assert.equal(gate.isSlow(at(70, 70)), true, 'the slow pace is now recognised');
+  });
+  it('keeps a cell whose probes before and after found the usual pace, and measures it again otherwise', async () => {
+    const gate = new PaceGate();
+    gate.observe(at(43, 44));
+    let measured = 0;
+    const measure = async (): Promise<number> => ++measured;
+
+    const clean = scripted([at(44, 45), at(45, 44)]);
+    assert.deepEqual(await measureAtUsualPace(gate, { ...clean, maxWaitSec: 60, settleSec: 0.3 }, measure), {
+      result: 1,
+      pace: { waitedSec: 0, slow: false, attempts: 1 },
+    });
+    assert.equal(clean.clock(), 0.3, 'the probe after the cell waits settleSec, which is not a wait for the pace');
+
+    // Slowed by the end of the first attempt: wait one retry, measure again between usual probes.
+    measured = 0;
+    const slowedDuring = scripted([at(44, 45), at(44, 70), at(72, 70), at(44, 44), at(44, 45)]);
+    assert.deepEqual(await measureAtUsualPace(gate, { ...slowedDuring, maxWaitSec: 60 }, measure), {
+      result: 2,
+      pace: { waitedSec: RETRY_SEC, slow: false, attempts: 2 },
+    });
+  });
+
+  it('keeps the last of MAX_ATTEMPTS marked when a core is slowed around every one, within one wait budget', async () => {
+    const gate = new PaceGate();
+    gate.observe(at(43, 44));
+    let measured = 0;
+    const slowAfterEach = scripted(Array.from({ length: 2 * MAX_ATTEMPTS }, (_, i) => (i % 2 === 0 ? at(44, 44) : at(70, 44))));
+    const kept = await measureAtUsualPace(gate, { ...slowAfterEach, maxWaitSec: 60 }, async () => ++measured);
+    assert.deepEqual(kept, { result: MAX_ATTEMPTS, pace: { waitedSec: 0, slow: true, attempts: MAX_ATTEMPTS } });
+
+    measured = 0;
+    const slowForever = scripted(Array.from({ length: 200 }, () => at(72, 70)));
+    const spent = await measureAtUsualPace(gate, { ...slowForever, maxWaitSec: 10 }, async () => ++measured);
+    assert.equal(spent.pace.slow, true);
+    assert.equal(spent.result, MAX_ATTEMPTS);
+    assert.ok(spent.pace.waitedSec <= 10, `all attempts share the 10 s budget, waited ${spent.pace.waitedSec} s`);
   });
 });

@@ -255,9 +255,10 @@ describe('bench report renderer', () => {
     assert.ok(!again.includes('peak RSS'), 'memory is not read again');
     assert.ok(!renderResults(FIXTURE).includes('### The same targets without'), 'nothing to read again without slowed sessions');
   });
-  it('says what the pace gate did, and leaves the cells it measured on a slowed core out of the second reading', () => {
+  it('says what the pace gate did, and leaves the cells it kept with a slowed core out of the second reading', () => {
     const usual = { serverCore: 40, loadCore: 50 };
-    // Every cell's first run waited 4 s; gqlgw batch's 16-connection cell of run 2 ran slowed after 60 s.
+    // Every cell's first run waited 4 s and its third was measured twice; gqlgw batch's
+    // 16-connection cell of run 2 had a slowed core around all three attempts.
     const gated = (r: RowResult, slowCell = true): RowResult => ({
       ...r,
       cells: Object.fromEntries(
@@ -268,8 +269,8 @@ describe('bench report renderer', () => {
             run: i + 1,
             pace:
               slowCell && r.id === 'gqlgw-batch' && k === 'c16' && i === 1
-                ? { waitedSec: 60, slow: true }
-                : { waitedSec: i === 0 ? 4 : 0, slow: false },
+                ? { waitedSec: 60, slow: true, attempts: 3 }
+                : { waitedSec: i === 0 ? 4 : 0, slow: false, attempts: i === 2 ? 2 : 1 },
           })),
         ]),
       ),
@@ -278,14 +279,15 @@ describe('bench report renderer', () => {
     const rows = FIXTURE.rows.map((r) => gated(r));
     const all = rows.flatMap((r) => Object.values(r.cells).flatMap((cells) => cells ?? []));
     const firsts = all.filter((c) => c.run === 1).length;
+    const thirds = all.filter((c) => c.run === 3).length;
     const text = renderResults({ ...FIXTURE, settings: { ...FIXTURE.settings, paceWaitSec: 60 }, rows });
     assert.match(
       text,
-      /^- Pace gate \(bench\/driver\/pace-gate\.ts\): [^\n]*over 1\.25× its fastest probe[^\n]* up to 60 s, then ran anyway and is marked/m,
+      /^- Pace gate \(bench\/driver\/pace-gate\.ts\): right before each measured cell and 0\.3 s after it[^\n]*over 1\.25× its fastest probe[^\n]*up to 60 s of waits per cell[^\n]*measured again, up to 3 times/m,
     );
     assert.ok(
       text.includes(
-        `The pace gate waited for the usual pace before ${firsts + 1} of ${all.length} measured cells (${4 * firsts + 60} s in all, the longest 60 s). 1 cell started on a slowed core after the wait ran out: gqlgw, batch, 16 connections, run 2.`,
+        `The pace gate waited for the usual pace before ${firsts + 1} of ${all.length} measured cells (${4 * firsts + 60} s in all, the longest 60 s). It measured ${thirds + 1} cells again because the probe right after found a core slowed (at most 3 attempts for one cell). 1 cell had a core slowed around every attempt (the last attempt is kept and marked): gqlgw, batch, 16 connections, run 2.`,
       ),
     );
     const again = text.slice(text.indexOf('### The same targets without'), text.indexOf('## Where the time goes'));
@@ -300,7 +302,7 @@ describe('bench report renderer', () => {
     });
     assert.ok(
       none.includes(
-        `The pace gate waited for the usual pace before ${firsts} of ${all.length} measured cells (${4 * firsts} s in all, the longest 4 s). Every cell started at the usual pace.`,
+        `The pace gate waited for the usual pace before ${firsts} of ${all.length} measured cells (${4 * firsts} s in all, the longest 4 s). It measured ${thirds} cells again because the probe right after found a core slowed (at most 2 attempts for one cell). Every kept cell ran between two probes at the usual pace.`,
       ),
     );
     assert.ok(!none.includes('### The same targets without'), 'nothing to read again');
