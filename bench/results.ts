@@ -76,6 +76,8 @@ export interface Settings {
   readonly backendDelayMs: number;
   /** The pace gate's longest wait before a cell (BENCH_PACE_WAIT); absent in results written before the gate. */
   readonly paceWaitSec?: number;
+  /** The pace gate's budget for the run, waits and cells measured again (BENCH_PACE_BUDGET). */
+  readonly paceBudgetSec?: number;
 }
 
 export interface Environment {
@@ -121,6 +123,8 @@ export interface BenchResults {
   readonly profiles: ReadonlyArray<ProfileResult | { readonly rowId: RowId; readonly error: string }>;
   /** Busy % of the two cores over a few seconds before the run started (other processes). */
   readonly idleCheck?: { readonly seconds: number; readonly core0Pct: number; readonly core1Pct: number };
+  /** Seconds of the pace gate's budget (Settings.paceBudgetSec) left at the end of the run. */
+  readonly paceBudgetLeftSec?: number;
   readonly elapsedSec: number;
   /** True when dist/gateway was rebuilt while the run was going (shared working tree). */
   readonly buildChangedDuringRun: boolean;

@@ -3,7 +3,7 @@
  * column is. Phases: closed loop (wrk at 16, 1 and 64 connections) for every row, run after run;
  * open loop at 50/80/100 % of each row's closed-loop maximum; CPU profiles of gqlgw (batch, batch + cache);
  * then bench/RESULTS.md. Settings: BENCH_DURATION, BENCH_RUNS, BENCH_SECONDARY, BENCH_WARMUP,
- * BENCH_PACE_WAIT, BENCH_WAIT_IDLE, BENCH_QUICK=1, BENCH_ROWS=id,id, BENCH_RESULTS=path.
+ * BENCH_PACE_WAIT, BENCH_PACE_BUDGET, BENCH_WAIT_IDLE, BENCH_QUICK=1, BENCH_ROWS=id,id, BENCH_RESULTS=path.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve, relative } from 'node:path';
@@ -58,6 +58,7 @@ function readSettings(): Settings {
     pinned: pinning(),
     backendDelayMs: BACKEND_DELAY_MS,
     paceWaitSec: envNumber('BENCH_PACE_WAIT', quick ? 0 : 60, true),
+    paceBudgetSec: envNumber('BENCH_PACE_BUDGET', quick ? 0 : 600, true),
   };
 }
 
@@ -283,8 +284,8 @@ async function probeSpeed(who: string): Promise<CoreSpeeds | undefined> {
 const CALIBRATION_PROBES = 5;
 
 /** A pace gate with a first reference: CALIBRATION_PROBES probes of the idle machine, a second apart. */
-async function calibratePaceGate(): Promise<PaceGate> {
-  const gate = new PaceGate();
+async function calibratePaceGate(budgetSec: number): Promise<PaceGate> {
+  const gate = new PaceGate(budgetSec);
   const probes: CoreSpeeds[] = [];
   for (let i = 0; i < CALIBRATION_PROBES; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, 1000));
@@ -344,7 +345,7 @@ async function main(): Promise<void> {
   const perRowRun = closedPerRow + openPerRow + gatePerRow;
   const estimate = (perRowRun * rows.length * settings.runs + 2 * (settings.durationSec + settings.warmupSec + 5)) / 60;
   log(
-    `gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min${gatePerRow > 0 && (settings.paceWaitSec ?? 0) > 0 ? `, plus any waits for the usual pace and cells measured again (up to ${settings.paceWaitSec} s of waits per cell)` : ''}.`,
+    `gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s per 16-connection cell, ${settings.secondaryDurationSec} s per other cell; about ${fmt(estimate, 0)} min${gatePerRow > 0 && (settings.paceBudgetSec ?? 0) > 0 ? `, plus up to ${settings.paceBudgetSec ?? 0} s of waits for the usual pace and cells measured again` : ''}.`,
   );
   log(
     settings.pinned
@@ -358,7 +359,7 @@ async function main(): Promise<void> {
     `Machine load before the run: core 0 ${fmt(idleCheck.core0Pct, 0)} %, core 1 ${fmt(idleCheck.core1Pct, 0)} % busy${isBusy(idleCheck) ? ' (not idle: other processes will disturb the numbers)' : ''}.`,
   );
 
-  const gate = await calibratePaceGate();
+  const gate = await calibratePaceGate(settings.paceBudgetSec ?? 0);
   const backend = await startBackend();
   const warmed = await warmBackend(backend.url, settings.warmupSec);
   log(
@@ -400,6 +401,7 @@ async function main(): Promise<void> {
     rows: [...results.values()],
     profiles,
     idleCheck,
+    paceBudgetLeftSec: pinning() ? gate.remainingSec : undefined,
     elapsedSec: (performance.now() - startedAt) / 1000,
     buildChangedDuringRun: gatewayBuildFingerprint() !== buildAtStart,
   };

@@ -22,6 +22,9 @@
  *   and after (`settleSec` after it) were both at the usual pace is kept. Otherwise the cell is measured again, up to
  *   MAX_ATTEMPTS in all; every wait of a cell shares one budget of `maxWaitSec`. When no attempt
  *   was clean, the last one is kept and marked slowed, for the report to name.
+ * - The gate holds the run's budget: every wait, and every attempt after a cell's first, is spent
+ *   from it. A wait never exceeds what is left; once nothing is left, cells are measured once
+ *   and only marked. So a slow spell of many minutes lengthens a run by the budget at most.
  * - A failed probe (undefined) counts as the usual pace: the gate never blocks a run.
  */
 import type { CoreSpeeds } from '../results.js';
@@ -45,6 +48,21 @@ export interface PaceWait {
 
 export class PaceGate {
   private fastest: CoreSpeeds | undefined;
+  private budget: number;
+
+  /** `budgetSec`: what the run may spend in all on waits and on cells measured again. */
+  constructor(budgetSec = Number.POSITIVE_INFINITY) {
+    this.budget = budgetSec;
+  }
+
+  /** Seconds of the run's budget left for waits and cells measured again. */
+  get remainingSec(): number {
+    return this.budget;
+  }
+
+  spend(sec: number): void {
+    this.budget = Math.max(0, this.budget - sec);
+  }
 
   observe(speeds: CoreSpeeds): void {
     const f = this.fastest;
@@ -97,17 +115,23 @@ export async function measureAtUsualPace<T>(
   options: WaitOptions,
   measure: () => Promise<T>,
 ): Promise<{ result: T; pace: PaceWait }> {
-  const { probe, maxWaitSec, settleSec = 0, sleep = realSleep } = options;
+  const { probe, maxWaitSec, settleSec = 0, sleep = realSleep, clock = () => performance.now() / 1000 } = options;
   let waitedSec = 0;
   for (let attempts = 1; ; attempts++) {
-    const before = await waitForUsualPace(gate, { ...options, maxWaitSec: Math.max(0, maxWaitSec - waitedSec) });
+    const before = await waitForUsualPace(gate, {
+      ...options,
+      maxWaitSec: Math.max(0, Math.min(maxWaitSec - waitedSec, gate.remainingSec)),
+    });
     waitedSec += before.waitedSec;
+    gate.spend(before.waitedSec);
+    const start = clock();
     const result = await measure();
+    if (attempts > 1) gate.spend(clock() - start);
     if (settleSec > 0) await sleep(settleSec);
     const after = await probe();
     const slowAfter = after !== undefined && gate.isSlow(after);
     if (after !== undefined) gate.observe(after);
     const clean = !before.slow && !slowAfter;
-    if (clean || attempts >= MAX_ATTEMPTS) return { result, pace: { waitedSec, slow: !clean, attempts } };
+    if (clean || attempts >= MAX_ATTEMPTS || gate.remainingSec <= 0) return { result, pace: { waitedSec, slow: !clean, attempts } };
   }
 }

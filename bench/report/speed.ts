@@ -133,7 +133,15 @@ export function paceGateSentence(data: BenchResults): string | undefined {
     slow.length === 0
       ? ' Every kept cell ran between two probes at the usual pace.'
       : ` ${slow.length} cell${slow.length === 1 ? '' : 's'} had a core slowed around every attempt (the last attempt is kept and marked): ${named}${slow.length > 8 ? '; …' : ''}.`;
-  return waitText + againText + slowText;
+  const budget = data.settings.paceBudgetSec;
+  const left = data.paceBudgetLeftSec;
+  const budgetText =
+    budget === undefined || left === undefined
+      ? ''
+      : left <= 0
+        ? ` The run spent all of the gate's ${budget} s budget; the cells after that were measured once and only marked.`
+        : ` The run spent ${Math.round(budget - left)} s of the gate's ${budget} s budget.`;
+  return waitText + againText + slowText + budgetText;
 }
 
 /** A sentence for the reading: which sessions ran slowed, or that none did. */

@@ -115,4 +115,23 @@ describe('pace gate', () => {
     assert.equal(spent.result, MAX_ATTEMPTS);
     assert.ok(spent.pace.waitedSec <= 10, `all attempts share the 10 s budget, waited ${spent.pace.waitedSec} s`);
   });
+  it("spends the run's budget on waits and on attempts after a cell's first, and only marks once it is gone", async () => {
+    const gate = new PaceGate(9);
+    gate.observe(at(43, 44));
+    let measured = 0;
+    // Each measurement takes 3 s on the clock.
+    const slowForever = scripted(Array.from({ length: 200 }, () => at(72, 70)));
+    const measure = async (): Promise<number> => {
+      await slowForever.sleep(3);
+      return ++measured;
+    };
+    const first = await measureAtUsualPace(gate, { ...slowForever, maxWaitSec: 60 }, measure);
+    // Waits of 2 s until 8 s are spent (a third would pass 9), then a second attempt of 3 s empties it.
+    assert.deepEqual(first.pace, { waitedSec: 4 * RETRY_SEC, slow: true, attempts: 2 });
+    assert.equal(gate.remainingSec, 0);
+    const probesBefore = slowForever.probes();
+    const next = await measureAtUsualPace(gate, { ...slowForever, maxWaitSec: 60 }, measure);
+    assert.deepEqual(next.pace, { waitedSec: 0, slow: true, attempts: 1 }, 'no wait, no second attempt: only marked');
+    assert.equal(slowForever.probes() - probesBefore, 2, 'still probed before and after, for the mark');
+  });
 });

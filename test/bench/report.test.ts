@@ -297,14 +297,23 @@ describe('bench report renderer', () => {
 
     const none = renderResults({
       ...FIXTURE,
-      settings: { ...FIXTURE.settings, paceWaitSec: 60 },
+      settings: { ...FIXTURE.settings, paceWaitSec: 60, paceBudgetSec: 600 },
+      paceBudgetLeftSec: 452,
       rows: FIXTURE.rows.map((r) => gated(r, false)),
     });
     assert.ok(
       none.includes(
-        `The pace gate waited for the usual pace before ${firsts} of ${all.length} measured cells (${4 * firsts} s in all, the longest 4 s). It measured ${thirds} cells again because the probe right after found a core slowed (at most 2 attempts for one cell). Every kept cell ran between two probes at the usual pace.`,
+        `The pace gate waited for the usual pace before ${firsts} of ${all.length} measured cells (${4 * firsts} s in all, the longest 4 s). It measured ${thirds} cells again because the probe right after found a core slowed (at most 2 attempts for one cell). Every kept cell ran between two probes at the usual pace. The run spent 148 s of the gate's 600 s budget.`,
       ),
     );
+    assert.match(none, /^- Pace gate [^\n]*share a budget of 600 s per run; once it is spent, cells are measured once and only marked\./m);
+    const spent = renderResults({
+      ...FIXTURE,
+      settings: { ...FIXTURE.settings, paceWaitSec: 60, paceBudgetSec: 600 },
+      paceBudgetLeftSec: 0,
+      rows: FIXTURE.rows.map((r) => gated(r, false)),
+    });
+    assert.ok(spent.includes("The run spent all of the gate's 600 s budget; the cells after that were measured once and only marked."));
     assert.ok(!none.includes('### The same targets without'), 'nothing to read again');
     assert.ok(!renderResults(FIXTURE).includes('Pace gate'), 'results from before the gate have no line');
   });
