@@ -183,7 +183,7 @@ async function gatedCell(
   if (pace.waitedSec > 0 || pace.slow || (pace.attempts ?? 1) > 1) {
     const times = pace.attempts === 1 ? 'once' : `${pace.attempts} times`;
     log(
-      `  [pace   ${pass.run}] ${row.label} ${what}: waited ${fmt(pace.waitedSec, 0)} s, measured ${times}${pace.slow ? ', a core slowed each time: kept the last, marked' : ''}`,
+      `  [pace   ${pass.run}] ${row.label} ${what}: waited ${fmt(pace.waitedSec, 0)} s, measured ${times}${pace.slow ? (pace.attempts === 1 ? ', a core slowed: kept, marked' : ', a core slowed each time: kept the last, marked') : ''}`,
     );
   }
   return { cell: result, pace };
