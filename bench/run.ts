@@ -169,17 +169,18 @@ function pushCell(result: RowResult, key: CellKey, cell: CellRun, at: { run: num
  * a core slowed; logged when the gate waited or measured again. Unpinned, the cell is measured once.
  */
 async function gatedCell(
-  row: RowSpec,
   pass: RunPass,
+  session: { readonly row: RowSpec; readonly busy: readonly StartedProcess[] },
   what: string,
   once: () => Promise<CellRun>,
 ): Promise<{ cell: CellRun; pace: PaceWait | undefined }> {
+  const { row, busy } = session;
   if (!pinning()) return { cell: await once(), pace: undefined };
-  const { result, pace } = await measureAtUsualPace(
-    pass.gate,
-    { probe: () => probeSpeed(row.label), maxWaitSec: pass.settings.paceWaitSec ?? 0, settleSec: PROBE_SETTLE_MS / 1000 },
-    once,
-  );
+  const probe = async (): Promise<CoreSpeeds | undefined> => {
+    await untilIdle(busy);
+    return probeSpeed(row.label);
+  };
+  const { result, pace } = await measureAtUsualPace(pass.gate, { probe, maxWaitSec: pass.settings.paceWaitSec ?? 0 }, once);
   if (pace.waitedSec > 0 || pace.slow || (pace.attempts ?? 1) > 1) {
     const times = pace.attempts === 1 ? 'once' : `${pace.attempts} times`;
     log(
@@ -187,6 +188,26 @@ async function gatedCell(
     );
   }
   return { cell: result, pace };
+}
+
+/** A process under this share of a core over one IDLE_SAMPLE_MS sample is idle. */
+const IDLE_CPU_SHARE = 0.1;
+const IDLE_SAMPLE_MS = 100;
+/** How long untilIdle waits at most. */
+const IDLE_MAX_MS = 3000;
+
+/**
+ * Waits until every process given is idle (a cell's requests still in flight have drained, which
+ * takes ~0.4 s for the no-batch rows at 64 connections), so a probe reads the machine, not them.
+ */
+async function untilIdle(processes: readonly StartedProcess[]): Promise<void> {
+  const deadline = performance.now() + IDLE_MAX_MS;
+  for (;;) {
+    const before = processes.map((p) => p.cpuSeconds());
+    await new Promise((r) => setTimeout(r, IDLE_SAMPLE_MS));
+    const busy = processes.some((p, i) => (p.cpuSeconds() - before[i]!) * 1000 > IDLE_CPU_SHARE * IDLE_SAMPLE_MS);
+    if (!busy || performance.now() > deadline) return;
+  }
 }
 
 /** One pass over the rows: the settings, the run's number and the pace gate it shares. */
@@ -218,7 +239,7 @@ async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, 
     const closedRps: number[] = [];
     for (const connections of CLOSED_CONNECTIONS) {
       const duration = connections === 16 ? settings.durationSec : settings.secondaryDurationSec;
-      const { cell, pace } = await gatedCell(row, pass, `c=${connections}`, () =>
+      const { cell, pace } = await gatedCell(pass, { row, busy: [server, backend] }, `c=${connections}`, () =>
         measure(server, backend, () => runWrk(server.url, connections, duration, expectedBody), metricsUrl),
       );
       pushCell(result, `c${connections}`, cell, { run, pace });
@@ -232,7 +253,7 @@ async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, 
     writeFileSync(expectedFile, expectedBody);
     for (const percent of OPEN_PERCENTS) {
       const rate = Math.max(1, Math.round((maximum * percent) / 100));
-      const { cell, pace } = await gatedCell(row, pass, `open ${percent}%`, () =>
+      const { cell, pace } = await gatedCell(pass, { row, busy: [server, backend] }, `open ${percent}%`, () =>
         measure(server, backend, () =>
           runOpenLoopProcess(
             server.url,

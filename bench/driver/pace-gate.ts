@@ -19,7 +19,8 @@
  *   sleeps RETRY_SEC and probes again. It says how long it waited and whether the last probe was
  *   still slow.
  * - `measureAtUsualPace` waits (as above), measures, and probes again. A cell whose probes before
- *   and after (`settleSec` after it) were both at the usual pace is kept. Otherwise the cell is measured again, up to
+ *   and after were both at the usual pace is kept. (The probe given should first let the cell's
+ *   own work drain, or it reads the servers finishing as a slowed core.) Otherwise the cell is measured again, up to
  *   MAX_ATTEMPTS in all; every wait of a cell shares one budget of `maxWaitSec`. When no attempt
  *   was clean, the last one is kept and marked slowed, for the report to name.
  * - The gate holds the run's budget: every wait, and every attempt after a cell's first, is spent
@@ -84,8 +85,6 @@ export interface WaitOptions {
   readonly sleep?: (sec: number) => Promise<void>;
   /** Seconds since some fixed point (performance.now() / 1000 by default). */
   readonly clock?: () => number;
-  /** `measureAtUsualPace`: seconds between the end of a cell and its probe, for the load's processes to finish. */
-  readonly settleSec?: number;
 }
 
 const realSleep = (sec: number): Promise<void> => new Promise((r) => setTimeout(r, sec * 1000));
@@ -115,7 +114,7 @@ export async function measureAtUsualPace<T>(
   options: WaitOptions,
   measure: () => Promise<T>,
 ): Promise<{ result: T; pace: PaceWait }> {
-  const { probe, maxWaitSec, settleSec = 0, sleep = realSleep, clock = () => performance.now() / 1000 } = options;
+  const { probe, maxWaitSec, clock = () => performance.now() / 1000 } = options;
   let waitedSec = 0;
   for (let attempts = 1; ; attempts++) {
     const before = await waitForUsualPace(gate, {
@@ -127,7 +126,6 @@ export async function measureAtUsualPace<T>(
     const start = clock();
     const result = await measure();
     if (attempts > 1) gate.spend(clock() - start);
-    if (settleSec > 0) await sleep(settleSec);
     const after = await probe();
     const slowAfter = after !== undefined && gate.isSlow(after);
     if (after !== undefined) gate.observe(after);
