@@ -12,8 +12,10 @@
  * recovers within one cell, between the two probes, goes unseen.
  *
  * Contract (pure, apart from the probe, the measurement, the sleep and the clock it is given):
- * - The gate's reference for a core is the fastest probe (fewest µs per operation) it has been
- *   shown (`observe`): every probe of the run, the ones around sessions included.
+ * - The gate's reference for a core is a low percentile (REFERENCE_QUANTILE) of the probes it
+ *   has been shown (`observe`): every probe of the run, the ones around sessions included. With
+ *   up to 10 probes that is the fastest; later, a few freak-fast probes cannot make every
+ *   ordinary one read slowed.
  * - A probe is slow when either core takes more than SLOW_FACTOR × its reference.
  * - `waitForUsualPace` probes; while the probe is slow and less than `maxWaitSec` has passed, it
  *   sleeps RETRY_SEC and probes again. It says how long it waited and whether the last probe was
@@ -30,8 +32,10 @@
  */
 import type { CoreSpeeds } from '../results.js';
 
-/** More than this × a core's fastest probe is a slowed core (the two paces are ~1.6× apart). */
+/** More than this × a core's reference is a slowed core (the two paces are ~1.6× apart). */
 export const SLOW_FACTOR = 1.25;
+/** Which of a core's probes, fastest first, is its reference: the 10th percentile. */
+export const REFERENCE_QUANTILE = 0.1;
 /** Seconds between two probes while waiting. */
 export const RETRY_SEC = 2;
 /** How many times one cell is measured at most. */
@@ -48,7 +52,8 @@ export interface PaceWait {
 }
 
 export class PaceGate {
-  private fastest: CoreSpeeds | undefined;
+  /** Every probe observed, per core, fastest (fewest µs) first. */
+  private readonly probes = { serverCore: [] as number[], loadCore: [] as number[] };
   private budget: number;
 
   /** `budgetSec`: what the run may spend in all on waits and on cells measured again. */
@@ -66,16 +71,25 @@ export class PaceGate {
   }
 
   observe(speeds: CoreSpeeds): void {
-    const f = this.fastest;
-    this.fastest =
-      f === undefined ? speeds : { serverCore: Math.min(f.serverCore, speeds.serverCore), loadCore: Math.min(f.loadCore, speeds.loadCore) };
+    for (const core of ['serverCore', 'loadCore'] as const) {
+      const sorted = this.probes[core];
+      const at = sorted.findIndex((v) => v > speeds[core]);
+      sorted.splice(at < 0 ? sorted.length : at, 0, speeds[core]);
+    }
+  }
+
+  /** A core's reference (µs per probe operation); undefined before any probe. */
+  reference(core: keyof CoreSpeeds): number | undefined {
+    const sorted = this.probes[core];
+    return sorted[Math.floor(REFERENCE_QUANTILE * (sorted.length - 1))];
   }
 
   /** Either core over SLOW_FACTOR × its reference; false before any reference exists. */
   isSlow(speeds: CoreSpeeds): boolean {
-    const f = this.fastest;
-    if (f === undefined) return false;
-    return speeds.serverCore > SLOW_FACTOR * f.serverCore || speeds.loadCore > SLOW_FACTOR * f.loadCore;
+    const server = this.reference('serverCore');
+    const load = this.reference('loadCore');
+    if (server === undefined || load === undefined) return false;
+    return speeds.serverCore > SLOW_FACTOR * server || speeds.loadCore > SLOW_FACTOR * load;
   }
 }
 

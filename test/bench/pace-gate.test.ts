@@ -42,6 +42,16 @@ describe('pace gate', () => {
     assert.equal(gate.isSlow(at(70, 72)), true, "the machine's slow pace, 1.6× on both");
   });
 
+  it('takes the 10th percentile of the probes as the reference, so a freak-fast probe does not make every other read slowed', () => {
+    const gate = new PaceGate();
+    for (let i = 0; i < 20; i++) gate.observe(at(43 + (i % 3), 44));
+    gate.observe(at(30, 30)); // one freak
+    assert.equal(gate.reference('serverCore'), 43);
+    assert.equal(gate.reference('loadCore'), 44);
+    assert.equal(gate.isSlow(at(45, 46)), false);
+    assert.equal(gate.isSlow(at(72, 46)), true);
+  });
+
   it('measures at once at the usual pace, and waits through a slow spell until the pace is back', async () => {
     const gate = new PaceGate();
     gate.observe(at(43, 44));

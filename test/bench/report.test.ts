@@ -283,7 +283,7 @@ describe('bench report renderer', () => {
     const text = renderResults({ ...FIXTURE, settings: { ...FIXTURE.settings, paceWaitSec: 60 }, rows });
     assert.match(
       text,
-      /^- Pace gate \(bench\/driver\/pace-gate\.ts\): right before each measured cell and right after it, each time once the server and the backend are idle[^\n]*over 1\.25× its fastest probe[^\n]*up to 60 s of waits per cell[^\n]*measured again, up to 3 times/m,
+      /^- Pace gate \(bench\/driver\/pace-gate\.ts\): right before each measured cell and right after it, each time once the server and the backend are idle[^\n]*over 1\.25× its reference, the 10th percentile[^\n]*up to 60 s of waits per cell[^\n]*measured again, up to 3 times/m,
     );
     assert.ok(
       text.includes(
