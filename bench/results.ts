@@ -26,7 +26,7 @@ export interface CellRun extends LoadResult {
   readonly gatewayTimings?: GatewayTimings;
   /** The run (1-based) whose server session measured this cell; absent in results written before it was recorded. */
   readonly run?: number;
-  /** What the pace gate (bench/driver/pace-gate.ts) did before the cell; absent when unpinned or before the gate. */
+  /** What the pace gate (bench/driver/pace-gate.ts) did around the cell; absent when unpinned or before the gate. */
   readonly pace?: PaceWait;
 }
 
@@ -74,7 +74,7 @@ export interface Settings {
   readonly quick: boolean;
   readonly pinned: boolean;
   readonly backendDelayMs: number;
-  /** The pace gate's longest wait before a cell (BENCH_PACE_WAIT); absent in results written before the gate. */
+  /** The pace gate's longest wait for one cell, over all its attempts (BENCH_PACE_WAIT); absent before the gate. */
   readonly paceWaitSec?: number;
   /** The pace gate's budget for the run, waits and cells measured again (BENCH_PACE_BUDGET). */
   readonly paceBudgetSec?: number;

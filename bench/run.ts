@@ -158,7 +158,7 @@ async function startVerified(
   return { server, expectedBody: verification.body };
 }
 
-/** Records a cell with its run and what the pace gate did before it. */
+/** Records a cell with its run and what the pace gate did around it. */
 function pushCell(result: RowResult, key: CellKey, cell: CellRun, at: { run: number; pace: PaceWait | undefined }): void {
   const { run, pace } = at;
   (result.cells[key] ??= []).push(pace === undefined ? { ...cell, run } : { ...cell, run, pace });
@@ -301,7 +301,7 @@ async function probeSpeed(who: string): Promise<CoreSpeeds | undefined> {
   }
 }
 
-/** Probes before the run that give the pace gate its first reference (the fastest of them). */
+/** Probes of the idle machine before the run: the pace gate's first reference. */
 const CALIBRATION_PROBES = 5;
 
 /** A pace gate with a first reference: CALIBRATION_PROBES probes of the idle machine, a second apart. */

@@ -41,9 +41,12 @@ export const RETRY_SEC = 2;
 /** How many times one cell is measured at most. */
 export const MAX_ATTEMPTS = 3;
 
-/** What the gate did before one cell. */
+/** What the gate did around one cell. */
 export interface PaceWait {
-  /** Seconds from the first probe's answer to the last's (0 when the first was at the usual pace). */
+  /**
+   * Seconds spent waiting for the usual pace: from a wait's first probe to its last, summed over
+   * the cell's attempts (0 when every wait's first probe found the usual pace).
+   */
   readonly waitedSec: number;
   /** No attempt ran between two probes at the usual pace: the kept one ran on a slowed machine. */
   readonly slow: boolean;

@@ -6,7 +6,7 @@ import type { BenchResults } from '../results.js';
 import { QUERY } from '../shared/data.js';
 import { reading } from './reading.js';
 import { closedTable, openTable, profileSection, ratiosTable, secondaryTable, targetsTable, wallSection, warmupTable } from './tables.js';
-import { MAX_ATTEMPTS, RETRY_SEC, SLOW_FACTOR } from '../driver/pace-gate.js';
+import { MAX_ATTEMPTS, REFERENCE_QUANTILE, RETRY_SEC, SLOW_FACTOR } from '../driver/pace-gate.js';
 import { atUsualPace, paceGateSentence, SLOW_PACE, speedTable } from './speed.js';
 import { evaluateTargets } from './targets.js';
 import { num, View } from './view.js';
@@ -109,7 +109,7 @@ function paceGateBullet(s: BenchResults['settings']): string {
     s.paceWaitSec > 0
       ? `the cell waits for the usual pace, probing every ${RETRY_SEC} s (up to ${s.paceWaitSec} s of waits per cell)`
       : 'the cell does not wait (`BENCH_PACE_WAIT=0`)';
-  return `- Pace gate (bench/driver/pace-gate.ts): right before each measured cell and right after it, each time once the server and the backend are idle, both cores run the speed probe ("Machine speed around each session"). A core is slowed when it takes over ${SLOW_FACTOR}× its reference, the 10th percentile of that core's probes so far in the run (the machine's slow pace is about 1.6×). Before a cell, ${wait}. A cell with a slowed probe before or after it is measured again, up to ${MAX_ATTEMPTS} times; when every attempt had one, the last is kept and marked. The waits and the cells measured again share a budget of ${s.paceBudgetSec ?? 0} s per run; once it is spent, cells are measured once and only marked. Every row gets the same gate. A slow spell that starts and ends within one cell, between its two probes, goes unseen.\n`;
+  return `- Pace gate (bench/driver/pace-gate.ts): right before each measured cell and right after it, each time once the server and the backend are idle, both cores run the speed probe ("Machine speed around each session"). A core is slowed when it takes over ${SLOW_FACTOR}× its reference, the ${Math.round(REFERENCE_QUANTILE * 100)}th percentile of that core's probes so far in the run (the machine's slow pace is about 1.6×). Before a cell, ${wait}. A cell with a slowed probe before or after it is measured again, up to ${MAX_ATTEMPTS} times; when every attempt had one, the last is kept and marked. The waits and the cells measured again share a budget of ${s.paceBudgetSec ?? 0} s per run; once it is spent, cells are measured once and only marked. Every row gets the same gate. A slow spell that starts and ends within one cell, between its two probes, goes unseen.\n`;
 }
 
 /** "Machine speed around each session" with its table and a blank line after, or nothing without probes. */

@@ -128,7 +128,7 @@ export function paceGateSentence(data: BenchResults): string | undefined {
   const againText =
     again.length === 0
       ? ''
-      : ` It measured ${again.length} cell${again.length === 1 ? '' : 's'} again because the probe right after found a core slowed (at most ${maxAttempts} attempts for one cell).`;
+      : ` It measured ${again.length} cell${again.length === 1 ? '' : 's'} again because a probe before or after it found a core slowed (at most ${maxAttempts} attempts for one cell).`;
   const slowText =
     slow.length === 0
       ? ' Every kept cell ran between two probes at the usual pace.'

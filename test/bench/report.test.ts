@@ -287,7 +287,7 @@ describe('bench report renderer', () => {
     );
     assert.ok(
       text.includes(
-        `The pace gate waited for the usual pace before ${firsts + 1} of ${all.length} measured cells (${4 * firsts + 60} s in all, the longest 60 s). It measured ${thirds + 1} cells again because the probe right after found a core slowed (at most 3 attempts for one cell). 1 cell had a core slowed around every attempt (the last attempt is kept and marked): gqlgw, batch, 16 connections, run 2.`,
+        `The pace gate waited for the usual pace before ${firsts + 1} of ${all.length} measured cells (${4 * firsts + 60} s in all, the longest 60 s). It measured ${thirds + 1} cells again because a probe before or after it found a core slowed (at most 3 attempts for one cell). 1 cell had a core slowed around every attempt (the last attempt is kept and marked): gqlgw, batch, 16 connections, run 2.`,
       ),
     );
     const again = text.slice(text.indexOf('### The same targets without'), text.indexOf('## Where the time goes'));
@@ -303,7 +303,7 @@ describe('bench report renderer', () => {
     });
     assert.ok(
       none.includes(
-        `The pace gate waited for the usual pace before ${firsts} of ${all.length} measured cells (${4 * firsts} s in all, the longest 4 s). It measured ${thirds} cells again because the probe right after found a core slowed (at most 2 attempts for one cell). Every kept cell ran between two probes at the usual pace. The run spent 148 s of the gate's 600 s budget.`,
+        `The pace gate waited for the usual pace before ${firsts} of ${all.length} measured cells (${4 * firsts} s in all, the longest 4 s). It measured ${thirds} cells again because a probe before or after it found a core slowed (at most 2 attempts for one cell). Every kept cell ran between two probes at the usual pace. The run spent 148 s of the gate's 600 s budget.`,
       ),
     );
     assert.match(none, /^- Pace gate [^\n]*share a budget of 600 s per run; once it is spent, cells are measured once and only marked\./m);
