@@ -274,8 +274,8 @@ async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, 
     result.peakRssMiB.push(server.peakRssMiB());
     await server.stop();
   }
-  // The stopped server's exit (freeing its heap, closing its sockets, the backend's side of them) is done by then.
-  await new Promise((r) => setTimeout(r, PROBE_SETTLE_MS));
+  // The stopped server has exited; the backend may still be closing its side of the sockets.
+  await untilIdle([backend]);
   const after = await probeSpeed(row.label);
   if (after !== undefined) pass.gate.observe(after);
   if (before === undefined || after === undefined) return;
@@ -285,9 +285,6 @@ async function runRow(row: RowSpec, result: RowResult, backend: StartedProcess, 
     `  [speed  ${tag}: µs per probe operation, server core ${us(before.serverCore, after.serverCore)}, load core ${us(before.loadCore, after.loadCore)}`,
   );
 }
-
-/** How long the after-session probe waits for the session's teardown to finish. */
-const PROBE_SETTLE_MS = 300;
 
 /** Both cores' speed (bench/driver/speed-probe.ts) while no server runs; undefined (and logged, for `who`) when the probe fails. */
 async function probeSpeed(who: string): Promise<CoreSpeeds | undefined> {
