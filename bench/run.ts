@@ -6,6 +6,7 @@
  * BENCH_PACE_WAIT, BENCH_PACE_BUDGET, BENCH_WAIT_IDLE, BENCH_QUICK=1, BENCH_ROWS=id,id, BENCH_RESULTS=path.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join, resolve, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BACKEND_DELAY_MS } from './backend.js';
@@ -204,7 +205,7 @@ async function untilIdle(processes: readonly StartedProcess[]): Promise<void> {
   const deadline = performance.now() + IDLE_MAX_MS;
   for (;;) {
     const before = processes.map((p) => p.cpuSeconds());
-    await new Promise((r) => setTimeout(r, IDLE_SAMPLE_MS));
+    await sleep(IDLE_SAMPLE_MS);
     const busy = processes.some((p, i) => (p.cpuSeconds() - before[i]!) * 1000 > IDLE_CPU_SHARE * IDLE_SAMPLE_MS);
     if (!busy || performance.now() > deadline) return;
   }
@@ -306,7 +307,7 @@ async function calibratePaceGate(budgetSec: number): Promise<PaceGate> {
   const gate = new PaceGate(budgetSec);
   const probes: CoreSpeeds[] = [];
   for (let i = 0; i < CALIBRATION_PROBES; i++) {
-    if (i > 0) await new Promise((r) => setTimeout(r, 1000));
+    if (i > 0) await sleep(1000);
     const speeds = await probeSpeed('pace before the run');
     if (speeds === undefined) break;
     probes.push(speeds);
@@ -328,14 +329,14 @@ async function waitForQuietMachine(maxWaitSec: number): Promise<IdleCheck> {
   const deadline = performance.now() + maxWaitSec * 1000;
   for (;;) {
     const before = readCoreTimes();
-    await new Promise((r) => setTimeout(r, 2000));
+    await sleep(2000);
     const after = readCoreTimes();
     const check = { seconds: 2, core0Pct: coreBusyPct(before, after, 0), core1Pct: coreBusyPct(before, after, 1) };
     if (!isBusy(check) || performance.now() > deadline) return check;
     log(
       `The machine is busy (core 0 ${fmt(check.core0Pct, 0)} %, core 1 ${fmt(check.core1Pct, 0)} %): waiting for it to quiet down (BENCH_WAIT_IDLE=${maxWaitSec} s at most).`,
     );
-    await new Promise((r) => setTimeout(r, 3000));
+    await sleep(3000);
   }
 }
 

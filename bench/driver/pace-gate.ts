@@ -30,6 +30,7 @@
  *   and only marked. So a slow spell of many minutes lengthens a run by the budget at most.
  * - A failed probe (undefined) counts as the usual pace: the gate never blocks a run.
  */
+import { setTimeout as sleepMs } from 'node:timers/promises';
 import type { CoreSpeeds } from '../results.js';
 
 /** More than this × a core's reference is a slowed core (the two paces are ~1.6× apart). */
@@ -104,7 +105,9 @@ export interface WaitOptions {
   readonly clock?: () => number;
 }
 
-const realSleep = (sec: number): Promise<void> => new Promise((r) => setTimeout(r, sec * 1000));
+const realSleep = async (sec: number): Promise<void> => {
+  await sleepMs(sec * 1000);
+};
 
 export async function waitForUsualPace(gate: PaceGate, options: WaitOptions): Promise<PaceWait> {
   const { probe, maxWaitSec, sleep = realSleep, clock = () => performance.now() / 1000 } = options;
