@@ -29,6 +29,7 @@ export const DEFAULTS = {
   memcachedCooldownMs: 5000,
   memcachedMaxValueBytes: 1024 * 1024 - 1024,
   metricsPath: '/metrics',
+  metricsHost: '127.0.0.1',
   limits: {
     maxDepth: 32,
     maxAliases: 200,
@@ -151,6 +152,13 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   const metrics = {
     enabled: metricsTable.bool('enabled', true),
     path: metricsTable.string('path', DEFAULTS.metricsPath, (v) => (v.startsWith('/') ? undefined : 'must start with "/"')),
+    port: metricsTable.has('port') ? metricsTable.int('port', 0, 0, 65535) : undefined,
+    host: metricsTable.string('host', DEFAULTS.metricsHost, (v) => (v === '' ? 'must not be empty' : undefined)),
+    token: metricsTable.has('token')
+      ? metricsTable.string('token', '', (v) =>
+          /^[\x21-\x7e]{16,}$/.test(v) ? undefined : 'must be at least 16 visible ASCII characters, no spaces',
+        )
+      : undefined,
   };
   metricsTable.finish();
 

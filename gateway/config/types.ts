@@ -53,6 +53,18 @@ export interface CorsConfig {
   readonly maxAgeS: number;
 }
 
+/** [metrics]: where the Prometheus text is served (docs/hardening.md "Metrics"). */
+export interface MetricsConfig {
+  readonly enabled: boolean;
+  readonly path: string;
+  /** A listener of its own for the metrics path (then the GraphQL port answers it 404); undefined: the GraphQL port. */
+  readonly port: number | undefined;
+  /** The address of that listener. */
+  readonly host: string;
+  /** When set, the metrics path answers only `Authorization: Bearer <token>` (401 otherwise). */
+  readonly token: string | undefined;
+}
+
 export interface GatewayConfig {
   /** Absolute path of the gateway.toml this came from; schema globs are relative to its folder. */
   readonly file: string;
@@ -83,6 +95,6 @@ export interface GatewayConfig {
     readonly l2MaxEntries: number;
     readonly memcached: MemcachedConfig | undefined;
   };
-  readonly metrics: { readonly enabled: boolean; readonly path: string };
+  readonly metrics: MetricsConfig;
   readonly limits: LimitsConfig;
 }

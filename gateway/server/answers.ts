@@ -1,29 +1,33 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createGraphQLError, maskError } from 'graphql-yoga';
 import type { OperationStats } from '../execute/state.js';
 import type { CorsPolicy } from './cors.js';
-import { addDebugExtensions, addDebugHeaders } from './debug-headers.js';
+import { addDebugExtensions, addDebugHeaders, WORKER_HEADER } from './debug-headers.js';
+import type { AnswerType, GatewayRequest } from './http-request.js';
 
 /**
- * The one place that decides what a GraphQL answer is on the wire (DESIGN.md "One decision, one
- * place"; docs/hardening.md "Status codes"): its status, body and headers — content type, CORS,
- * debug headers, error masking, the 500 body — and the `gqlgw_http_requests_total` count. The fast
- * path and yoga (as its result processor) only hand results here and write what comes back, so the
- * two entrances cannot disagree. Preflights (`OPTIONS /graphql`) are answered here too.
+ * The one place that decides what an answer is on the wire (DESIGN.md "One decision, one place";
+ * docs/hardening.md "Status codes"): its status, body and headers — content type, CORS, debug
+ * headers, the worker header, error masking, the 500 body — and the `gqlgw_http_requests_total`
+ * count. The fast path and yoga (as its result processor) only hand results here and write what
+ * comes back, so the two entrances cannot disagree. Preflights (`OPTIONS /graphql`), the 415 of a
+ * body that is no JSON, `/readyz`, the metrics path and the 404 of every other path are answered
+ * here too, and every answer the server writes goes out through `write`.
  */
 export interface WireAnswer {
   readonly status: number;
   readonly headers: Record<string, string>;
-  readonly body: string;
+  /** Node sends no body for a HEAD request, whatever is here. */
+  readonly body: string | Buffer;
 }
 
 /** What an answer depends on besides the result: read from the request by the entrance. */
 export interface AnswerRequest {
   /** The Origin header. */
   readonly origin: string | undefined;
-  /** The Accept header. */
-  readonly accept: string | undefined;
+  /** What Accept asks for (http-request.ts reads it). */
+  readonly answerType: AnswerType;
   /** The operationName the client sent (to explain an unknown one). */
   readonly operationName: unknown;
   /** The executor's counts, when an operation ran. */
@@ -37,6 +41,8 @@ export interface AnswerOptions {
   readonly cors: CorsPolicy | undefined;
   /** Called once per answer with its status and code (the request error's code, or "ok"). */
   readonly onAnswer?: (status: number, code: string) => void;
+  /** With `--workers` and debug headers: this worker's id, sent as X-GQL-Worker on every answer. */
+  readonly worker?: string;
 }
 
 export interface Answers {
@@ -53,10 +59,27 @@ export interface Answers {
    * ORIGIN_NOT_ALLOWED without CORS headers. An OPTIONS that is no preflight gets 204 with `Allow`.
    */
   options(origin: string | undefined, requestMethod: string | undefined): WireAnswer;
+  /** 415 UNSUPPORTED_MEDIA_TYPE: a POST to the GraphQL path whose body is no JSON (http-request.ts BODY_TYPES). */
+  unsupportedMediaType(request: GatewayRequest): WireAnswer;
+  /** The error of a throw nobody expected, as yoga's execute hands it on: a 500 once answered. */
+  unexpectedError(error: unknown): GraphQLError;
+  /** 404 for a path the server has no route for. */
+  notFound(): WireAnswer;
+  /** `GET /readyz`: 200 `{"status":"ready"}`, or 503 `{"status":"draining"}`. */
+  readiness(ready: boolean): WireAnswer;
+  /** The metrics path: the Prometheus text, or 500 when rendering failed (`text` undefined). */
+  metrics(text: string | undefined, contentType: string): WireAnswer;
+  /** A static file (GraphiQL's assets), cached by browsers for an hour. */
+  asset(type: string, body: Buffer): WireAnswer;
+  /** 401 for a metrics request without `[metrics] token` as its bearer token. */
+  unauthorized(): WireAnswer;
+  /** Writes an answer to a Node response: the server's only way out. */
+  write(res: ServerResponse, answer: WireAnswer): void;
 }
 
 export const UNEXPECTED_MESSAGE = 'Unexpected error.';
 const JSON_TYPE = 'application/json; charset=utf-8';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
 
 export function createAnswers(options: AnswerOptions): Answers {
@@ -68,7 +91,9 @@ export function createAnswers(options: AnswerOptions): Answers {
     if (!debug && shown.errors) shown = { ...shown, errors: shown.errors.map(masked) };
     const declared = (shown.extensions?.http as { status?: number } | undefined)?.status;
     const status = declared ?? (shown.errors?.length && !('data' in shown) ? 500 : 200);
-    const headers: Record<string, string> = { 'content-type': mediaType(request.accept) };
+    const headers: Record<string, string> = {
+      'content-type': request.answerType === 'graphql-response' ? GRAPHQL_RESPONSE_TYPE : JSON_TYPE,
+    };
     for (const error of shown.errors ?? []) {
       const extra = (error.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers;
       if (extra) for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
@@ -85,11 +110,42 @@ export function createAnswers(options: AnswerOptions): Answers {
     return { status, headers, body: dataJson === undefined ? body : withData(dataJson, body) };
   }
 
+  const unexpectedError = (error: unknown): GraphQLError => {
+    const message = debug && error instanceof Error ? error.message : UNEXPECTED_MESSAGE;
+    return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR', unexpected: true } });
+  };
+  const worker = debug ? options.worker : undefined;
+  const plain = (status: number, body: string, type = TEXT_TYPE): WireAnswer => ({ status, headers: { 'content-type': type }, body });
+
   return {
     graphql,
-    unexpected(error, request) {
-      const message = debug && error instanceof Error ? error.message : UNEXPECTED_MESSAGE;
-      return graphql({ errors: [new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR', unexpected: true } })] }, request);
+    unexpectedError,
+    unexpected: (error, request) => graphql({ errors: [unexpectedError(error)] }, request),
+    unsupportedMediaType(request) {
+      const type = request.bodyType;
+      const error = new GraphQLError(
+        `POST bodies must be sent as application/json, not ${type === '' ? 'without a content-type' : `"${type}"`}.`,
+        { extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', http: { status: 415, headers: { accept: 'application/json' } } } },
+      );
+      return graphql({ errors: [error] }, requestFacts(request));
+    },
+    notFound: () => plain(404, 'not found\n'),
+    readiness: (ready) => ({
+      status: ready ? 200 : 503,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+      body: JSON.stringify({ status: ready ? 'ready' : 'draining' }),
+    }),
+    metrics: (text, contentType) =>
+      text === undefined ? plain(500, 'metrics unavailable\n', 'text/plain') : plain(200, text, contentType),
+    asset: (type, body) => ({ status: 200, headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' }, body }),
+    unauthorized: () => ({
+      status: 401,
+      headers: { 'content-type': TEXT_TYPE, 'www-authenticate': 'Bearer realm="metrics"' },
+      body: 'the metrics path needs "Authorization: Bearer <[metrics] token>"\n',
+    }),
+    write(res, answer) {
+      if (worker !== undefined) answer.headers[WORKER_HEADER] = worker;
+      writeAnswer(res, answer);
     },
     options(origin, requestMethod) {
       const headers: Record<string, string> = {};
@@ -120,31 +176,15 @@ function withData(dataJson: string, rest: string): string {
   return rest === '{}' ? `{"data":${dataJson}}` : `{"data":${dataJson},${rest.slice(1)}`;
 }
 
-/** Writes an answer to a Node response (the fast path's and the server's way out). */
-export function writeAnswer(res: ServerResponse, answer: WireAnswer): void {
+function writeAnswer(res: ServerResponse, answer: WireAnswer): void {
   const headers = answer.headers;
   headers['content-length'] = String(Buffer.byteLength(answer.body));
   res.writeHead(answer.status, headers).end(answer.body);
 }
 
-/** The request facts an answer depends on, from a Node request. */
-export function requestFacts(req: IncomingMessage, operationName?: unknown, stats?: OperationStats): AnswerRequest {
-  return { origin: req.headers.origin, accept: req.headers.accept, operationName, stats };
-}
-
-/**
- * `application/graphql-response+json` when the client lists it before `application/json` (or
- * alone), else `application/json`: the media types of GraphQL over HTTP. Any other Accept gets
- * JSON too (the gateway serves no streams).
- */
-function mediaType(accept: string | undefined): string {
-  if (!accept || accept === 'application/json' || accept === '*/*') return JSON_TYPE; // what most clients send
-  for (const part of accept.split(',')) {
-    const type = part.split(';')[0]!.trim().toLowerCase();
-    if (type === 'application/graphql-response+json') return GRAPHQL_RESPONSE_TYPE;
-    if (type === 'application/json' || type === '*/*' || type === 'application/*') return JSON_TYPE;
-  }
-  return JSON_TYPE;
+/** The request facts an answer depends on. */
+export function requestFacts(request: GatewayRequest, operationName?: unknown, stats?: OperationStats): AnswerRequest {
+  return { origin: request.origin, answerType: request.answerType, operationName, stats };
 }
 
 /** The code of a request error for the metric: the first error's `extensions.code`. */

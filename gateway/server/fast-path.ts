@@ -1,14 +1,15 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GraphQLError } from 'graphql';
 import type { Executor } from '../execute/executor.js';
-import { requestFacts, writeAnswer, type Answers } from './answers.js';
+import { requestFacts, type Answers } from './answers.js';
 import type { DocumentStore } from './documents.js';
+import type { GatewayRequest } from './http-request.js';
 import type { PersistedDocuments } from './persisted.js';
 import { Canceller } from '../upstream/canceller.js';
 
 /** Answers a request with yoga's full GraphQL-over-HTTP pipeline, given the body already read. */
-export type YogaFallback = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined) => void;
+export type YogaFallback = (request: GatewayRequest, res: ServerResponse, body: Buffer | undefined) => Promise<void>;
 
 export interface FastPathOptions {
   readonly executor: Executor;
@@ -21,30 +22,37 @@ export interface FastPathOptions {
   readonly onServed?: () => void;
 }
 
+export interface FastPath {
+  /**
+   * True for the request most clients send: `POST /graphql` (the route table decided that),
+   * `Content-Type: application/json`, a declared length within `max_body_bytes`, and a JSON (or
+   * graphql-response+json) answer accepted.
+   */
+  takes(request: GatewayRequest): boolean;
+  /** Reads the body and answers; rejects only for an error nobody expected (the server answers it). */
+  serve(request: GatewayRequest, res: ServerResponse): Promise<void>;
+}
+
 /**
- * The request most clients send, served without yoga's Fetch-API round trip: `POST /graphql`,
- * `Content-Type: application/json`, a declared length within `max_body_bytes`, a JSON (or
- * graphql-response+json) answer, and a JSON object body. The fast path only reads the request:
- * which text runs is `persisted`'s decision, whether the document may run is `documents`', and
- * the answer — status, body, headers — is `answers`', the same three yoga calls. A query operation
- * is executed here; everything else (a body that is not a plain params object, a mutation, an
- * operation that cannot be planned) is handed to yoga with its body; yoga then takes the
- * document from the same store, so it is never parsed or validated twice.
- *
- * Returns a request listener that answers true when it took the request.
+ * The request most clients send, served without yoga's Fetch-API round trip. The fast path only
+ * reads the request: which text runs is `persisted`'s decision, whether the document may run is
+ * `documents`', and the answer — status, body, headers — is `answers`', the same three yoga calls.
+ * A query operation is executed here; everything else (a body that is not a plain params object, a
+ * mutation, an operation that cannot be planned) is handed to yoga with its body; yoga then takes
+ * the document from the same store, so it is never parsed or validated twice.
  */
-export function createFastPath(options: FastPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function createFastPath(options: FastPathOptions): FastPath {
   const { executor, answers, documents, persisted, maxBodyBytes, fallback } = options;
   const served = options.onServed ?? (() => {});
 
-  async function serve(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+  async function answer(request: GatewayRequest, res: ServerResponse, body: Buffer): Promise<void> {
     let params: unknown;
     try {
       params = JSON.parse(body.toString('utf8'));
     } catch {
-      return fallback(req, res, body);
+      return fallback(request, res, body);
     }
-    if (!isPlainParams(params)) return fallback(req, res, body);
+    if (!isPlainParams(params)) return fallback(request, res, body);
     const { variables, operationName } = params;
     let query: string | undefined;
     try {
@@ -52,26 +60,26 @@ export function createFastPath(options: FastPathOptions): (req: IncomingMessage,
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err;
       served();
-      return writeAnswer(res, answers.graphql({ errors: [err] }, requestFacts(req, operationName)));
+      return answers.write(res, answers.graphql({ errors: [err] }, requestFacts(request, operationName)));
     }
-    if (query === undefined) return fallback(req, res, body);
+    if (query === undefined) return fallback(request, res, body);
     const prepared = documents.prepare(query);
     if (!prepared.document || prepared.errors.length > 0) {
       served();
-      return writeAnswer(res, answers.graphql({ errors: prepared.errors }, requestFacts(req, operationName)));
+      return answers.write(res, answers.graphql({ errors: prepared.errors }, requestFacts(request, operationName)));
     }
     const document = prepared.document;
     const plan = executor.plan(document, operationName);
-    if (!plan || plan.operation.operation !== 'query') return fallback(req, res, body);
+    if (!plan || plan.operation.operation !== 'query') return fallback(request, res, body);
 
-    const signal = connectionSignal(req.socket);
+    const signal = connectionSignal(request.node.socket);
     let outcome;
     try {
       outcome = await executor.execute({
         document,
         operationName,
         variables,
-        header: (name) => headerValue(req, name),
+        header: request.header,
         signal,
         dataAsJson: true,
       });
@@ -80,27 +88,25 @@ export function createFastPath(options: FastPathOptions): (req: IncomingMessage,
       throw err;
     }
     served();
-    writeAnswer(res, answers.graphql(outcome.result, requestFacts(req, operationName, outcome.stats), outcome.dataJson));
+    answers.write(res, answers.graphql(outcome.result, requestFacts(request, operationName, outcome.stats), outcome.dataJson));
   }
 
-  return (req, res) => {
-    if (req.method !== 'POST' || !isGraphQLPath(req.url)) return false;
-    if (!isJson(req.headers['content-type']) || !acceptsJson(req.headers.accept)) return false;
-    const length = Number(req.headers['content-length']);
-    if (!Number.isInteger(length) || length < 0 || length > maxBodyBytes || req.headers['transfer-encoding']) return false;
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => {
-      serve(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).catch((err: unknown) => {
-        if (res.headersSent) {
-          res.destroy();
-          return;
-        }
-        writeAnswer(res, answers.unexpected(err, requestFacts(req)));
-      });
-    });
-    return true;
+  return {
+    takes: (request) =>
+      request.bodyType === 'application/json' &&
+      request.acceptsJson &&
+      request.declaredLength !== undefined &&
+      request.declaredLength <= maxBodyBytes,
+    serve: async (request, res) => answer(request, res, await readBody(request)),
   };
+}
+
+function readBody(request: GatewayRequest): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    request.node.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.node.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+  });
 }
 
 const connectionSignals = new WeakMap<Socket, Canceller>();
@@ -142,27 +148,4 @@ function isPlainParams(v: unknown): v is PlainParams {
   if (p.variables === null) (p as { variables?: unknown }).variables = undefined;
   if (p.operationName === null) (p as { operationName?: unknown }).operationName = undefined;
   return true;
-}
-
-export function isGraphQLPath(url: string | undefined): boolean {
-  return url === '/graphql' || (url !== undefined && url.startsWith('/graphql?'));
-}
-
-function isJson(contentType: string | undefined): boolean {
-  if (contentType === 'application/json') return true; // what most clients send, without parameters
-  if (!contentType) return false;
-  const type = contentType.split(';')[0]!.trim().toLowerCase();
-  return type === 'application/json';
-}
-
-/** True when a JSON answer is what the client takes (a client asking only for a stream goes to yoga). */
-function acceptsJson(accept: string | undefined): boolean {
-  if (!accept || accept === 'application/json' || accept === '*/*') return true; // what most clients send
-  const a = accept.toLowerCase();
-  return a.includes('application/json') || a.includes('application/graphql-response+json') || a.includes('*/*');
-}
-
-function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
 }

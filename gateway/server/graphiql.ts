@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphiQLOptions } from 'graphql-yoga';
+import type { Answers } from './answers.js';
+import type { RouteHandler } from './routes.js';
 
 /**
  * GraphiQL without the internet (SPEC.md: "its assets are served locally, never from a CDN"): the
@@ -61,24 +62,15 @@ export function renderGraphiQLPage(options: GraphiQLOptions): string {
 `;
 }
 
-/** Serves `GET /graphiql/<asset>`; returns false for any other request (the caller goes on). */
-export function createGraphiQLAssets(): (req: IncomingMessage, res: ServerResponse) => boolean {
+/** Serves `GET /graphiql/<asset>` (the route of every path under GRAPHIQL_ASSET_PREFIX); 404 for anything else. */
+export function createGraphiQLAssets(answers: Answers): RouteHandler {
   let assets: ReadonlyMap<string, Asset> | undefined;
-  return (req, res) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.url?.startsWith(GRAPHIQL_ASSET_PREFIX)) return false;
+  return (request, res) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return answers.write(res, answers.notFound());
     assets ??= loadAssets();
-    const asset = assets.get(req.url.slice(GRAPHIQL_ASSET_PREFIX.length).split('?')[0]!);
-    if (!asset) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
-      return true;
-    }
-    res.writeHead(200, {
-      'content-type': asset.type,
-      'content-length': String(asset.body.length),
-      'cache-control': 'public, max-age=3600',
-    });
-    res.end(req.method === 'HEAD' ? undefined : asset.body);
-    return true;
+    const asset = assets.get(request.path.slice(GRAPHIQL_ASSET_PREFIX.length));
+    if (!asset) return answers.write(res, answers.notFound());
+    answers.write(res, answers.asset(asset.type, asset.body));
   };
 }
 

@@ -1,12 +1,12 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { InFlightResponses } from './in-flight-responses.js';
 
 /**
  * The HTTP server's life: readiness, in-flight requests and graceful shutdown (docs/hardening.md
  * "Lifecycle").
  *
- * - `GET /readyz` answers 200 `{"status":"ready"}` while the gateway takes traffic and 503
- *   `{"status":"draining"}` once shutdown began; `/healthz` (liveness) stays yoga's.
+ * - `ready` is what `GET /readyz` reports (start.ts routes it, answers.ts writes it): true while the
+ *   gateway takes traffic, false once shutdown began; `/healthz` (liveness) stays yoga's.
  * - `drain(graceMs)` stops accepting connections, closes idle keep-alive connections, lets
  *   in-flight requests finish (their responses carry `Connection: close`), and after `graceMs`
  *   closes whatever is still open. It resolves when no connection is left.
@@ -14,11 +14,8 @@ import { InFlightResponses } from './in-flight-responses.js';
 export interface Lifecycle {
   /** False once draining began. */
   readonly ready: boolean;
-  /**
-   * Call first for every request. Counts it in flight until its response closes, and answers
-   * `/readyz` itself (returns true when it did: the caller must not handle the request further).
-   */
-  admit(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Call first for every request: counts it in flight until its response closes. */
+  admit(res: ServerResponse): void;
   /** Resolves with whether every in-flight request finished within the grace period. */
   drain(graceMs: number): Promise<boolean>;
 }
@@ -40,16 +37,10 @@ export function createLifecycle(server: Server): Lifecycle {
     get ready() {
       return ready;
     },
-    admit(req, res) {
+    admit(res) {
       inFlight.add(res);
       res.on('close', onClose);
       if (!ready) res.setHeader('connection', 'close');
-      if (req.method === 'GET' && req.url?.split('?')[0] === READINESS_PATH) {
-        const body = JSON.stringify({ status: ready ? 'ready' : 'draining' });
-        res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(body);
-        return true;
-      }
-      return false;
     },
     drain(graceMs) {
       draining ??= new Promise<boolean>((resolve) => {

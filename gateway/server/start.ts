@@ -10,16 +10,17 @@ import { createExecutor, type Executor } from '../execute/executor.js';
 import { createMemcachedTier } from '../cache/memcached.js';
 import { createMetrics, type GatewayMetrics } from '../observability/metrics.js';
 import { SourceClient } from '../upstream/client.js';
-import { answerWithYoga, createGatewayYoga } from './yoga.js';
-import { createFastPath, isGraphQLPath } from './fast-path.js';
-import { createLifecycle } from './lifecycle.js';
-import { createAnswers, writeAnswer } from './answers.js';
+import { createGatewayYoga, createYogaEntrance } from './yoga.js';
+import { createFastPath } from './fast-path.js';
+import { createLifecycle, READINESS_PATH } from './lifecycle.js';
+import { createAnswers } from './answers.js';
 import { CorsPolicy } from './cors.js';
 import { DEBUG_HEADER_NAMES, WORKER_HEADER } from './debug-headers.js';
 import { createDocumentStore } from './documents.js';
-import { createGraphiQLAssets } from './graphiql.js';
+import { createGraphiQLAssets, GRAPHIQL_ASSET_PREFIX } from './graphiql.js';
 import { createPersistedDocuments } from './persisted.js';
 import { createReloader, type InstalledVersion, type ReloadOptions, type ReloadReport } from './reload.js';
+import { metricsRoute, routeTable, type Route, type RouteHandler } from './routes.js';
 
 /**
  * Programmatic entry point: load a gateway.toml, compile its schema, and serve it over HTTP.
@@ -46,6 +47,8 @@ export interface RunningGateway {
   /** e.g. http://127.0.0.1:4000/graphql */
   readonly url: string;
   readonly port: number;
+  /** Where the metrics are served, e.g. http://127.0.0.1:9464/metrics (on their own port with `[metrics] port`). */
+  readonly metricsUrl: string | undefined;
   /** The config, blueprint and executor now serving (a reload replaces them). */
   readonly config: GatewayConfig;
   readonly blueprint: Blueprint;
@@ -84,8 +87,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     renderMetrics,
     l2: new L2Cache(config.cache.l2MaxEntries),
     previous: undefined,
+    worker: options.worker && String(options.worker.id),
+    ready: () => lifecycle.ready,
   });
-  const workerId = options.worker && String(options.worker.id);
   // A client must send its request headers within headers_timeout_ms and its whole request within
   // request_timeout_ms (defaults 10 s and 30 s, docs/hardening.md), or it gets 408 and its socket is
   // closed. Node checks these every connectionsCheckingInterval: 1 s keeps the cut within 2 s.
@@ -97,8 +101,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
     },
     (req: IncomingMessage, res: ServerResponse) => {
-      if (workerId !== undefined && version.config.debugHeaders) res.setHeader(WORKER_HEADER, workerId);
-      if (lifecycle.admit(req, res)) return;
+      lifecycle.admit(res);
       // The version current when the request arrives answers it to the end, whatever reloads meanwhile.
       version.handle(req, res);
     },
@@ -106,9 +109,24 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const lifecycle = createLifecycle(server);
   const host = options.host ?? config.host;
   await listen(server, options.port ?? config.port, host);
+  // `[metrics] port`: the metrics on a listener of their own (fixed at start-up, like the port).
+  const metricsServer =
+    config.metrics.enabled && config.metrics.port !== undefined
+      ? createServer((req: IncomingMessage, res: ServerResponse) => version.handleMetrics(req, res))
+      : undefined;
+  if (metricsServer) {
+    try {
+      await listen(metricsServer, config.metrics.port!, config.metrics.host);
+    } catch (err) {
+      await new Promise<void>((done) => server.close(() => done()));
+      throw err;
+    }
+  }
   let stopped: Promise<boolean> | undefined;
   const shutdown = (graceMs: number = version.config.shutdownGraceMs): Promise<boolean> => {
     stopped ??= (async () => {
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
       const inTime = await lifecycle.drain(graceMs);
       await version.close();
       return inTime;
@@ -116,8 +134,12 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     return stopped;
   };
   const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
-  const url = `http://${shownHost}:${port}/graphql`;
+  const url = `${httpOrigin(host, port)}/graphql`;
+  const metricsUrl = !config.metrics.enabled
+    ? undefined
+    : metricsServer
+      ? `${httpOrigin(config.metrics.host, (metricsServer.address() as AddressInfo).port)}${config.metrics.path}`
+      : `${httpOrigin(host, port)}${config.metrics.path}`;
   const reloader = createReloader({
     configPath: options.configPath,
     url,
@@ -125,13 +147,14 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     current: () => version,
     install(next) {
       const old = version;
-      version = createVersion({ ...next, metrics, renderMetrics, previous: old });
+      version = createVersion({ ...next, metrics, renderMetrics, previous: old, worker: old.worker, ready: old.ready });
       void old.retire(version);
     },
   });
   return {
     url,
     port,
+    metricsUrl,
     get config() {
       return version.config;
     },
@@ -172,6 +195,10 @@ export class ListenError extends Error {
   }
 }
 
+function httpOrigin(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const failed = (err: NodeJS.ErrnoException) => {
@@ -192,6 +219,10 @@ interface ServingVersion extends InstalledVersion {
   readonly clients: ReadonlyMap<string, SourceClient>;
   readonly memcached: MemcachedTier | undefined;
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** The listener of `[metrics] port`: the metrics path, and 404 for everything else. */
+  handleMetrics(req: IncomingMessage, res: ServerResponse): void;
+  readonly worker: string | undefined;
+  readonly ready: () => boolean;
   /** After a reload: closes the source pools and memcached tier `next` does not reuse, once their requests finished. */
   retire(next: ServingVersion): Promise<void>;
   /** At shutdown: closes every pool and the memcached tier. */
@@ -204,10 +235,17 @@ interface VersionParts extends InstalledVersion {
   readonly renderMetrics: (() => Promise<string>) | undefined;
   /** The version being replaced: its source pools and memcached tier are reused where their config is unchanged. */
   readonly previous: ServingVersion | undefined;
+  /** With `--workers`: this worker's id (X-GQL-Worker when debug headers are on). */
+  readonly worker: string | undefined;
+  /** What /readyz reports: false once shutdown began. */
+  readonly ready: () => boolean;
 }
 
+const GRAPHQL_PATH = '/graphql';
+const HEALTH_PATH = '/healthz';
+
 function createVersion(parts: VersionParts): ServingVersion {
-  const { config, blueprint, metrics, renderMetrics, l2, previous } = parts;
+  const { config, blueprint, metrics, renderMetrics, l2, previous, worker, ready } = parts;
   const clients = new Map(
     [...config.sources.values()].map((s) => {
       const old = previous?.clients.get(s.name);
@@ -231,7 +269,7 @@ function createVersion(parts: VersionParts): ServingVersion {
   });
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
   const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
-  const answers = createAnswers({ debug: config.debugHeaders, cors, onAnswer: metrics?.onHttpAnswer });
+  const answers = createAnswers({ debug: config.debugHeaders, cors, onAnswer: metrics?.onHttpAnswer, worker });
   const documents = createDocumentStore(
     blueprint.schema,
     { ...config.limits, introspection: config.introspection },
@@ -247,17 +285,44 @@ function createVersion(parts: VersionParts): ServingVersion {
     maxBodyBytes: config.limits.maxBodyBytes,
     graphiql: config.graphiql,
   });
+  const toYoga = createYogaEntrance(yoga, answers);
   const fastPath = createFastPath({
     executor,
     answers,
     documents,
     persisted,
     maxBodyBytes: config.limits.maxBodyBytes,
-    fallback: (req, res, body) => answerWithYoga({ yoga, answers }, req, res, body),
+    fallback: toYoga,
     onServed: metrics?.onFastPath,
   });
-  const graphiqlAssets = config.graphiql ? createGraphiQLAssets() : undefined;
-  const metricsPath = config.metrics.path;
+  // The GraphQL path: one guard for every request that may run an operation, then one of the two
+  // entrances. Only a JSON body may carry a POST operation (http-request.ts BODY_TYPES): a form
+  // post is what a cross-site page can send without a preflight.
+  const graphql: RouteHandler = (request, res) => {
+    if (request.method === 'OPTIONS') {
+      return answers.write(res, answers.options(request.origin, request.header('access-control-request-method')));
+    }
+    if (request.method === 'POST') {
+      if (!request.jsonBody) return answers.write(res, answers.unsupportedMediaType(request));
+      if (fastPath.takes(request)) return fastPath.serve(request, res);
+    }
+    return toYoga(request, res, undefined);
+  };
+  const metricsHandler =
+    metrics && renderMetrics
+      ? metricsRoute({ answers, render: renderMetrics, contentType: metrics.contentType, token: config.metrics.token })
+      : undefined;
+  const graphiqlAssets = config.graphiql ? createGraphiQLAssets(answers) : undefined;
+  const readiness: RouteHandler = (request, res) =>
+    answers.write(res, request.method === 'GET' ? answers.readiness(ready()) : answers.notFound());
+  // The route table, by the request's path only (never Host), first match wins; any other path is 404.
+  const routes: Route[] = [
+    { path: READINESS_PATH, handler: readiness },
+    ...(metricsHandler && config.metrics.port === undefined ? [{ path: config.metrics.path, handler: metricsHandler }] : []),
+    { path: GRAPHQL_PATH, handler: graphql },
+    ...(graphiqlAssets ? [{ path: GRAPHIQL_ASSET_PREFIX, prefix: true, handler: graphiqlAssets }] : []),
+    { path: HEALTH_PATH, handler: (request, res) => toYoga(request, res, undefined) },
+  ];
   const closeUnused = async (keep: ServingVersion | undefined) => {
     const graceMs = config.shutdownGraceMs;
     await Promise.all([...clients.values()].filter((c) => keep?.clients.get(c.name) !== c).map((c) => c.close(graceMs)));
@@ -270,38 +335,15 @@ function createVersion(parts: VersionParts): ServingVersion {
     executor,
     clients,
     memcached,
-    handle(req, res) {
-      if (metrics && renderMetrics && req.method === 'GET' && req.url?.split('?')[0] === metricsPath) {
-        void serveMetrics(renderMetrics, metrics.contentType, res);
-        return;
-      }
-      if (req.method === 'OPTIONS' && isGraphQLPath(req.url)) {
-        writeAnswer(res, answers.options(req.headers.origin, headerOf(req, 'access-control-request-method')));
-        return;
-      }
-      if (graphiqlAssets?.(req, res)) return;
-      if (fastPath(req, res)) return;
-      void yoga.requestListener(req, res);
-    },
+    worker,
+    ready,
+    handle: routeTable(routes, answers),
+    handleMetrics: routeTable(metricsHandler ? [{ path: config.metrics.path, handler: metricsHandler }] : [], answers),
     retire: (next) => closeUnused(next),
     close: () => closeUnused(undefined),
   };
 }
 
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-async function serveMetrics(render: () => Promise<string>, contentType: string, res: ServerResponse): Promise<void> {
-  try {
-    const text = await render();
-    res.writeHead(200, { 'content-type': contentType }).end(text);
-  } catch {
-    res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n');
-  }
 }

@@ -1,9 +1,10 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { GraphQLSchema } from 'graphql';
 import type { Executor } from '../execute/executor.js';
 import type { OperationStats } from '../execute/state.js';
-import { requestFacts, writeAnswer, type Answers } from './answers.js';
+import type { Answers } from './answers.js';
+import type { GatewayRequest } from './http-request.js';
 import type { DocumentStore } from './documents.js';
 import { usePreparedDocuments } from './documents.js';
 import { useGatewayExecutor } from './execute-plugin.js';
@@ -24,7 +25,7 @@ export interface YogaOptions {
 
 /**
  * The GraphQL-over-HTTP entrance for every request the fast path does not take: GET /graphql,
- * other content types, GraphiQL in a browser, /healthz. Features are plugins in an ordered list.
+ * other JSON content types, GraphiQL in a browser, /healthz (the route table in start.ts decides). Features are plugins in an ordered list.
  * What a request runs is decided by `persisted` (APQ, trusted documents), how its document is
  * checked by `documents` (limits, parse, validation: yoga never parses itself), and what the answer
  * is by `answers` — the same three the fast path calls. Request bodies over limits.max_body_bytes
@@ -37,7 +38,7 @@ export function createGatewayYoga(options: YogaOptions) {
     usePersistedDocuments(options.persisted),
     usePreparedDocuments(options.documents),
     useHttpAnswers(options.answers, statsOf),
-    useGatewayExecutor(options.executor, statsOf),
+    useGatewayExecutor(options.executor, options.answers, statsOf),
   ];
   return createYoga({
     schema: options.schema,
@@ -58,45 +59,41 @@ export function createGatewayYoga(options: YogaOptions) {
   });
 }
 
+/** Where yoga is told a request came from: a fixed origin, so `Host` never changes a route (http-request.ts). */
+const YOGA_ORIGIN = 'http://gateway';
+
 /**
- * Hands a request to yoga. When its body was already read (the fast path declined it after
- * reading), yoga gets it through its Fetch API with the same method, URL, headers and body, and
- * its answer is written back; the client's disconnect still aborts the execution.
+ * The one way into yoga. It gets the request's method, path (from the route table; never from
+ * `Host`), headers and body: `body` when the fast path already read it, else the request stream.
+ * A `application/graphql-response+json` body is handed on as `application/json`, which is what
+ * yoga's parser reads. The client's disconnect aborts the execution. Yoga's answer is written
+ * through `answers.write`; a rejection is an error nobody expected (the server answers it).
  */
-export function answerWithYoga(
-  entrance: { readonly yoga: ReturnType<typeof createGatewayYoga>; readonly answers: Answers },
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: Buffer | undefined,
-): void {
-  const { yoga, answers } = entrance;
-  if (body === undefined) {
-    void yoga.requestListener(req, res);
-    return;
-  }
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/graphql'}`;
-  void (async () => {
-    try {
-      const response = await yoga.fetch(url, { method: req.method, headers, body, signal: controller.signal }, { req, res });
-      const payload = Buffer.from(await response.arrayBuffer());
-      const out: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        out[name] = value;
-      });
-      out['content-length'] = String(payload.length);
-      res.writeHead(response.status, out).end(payload);
-    } catch (err) {
-      if (!res.headersSent) writeAnswer(res, answers.unexpected(err, requestFacts(req)));
-      else res.destroy();
+export function createYogaEntrance(
+  yoga: ReturnType<typeof createGatewayYoga>,
+  answers: Answers,
+): (request: GatewayRequest, res: ServerResponse, body: Buffer | undefined) => Promise<void> {
+  return async (request, res, body) => {
+    const req = request.node;
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
     }
-  })();
+    if (request.bodyType === 'application/graphql-response+json') headers.set('content-type', 'application/json');
+    const method = request.method;
+    const init = { method, headers, body: body ?? (method === 'GET' || method === 'HEAD' ? undefined : req), signal: controller.signal };
+    const response = await yoga.fetch(`${YOGA_ORIGIN}${request.path}${request.search}`, init, { req, res, http: request });
+    const payload = await response.text();
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      out[name] = value;
+    });
+    delete out['content-length'];
+    answers.write(res, { status: response.status, headers: out, body: payload });
+  };
 }
