@@ -76,6 +76,13 @@ abstract class HotMetric<L extends string, Child extends { readonly labels: Labe
     return child;
   }
 
+  /** Drops the child of a label set, so its series leave the export (a label value given up). */
+  remove(labels: Labels<L>): void {
+    let key = '';
+    for (const n of this.labelNames) key += `${String(labels[n])}\u0000`;
+    this.byValues.delete(key);
+  }
+
   protected children(): Iterable<Child> {
     return this.byValues.values();
   }

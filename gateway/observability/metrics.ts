@@ -34,8 +34,10 @@
  *   gqlgw_process_* / gqlgw_nodejs_*                   Node process metrics (collectDefaultMetrics)
  *
  * Cardinality: the `operation` label is the operation name, "anonymous" for an unnamed operation,
- * and "other" for a name that is not a GraphQL Name of at most 100 characters or that arrives after
- * MAX_OPERATION_LABELS distinct names have been seen, so clients cannot grow the series count.
+ * and "other" for a name that is not a GraphQL Name of at most 100 characters; the names of trusted
+ * documents always have their own, the rest share MAX_OPERATION_LABELS slots that a name in
+ * regular use keeps (operation-labels.ts), so clients can neither grow the series count nor push a
+ * real name out.
  * `coordinate` and `source` come from the schema and config; they are checked for shape (never an
  * id or URL) and capped the same way as a safety net.
  */
@@ -44,11 +46,14 @@ import type { CacheEvent, ExecutionListener, LookupEventKind, OperationEvent, Su
 import { CACHE_TIER_NAMES } from '../cache/tier.js';
 import { MEMCACHED_FAILURE_KINDS, MEMCACHED_OPERATIONS, type MemcachedFailureKind, type MemcachedOperation } from '../cache/memcached.js';
 import { UPSTREAM_ERROR_CODES } from '../upstream/outcome.js';
-import { BoundedLabel, isErrorCode, isFieldCoordinate, isGraphQLName, isSourceName, OTHER_LABEL } from './bounded-label.js';
+import { BoundedLabel, isErrorCode, isFieldCoordinate, isSourceName, OTHER_LABEL } from './bounded-label.js';
+import { OperationLabels } from './operation-labels.js';
 import { DEFAULT_METRICS_PREFIX, defineMetrics, type MetricSet } from './definitions.js';
 
-/** Distinct operation names that get their own label value; later ones are "other". */
+/** Operation names (besides the trusted documents') that hold a label value at once (operation-labels.ts). */
 export const MAX_OPERATION_LABELS = 100;
+/** How fast a slot's score halves: a name used less than about once per this long can be displaced. */
+export const OPERATION_LABEL_HALF_LIFE_MS = 10 * 60_000;
 /** Safety caps for schema-derived labels (a schema with more coordinates than this is unusual). */
 export const MAX_COORDINATE_LABELS = 2000;
 export const MAX_SOURCE_LABELS = 200;
@@ -73,6 +78,8 @@ export interface GatewayMetrics {
   onFastPath(): void;
   /** A document text was parsed (gqlgw_documents_parsed_total). Never throws. */
   onDocumentParsed(): void;
+  /** The operation names that always keep their `operation` label (the trusted documents'); replaces the last set. */
+  pinOperations(names: Iterable<string>): void;
   /** The Prometheus text of every metric in `registry`. */
   render(): Promise<string>;
 }
@@ -84,7 +91,6 @@ export function createMetrics(): GatewayMetrics {
   const labels = {
     coordinate: new BoundedLabel(MAX_COORDINATE_LABELS, isFieldCoordinate),
     source: new BoundedLabel(MAX_SOURCE_LABELS, isSourceName),
-    operation: new BoundedLabel(MAX_OPERATION_LABELS, isGraphQLName),
     code: new BoundedLabel(MAX_CODE_LABELS, isErrorCode),
   };
   // Two fixed parameters (every recorder takes at most two): no rest array per event.
@@ -106,6 +112,11 @@ export function createMetrics(): GatewayMetrics {
   const sites = new SiteLabels(labels.coordinate, labels.source);
   // One label object per label set (bounded like the labels), so hot-metrics.ts finds its child by identity.
   const operationLabels = new Map<string, { readonly operation: string }>();
+  const operations = new OperationLabels(MAX_OPERATION_LABELS, OPERATION_LABEL_HALF_LIFE_MS, (name) => {
+    const at = operationLabels.get(name) ?? { operation: name };
+    operationLabels.delete(name);
+    for (const series of [set.operationDuration, set.operationRounds, set.operationSubrequests, set.operationBatches]) series.remove(at);
+  });
   const answerLabels = new Map<string, { readonly status: string; readonly code: string }>();
   const where = (event: { coordinate: string; source: string }) => sites.of(event).at;
 
@@ -127,7 +138,7 @@ export function createMetrics(): GatewayMetrics {
       const name = event.operationName ? String(event.operationName) : ANONYMOUS_OPERATION;
       recordOperation(
         set,
-        stableLabels(operationLabels, labels.operation.value(name), (operation) => ({ operation })),
+        stableLabels(operationLabels, name === ANONYMOUS_OPERATION ? name : operations.value(name), (operation) => ({ operation })),
         event,
       );
     }),
@@ -150,6 +161,7 @@ export function createMetrics(): GatewayMetrics {
     }),
     onFastPath: guarded(() => set.fastPath.inc()),
     onDocumentParsed: guarded(() => set.documentsParsed.inc()),
+    pinOperations: (names) => operations.pin(names),
     render: () => registry.metrics(),
   };
 }

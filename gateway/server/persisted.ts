@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, Kind, parse } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { sha256Hex } from '../config/persisted-documents.js';
@@ -25,6 +25,24 @@ export interface PersistedDocuments {
 export interface PersistedOptions {
   readonly trusted: ReadonlyMap<string, string> | undefined;
   readonly onlyPersisted: boolean;
+}
+
+/**
+ * The operation names of the trusted documents (their metrics always keep their own `operation`
+ * label: observability/operation-labels.ts). A text that does not parse names nothing here; it is
+ * refused when first used.
+ */
+export function trustedOperationNames(trusted: ReadonlyMap<string, string> | undefined): string[] {
+  const names: string[] = [];
+  for (const text of trusted?.values() ?? []) {
+    try {
+      for (const d of parse(text, { noLocation: true }).definitions)
+        if (d.kind === Kind.OPERATION_DEFINITION && d.name) names.push(d.name.value);
+    } catch {
+      // Not a document: no name to keep.
+    }
+  }
+  return names;
 }
 
 /** Bounds of the APQ store: distinct documents, and their text in total. */

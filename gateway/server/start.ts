@@ -18,7 +18,7 @@ import { CorsPolicy } from './cors.js';
 import { DEBUG_HEADER_NAMES, WORKER_HEADER } from './debug-headers.js';
 import { createDocumentStore } from './documents.js';
 import { createGraphiQLAssets, GRAPHIQL_ASSET_PREFIX } from './graphiql.js';
-import { createPersistedDocuments } from './persisted.js';
+import { createPersistedDocuments, trustedOperationNames } from './persisted.js';
 import { createReloader, type InstalledVersion, type ReloadOptions, type ReloadReport } from './reload.js';
 import { metricsRoute, routeTable, type Route, type RouteHandler } from './routes.js';
 
@@ -276,6 +276,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     metrics?.onDocumentParsed,
   );
   const persisted = createPersistedDocuments({ trusted: config.persistedDocuments, onlyPersisted: config.onlyPersisted });
+  metrics?.pinOperations(trustedOperationNames(config.persistedDocuments));
   const yoga = createGatewayYoga({
     schema: blueprint.schema,
     executor,

@@ -149,18 +149,23 @@ describe('gqlgw metrics: operations', () => {
     assert.equal(valueOf(text, 'gqlgw_operation_rounds_count', { operation: 'anonymous' }), 1);
   });
 
-  it(`caps distinct operation names at ${MAX_OPERATION_LABELS}, then "other"`, async () => {
+  it(`keeps at most ${MAX_OPERATION_LABELS} operation names at once; one-off names displace one-off names, not names in use`, async () => {
     const metrics = createMetrics();
-    for (let i = 0; i < MAX_OPERATION_LABELS + 50; i++) {
-      metrics.listener.onOperation({ operationName: `Op${i}`, durationMs: 1, rounds: 1, subrequests: 1, batches: 0 });
-    }
-    metrics.listener.onOperation({ operationName: 'Op0', durationMs: 1, rounds: 1, subrequests: 1, batches: 0 });
+    const op = (operationName: string) =>
+      metrics.listener.onOperation({ operationName, durationMs: 1, rounds: 1, subrequests: 1, batches: 0 });
+    metrics.pinOperations(['CheckoutPage']);
+    for (let i = 0; i < 3; i++) op('ProductPage');
+    for (let i = 0; i < MAX_OPERATION_LABELS + 50; i++) op(`Op${i}`);
+    op('CheckoutPage');
+    op('ProductPage');
     const text = await scrape(metrics);
     const counts = samplesOf(text, 'gqlgw_operation_rounds_count');
-    assert.equal(counts.length, MAX_OPERATION_LABELS + 1);
-    assert.equal(valueOf(text, 'gqlgw_operation_rounds_count', { operation: 'other' }), 50);
-    assert.equal(valueOf(text, 'gqlgw_operation_rounds_count', { operation: 'Op0' }), 2);
-    assert.equal(valueOf(text, 'gqlgw_operation_rounds_count', { operation: `Op${MAX_OPERATION_LABELS}` }), undefined);
+    assert.equal(counts.length, MAX_OPERATION_LABELS + 1, 'the slots and the pinned name');
+    assert.equal(valueOf(text, 'gqlgw_operation_rounds_count', { operation: 'other' }), undefined);
+    assert.equal(valueOf(text, 'gqlgw_operation_rounds_count', { operation: 'CheckoutPage' }), 1);
+    assert.equal(valueOf(text, 'gqlgw_operation_rounds_count', { operation: 'ProductPage' }), 4);
+    assert.equal(valueOf(text, 'gqlgw_operation_rounds_count', { operation: 'Op0' }), undefined, 'displaced: its series are gone');
+    assert.equal(valueOf(text, 'gqlgw_operation_rounds_count', { operation: `Op${MAX_OPERATION_LABELS + 49}` }), 1);
   });
 });
 
