@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
+import { Registry } from 'prom-client';
+import { defineMetrics } from '../../gateway/observability/definitions.js';
 import { createMetrics } from '../../gateway/observability/metrics.js';
 import { familyOf, parsePromText, type PromText } from '../support/prom-text.js';
 import { readPromQL } from './promql-names.js';
@@ -155,5 +157,59 @@ describe('Grafana dashboard', () => {
       assert.ok(panel.gridPos, `${panel.type} panel without gridPos`);
       if (panel.type !== 'row') assert.deepEqual(panel.datasource, { type: 'prometheus', uid: '${datasource}' });
     }
+  });
+
+  it('every panel has a unique id and its own place on the 24-column grid', async () => {
+    interface Panel {
+      readonly id: number;
+      readonly title?: string;
+      readonly gridPos: { readonly x: number; readonly y: number; readonly w: number; readonly h: number };
+      readonly panels?: Panel[];
+    }
+    const dashboard = JSON.parse(await readFile(DASHBOARD, 'utf8')) as { panels: Panel[] };
+    const all: Panel[] = [];
+    const visit = (panels: readonly Panel[] = []) => {
+      for (const panel of panels) {
+        all.push(panel);
+        visit(panel.panels);
+      }
+    };
+    visit(dashboard.panels);
+    const ids = all.map((p) => p.id);
+    assert.ok(
+      ids.every((id) => Number.isInteger(id) && id > 0),
+      'every id is a positive integer',
+    );
+    assert.deepEqual(
+      ids.filter((id, i) => ids.indexOf(id) !== i),
+      [],
+      'duplicated panel ids',
+    );
+    const overlaps: string[] = [];
+    for (const [i, a] of all.entries()) {
+      const g = a.gridPos;
+      assert.ok(g.x >= 0 && g.y >= 0 && g.w > 0 && g.h > 0 && g.x + g.w <= 24, `panel ${a.id} "${a.title}" is off the grid`);
+      for (const b of all.slice(i + 1)) {
+        const o = b.gridPos;
+        if (g.x < o.x + o.w && o.x < g.x + g.w && g.y < o.y + o.h && o.y < g.y + g.h)
+          overlaps.push(`${a.id} "${a.title}" / ${b.id} "${b.title}"`);
+      }
+    }
+    assert.deepEqual(overlaps, [], 'panels that overlap');
+  });
+
+  it('every series the gateway defines has a panel', async () => {
+    const registry = new Registry();
+    defineMetrics(registry);
+    const defined = registry.getMetricsAsArray().map((m) => m.name);
+    assert.ok(defined.length >= 20);
+    const text = await exported();
+    const queries = queriesOf(JSON.parse(await readFile(DASHBOARD, 'utf8')));
+    const read = new Set(queries.flatMap((q) => readPromQL(q.expr).selectors.map((s) => familyOf(text, s.metric))));
+    assert.deepEqual(
+      defined.filter((name) => !read.has(name)),
+      [],
+      'series without a panel',
+    );
   });
 });
