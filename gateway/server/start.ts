@@ -20,6 +20,7 @@ import { createDocumentStore } from './documents.js';
 import { createGraphiQLAssets, GRAPHIQL_ASSET_PREFIX } from './graphiql.js';
 import { createPersistedDocuments, trustedOperationNames } from './persisted.js';
 import { createReloader, type InstalledVersion, type ReloadOptions, type ReloadReport } from './reload.js';
+import { sampleQuery } from './sample-query.js';
 import { metricsRoute, routeTable, type Route, type RouteHandler } from './routes.js';
 
 /**
@@ -285,6 +286,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     persisted,
     maxBodyBytes: config.limits.maxBodyBytes,
     graphiql: config.graphiql,
+    defaultQuery: sampleQuery(blueprint.schema, config.debugHeaders),
   });
   const toYoga = createYogaEntrance(yoga, answers);
   const fastPath = createFastPath({

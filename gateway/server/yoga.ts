@@ -21,6 +21,8 @@ export interface YogaOptions {
   readonly maxBodyBytes: number;
   /** [gateway] graphiql: the GraphiQL page for browsers. */
   readonly graphiql: boolean;
+  /** What GraphiQL's first tab holds (sample-query.ts). */
+  readonly defaultQuery: string;
 }
 
 /**
@@ -44,7 +46,7 @@ export function createGatewayYoga(options: YogaOptions) {
     schema: options.schema,
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/healthz',
-    graphiql: options.graphiql ? { title: 'gqlgw' } : false,
+    graphiql: options.graphiql ? { title: 'gqlgw', defaultQuery: options.defaultQuery } : false,
     renderGraphiQL: renderGraphiQLPage,
     cors: false,
     landingPage: false,

@@ -13,20 +13,30 @@ import { after, before, describe, test } from 'node:test';
 import puppeteer from 'puppeteer-core';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import type { CountingUpstream } from '../support/upstream.js';
-import { makePosts, QUERY_TYPE, startPosts, USER_TYPE } from '../core/fixtures.js';
+import { makePosts, makeUsers, QUERY_TYPE, startPosts, startUsers, USER_TYPE } from '../core/fixtures.js';
 
-const SCHEMA = `${USER_TYPE}${QUERY_TYPE} type Post { id: ID! title: String }`;
+const SCHEMA = `${USER_TYPE}${QUERY_TYPE}
+type Post {
+  id: ID!
+  title: String
+  authorId: ID @from(key: "author_id")
+  author: User @fetch(source: "users", path: "/users/{parent.authorId}") @batch(path: "/users?ids={keys}", match: "id")
+}`;
+/** GraphiQL's first tab for SCHEMA (gateway/server/sample-query.ts), as its query editor shows it. */
+const DEFAULT_TAB = /X-GQL-Rounds.*extensions.*gqlgw.*\{\s*posts\s*\{\s*id\s*title\s*author\s*\{\s*name\s*\}\s*\}\s*\}/;
 /** Debian's chromium package; .ci/run installs it when it is missing. */
 const CHROMIUM = '/usr/bin/chromium';
 
 describe('GraphiQL without the internet', () => {
   let posts: CountingUpstream;
+  let users: CountingUpstream;
   let gw: TestGateway;
   let off: TestGateway;
 
   before(async () => {
     posts = await startPosts(makePosts(3, () => 1));
-    const sources = { posts: { url: posts.url }, users: { url: posts.url } };
+    users = await startUsers(makeUsers(2));
+    const sources = { posts: { url: posts.url }, users: { url: users.url } };
     gw = await startTestGateway({ schemas: { 'schema.graphqls': SCHEMA }, sources });
     off = await startTestGateway({
       schemas: { 'schema.graphqls': SCHEMA },
@@ -37,6 +47,7 @@ describe('GraphiQL without the internet', () => {
     await gw.close();
     await off.close();
     await posts.close();
+    await users.close();
   });
 
   test('the page names no other host, and its assets are served by the gateway', async () => {
@@ -45,6 +56,11 @@ describe('GraphiQL without the internet', () => {
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(page.text, /<script src="\/graphiql\/graphiql\.js"><\/script>/);
     assert.deepEqual(page.text.match(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)]*/gi) ?? [], [], 'no absolute URL in the page');
+    const settings = /renderYogaGraphiQL\([^,]+, (\{.*\})\);/.exec(page.text);
+    assert.ok(settings, 'the page hands GraphiQL its settings');
+    const defaultQuery = (JSON.parse(settings[1]!) as { defaultQuery?: string }).defaultQuery ?? '';
+    assert.match(defaultQuery.replace(/\s+/g, ' '), DEFAULT_TAB);
+    assert.equal(defaultQuery.split('\n').filter((line) => line.startsWith('#')).length, 1, 'one line on the counts');
     for (const asset of ['graphiql.js', 'graphiql.css', 'editor.worker.js', 'json.worker.js', 'graphql.worker.js', 'favicon.ico']) {
       const res = await fetch(`${gw.origin}/graphiql/${asset}`);
       assert.equal(res.status, 200, asset);
@@ -79,6 +95,8 @@ describe('GraphiQL without the internet', () => {
     });
     try {
       const page = await browser.newPage();
+      // Tall enough that the result editor (which renders only the lines in view) shows the whole answer.
+      await page.setViewport({ width: 1400, height: 3000 });
       const blocked: string[] = [];
       await page.setRequestInterception(true);
       page.on('request', (request) => {
@@ -89,6 +107,31 @@ describe('GraphiQL without the internet', () => {
           void request.abort();
         }
       });
+      // A newcomer's first look: the default tab holds a real query of this schema and the line on
+      // the counts, not GraphiQL's stock text, and running it shows the counts in the result.
+      const firstLoad = page.waitForResponse(
+        (response) => response.request().method() === 'POST' && (response.request().postData() ?? '').includes('__schema'),
+        { timeout: 60_000 },
+      );
+      await page.goto(gw.url, { waitUntil: 'load', timeout: 60_000 });
+      assert.equal((await firstLoad).status(), 200);
+      await page.waitForFunction(() => /author/.test(document.querySelector('.graphiql-query-editor')?.textContent ?? ''), {
+        timeout: 60_000,
+        polling: 50,
+      });
+      const tab = await page.$eval('.graphiql-query-editor', (element) => element.textContent ?? '');
+      assert.match(tab.replace(/\s+/g, ' '), DEFAULT_TAB);
+      assert.doesNotMatch(tab, /in-browser tool|Welcome to/);
+      posts.reset();
+      await page.click('.graphiql-execute-button');
+      await page.waitForFunction(() => /rounds/.test(document.querySelector('.result-window')?.textContent ?? ''), {
+        timeout: 60_000,
+        polling: 50,
+      });
+      const counted = (await page.$eval('.result-window', (element) => element.textContent ?? '')).replace(/\s+/g, '');
+      assert.match(counted, /"author":\{"name":"User1"\}/);
+      assert.match(counted, /"gqlgw":\{"rounds":2,"subrequests":2,"batches":1\}/);
+
       posts.reset();
       const query = '{ posts(limit: 2) { id title } }';
       // GraphiQL loads the schema (an introspection query through the gateway) and its editors
