@@ -143,20 +143,23 @@ function parseParts(text: string, offset: number, placeholders: Placeholder[]): 
 
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
+/** The placeholders of a path or body template besides `{keys}`: `{parent.F}`, `{args.A}` (`{result.F}` is @invalidate's `{parent.F}`). */
+export const PLACEHOLDER_NAMESPACES: readonly string[] = ['parent', 'args'];
+
 function parsePlaceholder(inner: string): Placeholder | string {
   if (inner === 'keys') return { kind: 'keys' };
   if (inner.includes('{')) return `nested "{" in "{${inner}"`;
   const dot = inner.indexOf('.');
   const ns = dot < 0 ? inner : inner.slice(0, dot);
   const name = dot < 0 ? '' : inner.slice(dot + 1);
-  if (ns !== 'parent' && ns !== 'args') {
+  if (!PLACEHOLDER_NAMESPACES.includes(ns)) {
     return `unknown placeholder "{${inner}}" (use {parent.FIELD}, {args.NAME} or {keys})`;
   }
   const steps = name.split('.');
   if (!steps.every((s) => NAME.test(s))) {
     return `placeholder "{${inner}}" needs field or argument names after "${ns}.", joined by "." (such as {${ns}.a.b})`;
   }
-  return { kind: ns, name, steps, read: steps };
+  return { kind: ns as 'parent' | 'args', name, steps, read: steps };
 }
 
 /** Marks "no single key": `{parent.*}` reads the parent as usual. */

@@ -15,6 +15,7 @@ import { printPlan } from './plan/print.js';
 import type { RunningGateway } from './server/start.js';
 import type { reloadedLine } from './server/reload.js';
 import type { watchGatewayFiles } from './server/watch.js';
+import { CLI_OPTIONS, COMMANDS } from './cli-options.js';
 
 const USAGE = `usage:
   gqlgw serve --config FILE [--port N] [--host H] [--watch] [--workers N]
@@ -27,7 +28,6 @@ const USAGE = `usage:
   gqlgw sdl                                         print the directive definitions (for editors)
 `;
 
-const COMMANDS = ['serve', 'check', 'plan', 'sdl'];
 
 /** Heads `gqlgw sdl`, whose output is committed as directives/definitions.graphql for editors (graphql.config.yml). */
 const SDL_HEADER = `# The directives gqlgw declares itself: schema files use them without declaring them.
@@ -55,17 +55,7 @@ async function main(argv: string[]): Promise<number> {
     ({ values, positionals } = parseArgs({
       args: rest,
       allowPositionals: true,
-      options: {
-        config: { type: 'string', short: 'c' },
-        port: { type: 'string', short: 'p' },
-        host: { type: 'string' },
-        workers: { type: 'string' },
-        operation: { type: 'string' },
-        file: { type: 'string', short: 'f' },
-        help: { type: 'boolean', short: 'h' },
-        watch: { type: 'boolean', short: 'w' },
-        strict: { type: 'boolean' },
-      },
+      options: CLI_OPTIONS,
     }));
   } catch (err) {
     process.stderr.write(`gqlgw: ${(err as Error).message}\n${USAGE}`);

@@ -11,6 +11,32 @@ export interface ConfigDocument {
   readonly diagnostics: Diagnostic[];
 }
 
+/** What `recordKeysRead` records for a sub-table (`[cache.memcached]`), as opposed to a key's default. */
+export const TABLE = Symbol('table');
+/** What it records for a key read without a default (`has` before the read: required or optional). */
+export const NO_DEFAULT = Symbol('no default');
+
+let recording: Map<string, unknown> | undefined;
+
+/**
+ * Runs `read` (a synchronous config read, such as parseConfig) and returns every key path any
+ * TableReader asked for meanwhile (`gateway.port`, `sources.NAME.url`), each with the default it
+ * gave, TABLE or NO_DEFAULT: the code's own table of keys, which the docs/reference.md test holds
+ * the reference to. A throw of `read` is returned, not rethrown.
+ */
+export function recordKeysRead(read: () => unknown): { readonly keys: ReadonlyMap<string, unknown>; readonly error: unknown } {
+  const keys = new Map<string, unknown>();
+  recording = keys;
+  try {
+    read();
+    return { keys, error: undefined };
+  } catch (error) {
+    return { keys, error };
+  } finally {
+    recording = undefined;
+  }
+}
+
 /**
  * Reads one TOML table against the keys the gateway knows, applying defaults. Every wrong type,
  * out-of-range value and unknown key becomes a diagnostic naming the key's full path and its place.
@@ -25,6 +51,7 @@ export class TableReader {
   ) {}
 
   has(key: string): boolean {
+    if (recording && !recording.has(this.keyPath(key))) recording.set(this.keyPath(key), NO_DEFAULT);
     return this.table[key] !== undefined;
   }
 
@@ -37,13 +64,14 @@ export class TableReader {
     return [...this.path, key].join('.');
   }
 
-  private read(key: string): unknown {
+  private read(key: string, fallback: unknown): unknown {
     this.seen.add(key);
+    if (recording && !recording.has(this.keyPath(key))) recording.set(this.keyPath(key), fallback);
     return this.table[key];
   }
 
   string(key: string, fallback: string, check?: (v: string) => string | undefined): string {
-    const v = this.read(key);
+    const v = this.read(key, fallback);
     if (v === undefined) return fallback;
     if (typeof v !== 'string') {
       this.problem(key, `${this.keyPath(key)} must be a string, found ${describe(v)}`);
@@ -58,7 +86,7 @@ export class TableReader {
   }
 
   int(key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-    const v = this.read(key);
+    const v = this.read(key, fallback);
     if (v === undefined) return fallback;
     if (typeof v !== 'number' || !Number.isInteger(v)) {
       this.problem(key, `${this.keyPath(key)} must be an integer, found ${describe(v)}`);
@@ -72,7 +100,7 @@ export class TableReader {
   }
 
   bool(key: string, fallback: boolean): boolean {
-    const v = this.read(key);
+    const v = this.read(key, fallback);
     if (v === undefined) return fallback;
     if (typeof v !== 'boolean') {
       this.problem(key, `${this.keyPath(key)} must be true or false, found ${describe(v)}`);
@@ -83,7 +111,7 @@ export class TableReader {
 
   /** A list of strings; a single string is accepted as a list of one where `allowSingle`. */
   strings(key: string, fallback: readonly string[], allowSingle = false): readonly string[] {
-    const v = this.read(key);
+    const v = this.read(key, fallback);
     if (v === undefined) return fallback;
     if (allowSingle && typeof v === 'string') return [v];
     if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
@@ -95,7 +123,7 @@ export class TableReader {
 
   /** A table of string values (`{ "x-api-key" = "..." }`); empty when absent; anything else is a problem. */
   stringTable(key: string): Readonly<Record<string, string>> {
-    const v = this.read(key);
+    const v = this.read(key, {});
     if (v === undefined) return {};
     if (!isTable(v) || Object.values(v).some((x) => typeof x !== 'string')) {
       this.problem(key, `${this.keyPath(key)} must be a table of strings ({ "name" = "value" }), found ${describe(v)}`);
@@ -106,7 +134,7 @@ export class TableReader {
 
   /** A sub-table, or undefined when absent; a non-table value is a problem. */
   table_(key: string): TableReader | undefined {
-    const v = this.read(key);
+    const v = this.read(key, TABLE);
     if (v === undefined) return undefined;
     if (!isTable(v)) {
       this.problem(key, `${this.keyPath(key)} must be a table ([${this.keyPath(key)}]), found ${describe(v)}`);
