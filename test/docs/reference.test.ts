@@ -157,11 +157,7 @@ describe('docs/reference.md is complete', () => {
       }
     }
     assert.ok(codes.size >= 20, `found only ${codes.size} codes`);
-    assert.deepEqual(
-      [...codes].filter((code) => rowsOf(text, code).length !== 1).sort(),
-      [],
-      'codes without a row',
-    );
+    assert.deepEqual([...codes].filter((code) => rowsOf(text, code).length !== 1).sort(), [], 'codes without a row');
   });
 
   test('every metric', () => {
@@ -185,7 +181,11 @@ describe('the product points only at itself', () => {
   test('no page and no message names SPEC.md or DESIGN.md, which a clone does not have', () => {
     const outside = /\b(SPEC|DESIGN)\.md\b/;
     const found: string[] = [];
-    const pages = [path.join(ROOT, 'README.md'), ...filesUnder(path.join(ROOT, 'docs'), '.md'), ...filesUnder(path.join(ROOT, 'examples'), '.md')];
+    const pages = [
+      path.join(ROOT, 'README.md'),
+      ...filesUnder(path.join(ROOT, 'docs'), '.md'),
+      ...filesUnder(path.join(ROOT, 'examples'), '.md'),
+    ];
     for (const file of pages) {
       readFileSync(file, 'utf8')
         .split('\n')
@@ -196,7 +196,9 @@ describe('the product points only at itself', () => {
       for (const file of filesUnder(path.join(ROOT, dir), '.ts')) {
         readFileSync(file, 'utf8')
           .split('\n')
-          .forEach((line, i) => outside.test(line) && !/^\s*(\*|\/\/|\/\*)/.test(line) && found.push(`${path.relative(ROOT, file)}:${i + 1}`));
+          .forEach(
+            (line, i) => outside.test(line) && !/^\s*(\*|\/\/|\/\*)/.test(line) && found.push(`${path.relative(ROOT, file)}:${i + 1}`),
+          );
       }
     }
     assert.deepEqual(found, []);
