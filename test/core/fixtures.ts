@@ -93,3 +93,13 @@ type Query {
   user(id: ID!): User @fetch(source: "users", path: "/users/{args.id}")
 }
 `;
+
+/** A Post whose author comes from the users source, all authors of a round in one `GET /users?ids=…`. */
+export const BATCHED_POST_TYPE = `
+type Post {
+  id: ID!
+  title: String
+  authorId: ID @from(key: "author_id")
+  author: User @fetch(source: "users", path: "/users/{parent.authorId}") @batch(path: "/users?ids={keys}", match: "id")
+}
+`;

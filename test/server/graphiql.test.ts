@@ -13,15 +13,9 @@ import { after, before, describe, test } from 'node:test';
 import puppeteer from 'puppeteer-core';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import type { CountingUpstream } from '../support/upstream.js';
-import { makePosts, makeUsers, QUERY_TYPE, startPosts, startUsers, USER_TYPE } from '../core/fixtures.js';
+import { makePosts, makeUsers, QUERY_TYPE, startPosts, startUsers, USER_TYPE, BATCHED_POST_TYPE } from '../core/fixtures.js';
 
-const SCHEMA = `${USER_TYPE}${QUERY_TYPE}
-type Post {
-  id: ID!
-  title: String
-  authorId: ID @from(key: "author_id")
-  author: User @fetch(source: "users", path: "/users/{parent.authorId}") @batch(path: "/users?ids={keys}", match: "id")
-}`;
+const SCHEMA = `${USER_TYPE}${QUERY_TYPE}${BATCHED_POST_TYPE}`;
 /** GraphiQL's first tab for SCHEMA (gateway/server/sample-query.ts), as its query editor shows it. */
 const DEFAULT_TAB = /X-GQL-Rounds.*extensions.*gqlgw.*\{\s*posts\s*\{\s*id\s*title\s*author\s*\{\s*name\s*\}\s*\}\s*\}/;
 /** Debian's chromium package; .ci/run installs it when it is missing. */

@@ -15,18 +15,11 @@ import { loadConfig } from '../../gateway/config/load.js';
 import { GatewayConfigError } from '../../gateway/config/diagnostics.js';
 import { startTestGateway, writeGatewayFiles, type TestGateway } from '../support/gateway.js';
 import type { CountingUpstream } from '../support/upstream.js';
-import { makePosts, makeUsers, startPosts, startUsers, USER_TYPE, QUERY_TYPE } from '../core/fixtures.js';
+import { makePosts, makeUsers, startPosts, startUsers, USER_TYPE, QUERY_TYPE, BATCHED_POST_TYPE } from '../core/fixtures.js';
 import { requestError } from '../support/assert.js';
 import { metricValue } from '../support/prom-text.js';
 
-const SCHEMA = `${USER_TYPE}${QUERY_TYPE}
-type Post {
-  id: ID!
-  title: String
-  authorId: ID @from(key: "author_id")
-  author: User @fetch(source: "users", path: "/users/{parent.authorId}") @batch(path: "/users?ids={keys}", match: "id")
-}
-`;
+const SCHEMA = `${USER_TYPE}${QUERY_TYPE}${BATCHED_POST_TYPE}`;
 
 const APP = 'https://app.example.com';
 const EVIL = 'https://evil.example.net';
