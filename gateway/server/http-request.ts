@@ -25,9 +25,9 @@ export interface GatewayRequest {
   readonly jsonBody: boolean;
   /** The declared body length when there is one and no Transfer-Encoding; else undefined. */
   readonly declaredLength: number | undefined;
-  /** `application/graphql-response+json` or `application/json; charset=utf-8`'s type. */
+  /** The media type of the answer: `graphql-response` (application/graphql-response+json) or `json`. */
   readonly answerType: AnswerType;
-  /** False only when Accept lists neither a JSON type nor `*` / `*` (such a client goes to yoga). */
+  /** False only when Accept lists neither a JSON type nor any type (such a client goes to yoga). */
   readonly acceptsJson: boolean;
   readonly origin: string | undefined;
   /** A request header by lower-case name, repeated ones joined with `, `. */
@@ -89,7 +89,7 @@ const JSON_ANSWER = { answerType: 'json', acceptsJson: true } as const;
  * `answerType`: `graphql-response` when the client lists `application/graphql-response+json`
  * before `application/json` (or alone), else `json`, the media types of GraphQL over HTTP; any
  * other Accept gets JSON too (the gateway serves no streams). `acceptsJson`: some part names
- * `application/json`, `application/graphql-response+json` or `*` / `*`.
+ * `application/json`, `application/graphql-response+json` or any type (`*` slash `*`).
  */
 function readAccept(accept: string | undefined): { readonly answerType: AnswerType; readonly acceptsJson: boolean } {
   if (!accept || accept === 'application/json' || accept === '*/*') return JSON_ANSWER; // what most clients send
