@@ -151,7 +151,13 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   const metricsTable = root.table_('metrics') ?? new TableReader({}, ['metrics'], configDoc);
   const metrics = {
     enabled: metricsTable.bool('enabled', true),
-    path: metricsTable.string('path', DEFAULTS.metricsPath, (v) => (v.startsWith('/') ? undefined : 'must start with "/"')),
+    path: metricsTable.string('path', DEFAULTS.metricsPath, (v) =>
+      !v.startsWith('/')
+        ? 'must start with "/"'
+        : ['/graphql', '/healthz', '/readyz'].includes(v) || v.startsWith('/graphiql/')
+          ? `must not be ${v}, a path the gateway serves itself`
+          : undefined,
+    ),
     port: metricsTable.has('port') ? metricsTable.int('port', 0, 0, 65535) : undefined,
     host: metricsTable.string('host', DEFAULTS.metricsHost, (v) => (v === '' ? 'must not be empty' : undefined)),
     token: metricsTable.has('token')

@@ -87,10 +87,11 @@ describe('metrics access: token and a port of their own', () => {
     );
   });
 
-  test('a bad token or port is a config error at its key', async () => {
+  test('a bad token, port or path is a config error at its key', async () => {
     for (const [metrics, message] of [
       ['token = "short"', /metrics\.token must be at least 16 visible ASCII characters/],
       ['port = 70000', /metrics\.port/],
+      ['path = "/graphql"', /metrics\.path must not be \/graphql, a path the gateway serves itself/],
     ] as const) {
       const files = await writeGatewayFiles({
         schemas: { 's.graphqls': SCHEMA },
