@@ -71,6 +71,21 @@ export class TableReader {
     return v;
   }
 
+  /** A number (integer or float) between min and max. */
+  number(key: string, fallback: number, min: number, max: number): number {
+    const v = this.read(key);
+    if (v === undefined) return fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      this.problem(key, `${this.keyPath(key)} must be a number, found ${describe(v)}`);
+      return fallback;
+    }
+    if (v < min || v > max) {
+      this.problem(key, `${this.keyPath(key)} must be between ${min} and ${max}, found ${v}`);
+      return fallback;
+    }
+    return v;
+  }
+
   bool(key: string, fallback: boolean): boolean {
     const v = this.read(key);
     if (v === undefined) return fallback;

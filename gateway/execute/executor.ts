@@ -14,6 +14,7 @@ import { presentValueErrors } from './value-errors.js';
 import { HeaderForwarder, type OperationStats } from './state.js';
 import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
+import { unauthenticatedRequest, type Authenticate, type RequestAccess } from './access.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -46,6 +47,8 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
   readonly exposeDetail: boolean;
+  /** With [auth]: checks each request's token first (an invalid one is a 401, nothing runs). */
+  readonly authenticate?: Authenticate;
 }
 
 export interface Executor {
@@ -86,6 +89,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
   async function execute(request: ExecuteRequest): Promise<ExecutedOperation> {
     const started = performance.now();
     const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
+    let access: RequestAccess | undefined;
+    if (options.authenticate) {
+      const checked = await options.authenticate(request.header('authorization') ?? undefined);
+      if ('refused' in checked) return { result: { errors: [unauthenticatedRequest(checked.refused)] }, stats };
+      access = checked.access;
+    }
     const p = plan(request.document, request.operationName);
     const root = {};
     const store = new ResultStore();
@@ -108,18 +117,19 @@ export function createExecutor(options: ExecutorOptions): Executor {
       store,
       memo: new Map(),
       stats,
-      forwarder: new HeaderForwarder(request.header),
+      forwarder: new HeaderForwarder(request.header, access?.claims),
       args: new Map(),
       signal: request.signal,
       warnings: options.exposeDetail ? [] : undefined,
       coalesce: p.operation.operation === 'query',
+      access,
     };
     try {
       if (p.operation.operation === 'mutation') {
         await runMutationFields(p.root, root, state, deps);
       } else {
         const lookups = new Lookups();
-        collectLookups(p.root, root, p.rootType, { variables, store, out: lookups });
+        collectLookups(p.root, root, p.rootType, { variables, store, out: lookups, access });
         await runRounds(lookups, state, deps);
       }
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.

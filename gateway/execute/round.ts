@@ -28,6 +28,7 @@ import { lookupKey, writeLookupKey, type HeaderForwarder, type MemoEntry, type O
 import { renderFetchBody } from './body.js';
 import type { HttpMethod } from '../../directives/request.js';
 import type { Lookups } from './walk.js';
+import type { RequestAccess } from './access.js';
 
 /** What a round needs from the running gateway. */
 export interface RoundDeps extends CacheTiers {
@@ -59,6 +60,8 @@ export interface RequestState {
    * `coalesce = true`: queries only. A mutation operation never coalesces (SPEC.md "Mutations").
    */
   readonly coalesce: boolean;
+  /** Who asks (the verified token's claims and scopes); undefined without [auth]. */
+  readonly access?: RequestAccess;
 }
 
 /** Raised before sending when a round would take the operation over its subrequest limit. */
@@ -138,17 +141,14 @@ class RoundLookups {
   /** The parent whose lookup memo() claims; undefined while it resolves the elements of a list key. */
   private claiming: object | undefined;
   /** Reused for every template resolution of the round. */
-  private readonly input: { parent: unknown; args: Readonly<Record<string, unknown>>; keys: undefined; key: unknown } = {
-    parent: undefined,
-    args: {},
-    keys: undefined,
-    key: NO_KEY,
-  };
+  private readonly input: { parent: unknown; args: Readonly<Record<string, unknown>>; keys: undefined; key: unknown; auth: unknown };
 
   constructor(
     private readonly state: RequestState,
     private readonly keys: SubrequestKeys,
-  ) {}
+  ) {
+    this.input = { parent: undefined, args: {}, keys: undefined, key: NO_KEY, auth: state.access?.claims };
+  }
 
   /**
    * Resolves the lookup of `entry` for `parent` and claims it in the store with its slot; a

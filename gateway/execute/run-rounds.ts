@@ -21,7 +21,7 @@ export async function runRounds(first: Lookups, state: RequestState, deps: Round
 
 /** The lookups the walk finds below what a round fetched. */
 function nextLookups({ entries, slots }: Claimed, state: RequestState): Lookups {
-  const walk: Walk = { variables: state.variables, store: state.store, out: new Lookups() };
+  const walk: Walk = { variables: state.variables, store: state.store, out: new Lookups(), access: state.access };
   for (let i = 0; i < entries.length; i++) {
     const outcome = slots[i]!.outcome;
     if (outcome?.kind === 'ok') descend(entries[i]!, outcome.body, walk);
