@@ -5,7 +5,7 @@ import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { InFlight } from './coalesce.js';
 import { SubrequestKeys } from './subrequest-keys.js';
-import type { ExecutionListener } from './listener.js';
+import type { ExecutionListener, ObserveRequests, RequestObserver } from './listener.js';
 import { runMutationFields, type MutationDeps } from './mutation.js';
 import { SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
 import { runRounds } from './run-rounds.js';
@@ -49,6 +49,8 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly exposeDetail: boolean;
   /** With [auth]: checks each request's token first (an invalid one is a 401, nothing runs). */
   readonly authenticate?: Authenticate;
+  /** With [tracing]: the observer of each request (observability/tracing.ts). */
+  readonly observe?: ObserveRequests;
 }
 
 export interface Executor {
@@ -86,7 +88,30 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return byName.get(key);
   }
 
-  async function execute(request: ExecuteRequest): Promise<ExecutedOperation> {
+  /** execute() with its request observed, when requests are (tracing). */
+  function execute(request: ExecuteRequest): Promise<ExecutedOperation> {
+    if (!options.observe) return run(request, undefined);
+    const p = plan(request.document, request.operationName);
+    const observer = options.observe({
+      operationName: p?.operation.name?.value ?? request.operationName ?? undefined,
+      operationType: p?.operation.operation,
+      document: request.document,
+      header: request.header,
+    });
+    if (!observer) return run(request, undefined);
+    return run(request, observer).then(
+      (executed) => {
+        observer.ended(requestErrorCode(executed.result));
+        return executed;
+      },
+      (err: unknown) => {
+        observer.ended('INTERNAL_SERVER_ERROR');
+        throw err;
+      },
+    );
+  }
+
+  async function run(request: ExecuteRequest, observer: RequestObserver | undefined): Promise<ExecutedOperation> {
     const started = performance.now();
     const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
     let access: RequestAccess | undefined;
@@ -123,6 +148,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       warnings: options.exposeDetail ? [] : undefined,
       coalesce: p.operation.operation === 'query',
       access,
+      observer,
     };
     try {
       if (p.operation.operation === 'mutation') {
@@ -158,4 +184,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
   }
 
   return { execute, plan };
+}
+
+/** The code of a request error (a result with errors and no data), else undefined. */
+function requestErrorCode(result: ExecutionResult): string | undefined {
+  if (!result.errors?.length || result.data !== undefined || !('errors' in result)) return undefined;
+  const code = result.errors[0]!.extensions?.code;
+  return typeof code === 'string' ? code : 'GRAPHQL_ERROR';
 }

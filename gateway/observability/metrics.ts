@@ -73,6 +73,8 @@ export interface GatewayMetrics {
   onFastPath(): void;
   /** A document text was parsed (gqlgw_documents_parsed_total). Never throws. */
   onDocumentParsed(): void;
+  /** Trace spans were dropped before export (gqlgw_tracing_dropped_spans_total). Never throws. */
+  onSpansDropped(spans: number): void;
   /** The Prometheus text of every metric in `registry`. */
   render(): Promise<string>;
 }
@@ -150,6 +152,7 @@ export function createMetrics(): GatewayMetrics {
     }),
     onFastPath: guarded(() => set.fastPath.inc()),
     onDocumentParsed: guarded(() => set.documentsParsed.inc()),
+    onSpansDropped: guarded((spans: number) => set.tracingDroppedSpans.inc(count(spans) ?? 1)),
     render: () => registry.metrics(),
   };
 }

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../config/load.js';
-import type { GatewayConfig } from '../config/types.js';
+import type { GatewayConfig, TracingConfig } from '../config/types.js';
+import type { Tracing } from '../observability/tracing.js';
+import { createAuthenticator } from '../auth/authenticate.js';
 import { buildBlueprint } from '../blueprint/build.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { L2Cache } from '../cache/l2.js';
@@ -77,11 +79,13 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const blueprint = buildBlueprint(config);
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
   const renderMetrics = metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render);
+  const tracing = config.tracing && (await loadTracing(config.tracing, metrics));
   let version = createVersion({
     config,
     blueprint,
     metrics,
     renderMetrics,
+    tracing,
     l2: new L2Cache(config.cache.l2MaxEntries),
     previous: undefined,
   });
@@ -111,6 +115,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     stopped ??= (async () => {
       const inTime = await lifecycle.drain(graceMs);
       await version.close();
+      await tracing?.shutdown();
       return inTime;
     })();
     return stopped;
@@ -125,7 +130,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     current: () => version,
     install(next) {
       const old = version;
-      version = createVersion({ ...next, metrics, renderMetrics, previous: old });
+      version = createVersion({ ...next, metrics, renderMetrics, tracing, previous: old });
       void old.retire(version);
     },
   });
@@ -204,10 +209,21 @@ interface VersionParts extends InstalledVersion {
   readonly renderMetrics: (() => Promise<string>) | undefined;
   /** The version being replaced: its source pools and memcached tier are reused where their config is unchanged. */
   readonly previous: ServingVersion | undefined;
+  /** [tracing] as read at start-up; undefined: off. */
+  readonly tracing: Tracing | undefined;
+}
+
+/**
+ * The tracer of [tracing], imported only then: without [tracing] no OpenTelemetry module is loaded
+ * (observability/tracing.ts).
+ */
+async function loadTracing(config: TracingConfig, metrics: GatewayMetrics | undefined): Promise<Tracing> {
+  const { createTracing } = await import('../observability/tracing.js');
+  return createTracing(config, (spans) => metrics?.onSpansDropped(spans));
 }
 
 function createVersion(parts: VersionParts): ServingVersion {
-  const { config, blueprint, metrics, renderMetrics, l2, previous } = parts;
+  const { config, blueprint, metrics, renderMetrics, l2, previous, tracing } = parts;
   const clients = new Map(
     [...config.sources.values()].map((s) => {
       const old = previous?.clients.get(s.name);
@@ -228,6 +244,8 @@ function createVersion(parts: VersionParts): ServingVersion {
     listener: metrics?.listener,
     maxSubrequests: config.limits.maxSubrequests,
     exposeDetail: config.debugHeaders,
+    authenticate: config.auth && createAuthenticator(config.auth).authenticate,
+    observe: tracing?.observe(blueprint),
   });
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
   const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
