@@ -45,7 +45,7 @@ export const STANDARD_CLAIMS: readonly string[] = Object.freeze([
 export function claimProblem(claim: string, claims: ReadonlySet<string> | undefined): string | undefined {
   if (!claims) return `needs an [auth] table in gateway.toml (without it no token is read, so there are no claims)`;
   if (claims.has(claim)) return undefined;
-  return `names no known claim${didYouMean(claim, claims, (n) => `{auth.${n}}`)}; a claim of your identity provider that is not standard goes into [auth] claims = ["${claim}"]`;
+  return `names no known claim${didYouMean(claim, claims, (n) => `{auth.${n}}`)} (a claim that is not standard is listed in [auth] claims = ["${claim}"])`;
 }
 
 /** The scopes an `@auth` use requires (all of them); problems for empty or repeated ones. */
