@@ -262,6 +262,9 @@ class RequestTrace implements RequestObserver {
  * full. A span that finds the queue full, and every span of an export that failed or did not answer
  * within its timeout, is dropped and counted. Nothing here waits for the collector on a request's path.
  */
+/** How long a shutdown waits for queued spans to be exported. */
+const SHUTDOWN_FLUSH_MS = 2000;
+
 export class BoundedExport implements SpanProcessor {
   private queue: ReadableSpan[] = [];
   private exporting: Promise<void> | undefined;
@@ -334,8 +337,19 @@ export class BoundedExport implements SpanProcessor {
     while (this.exporting || this.queue.length > 0) await (this.exporting ?? this.exportNext());
   }
 
+  /**
+   * Exports what is queued for at most SHUTDOWN_FLUSH_MS (a collector that is down or hangs must not
+   * hold the gateway's exit), then drops and counts the rest.
+   */
   async shutdown(): Promise<void> {
-    await this.forceFlush();
-    await this.exporter.shutdown().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.min(SHUTDOWN_FLUSH_MS, this.config.exportTimeoutMs));
+    });
+    await Promise.race([this.forceFlush(), late]);
+    clearTimeout(timer);
+    if (this.queue.length > 0) this.onDropped(this.queue.length);
+    this.queue = [];
+    void this.exporter.shutdown().catch(() => undefined);
   }
 }
