@@ -58,7 +58,8 @@ export function compileAuth(use: DirectiveUse, where: string, hasAuth: boolean, 
   }
   const scopes = (use.args.scopes as readonly string[] | undefined) ?? [];
   for (const s of scopes) {
-    if (s === '' || /\s/.test(s)) problems.push({ message: `@auth on ${where}: scope "${s}" must be one word without spaces`, node: use.node });
+    if (s === '' || /\s/.test(s))
+      problems.push({ message: `@auth on ${where}: scope "${s}" must be one word without spaces`, node: use.node });
   }
   return Object.freeze([...new Set(scopes)]);
 }

@@ -72,8 +72,7 @@ function checkBodyPlaceholders(
     else if (p.kind === 'auth') {
       const problem = claimProblem(p.path[0]!, ctx.authClaims);
       if (problem) messages.push(`${at}: ${p.text} ${problem}`);
-    }
-    else if (p.kind === 'result')
+    } else if (p.kind === 'result')
       messages.push(
         `${at}: ${p.text} is only known after the request; read the result in @invalidate, and send {args.…} or {parent.…} in the body`,
       );

@@ -8,7 +8,21 @@ import type { AuthConfig, ClaimHeader } from './types.js';
 /** The asymmetric algorithms accepted by default (SPEC.md "Authentication"). */
 export const DEFAULT_ALGORITHMS: readonly string[] = Object.freeze(['RS256', 'PS256', 'ES256', 'EdDSA']);
 /** Every algorithm `[auth] algorithms` may list; HMAC ones only on purpose, `none` never. */
-const KNOWN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'HS256', 'HS384', 'HS512'];
+const KNOWN_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'HS256',
+  'HS384',
+  'HS512',
+];
 
 export const AUTH_DEFAULTS = { jwksRefetchIntervalS: 30, jwksTimeoutMs: 5000 } as const;
 

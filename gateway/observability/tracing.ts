@@ -60,7 +60,8 @@ export interface Tracing {
 
 export function createTracing(config: TracingConfig, onDropped: (spans: number) => void): Tracing {
   const exporterOptions = { url: config.otlpEndpoint, timeoutMillis: config.exportTimeoutMs };
-  const exporter: SpanExporter = config.protocol === 'http/json' ? new JsonExporter(exporterOptions) : new ProtobufExporter(exporterOptions);
+  const exporter: SpanExporter =
+    config.protocol === 'http/json' ? new JsonExporter(exporterOptions) : new ProtobufExporter(exporterOptions);
   const processor = new BoundedExport(exporter, config, onDropped);
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName }),

@@ -123,7 +123,10 @@ describe('@auth, {auth.*} and per-subject cache entries', () => {
     users.reset();
     const anonymous = await gw.query('{ secret { value } user(id: 1) { name } }');
     assert.deepEqual(anonymous.body.data, { secret: null, user: { name: 'name of 1' } });
-    assert.deepEqual(anonymous.body.errors?.map((e) => [e.path, e.extensions?.code]), [[['secret'], 'UNAUTHENTICATED']]);
+    assert.deepEqual(
+      anonymous.body.errors?.map((e) => [e.path, e.extensions?.code]),
+      [[['secret'], 'UNAUTHENTICATED']],
+    );
     const noScope = await gw.query('{ secret { value } }', undefined, await as('alice', 'read'));
     assert.deepEqual(noScope.body.data, { secret: null });
     assert.equal(noScope.body.errors?.[0]?.extensions?.code, 'FORBIDDEN');
@@ -143,7 +146,10 @@ describe('@auth, {auth.*} and per-subject cache entries', () => {
   it('@auth on a plain field below a fetched one: null with FORBIDDEN at its path, its siblings served', async () => {
     const res = await gw.query('{ user(id: 5) { id name email } }', undefined, await as('alice'));
     assert.deepEqual(res.body.data, { user: { id: '5', name: 'name of 5', email: null } });
-    assert.deepEqual(res.body.errors?.map((e) => [e.path, e.extensions?.code]), [[['user', 'email'], 'FORBIDDEN']]);
+    assert.deepEqual(
+      res.body.errors?.map((e) => [e.path, e.extensions?.code]),
+      [[['user', 'email'], 'FORBIDDEN']],
+    );
     const withScope = await gw.query('{ user(id: 5) { email } }', undefined, await as('alice', 'email'));
     assert.deepEqual(withScope.body.data, { user: { email: '5@mail.test.invalid' } });
     assert.equal(withScope.body.errors, undefined);
@@ -327,7 +333,10 @@ describe('gqlgw check and @auth / {auth.*}', () => {
       assert.throws(
         () => buildBlueprint(withAuth),
         (e: Error) => {
-          assert.match(e.message, /s\.graphqls:4:\d+: @fetch on Query\.y: \{auth\.sbu\} names no known claim; did you mean "\{auth\.sub\}"\? \(a claim that is not standard is listed in \[auth\] claims = \["sbu"\]\)/);
+          assert.match(
+            e.message,
+            /s\.graphqls:4:\d+: @fetch on Query\.y: \{auth\.sbu\} names no known claim; did you mean "\{auth\.sub\}"\? \(a claim that is not standard is listed in \[auth\] claims = \["sbu"\]\)/,
+          );
           assert.doesNotMatch(e.message, /Query\.me|Query\.x|on U /, 'with [auth], the other uses are fine');
           return true;
         },

@@ -127,7 +127,10 @@ describe('[auth] token checks (JWKS file)', () => {
     const open = await gw.query('{ me { id } user(id: 7) { name } }');
     assert.equal(open.status, 200);
     assert.deepEqual(open.body.data, { me: null, user: { name: 'name of 7' } });
-    assert.deepEqual(open.body.errors?.map((e) => [e.path, e.extensions?.code]), [[['me'], 'UNAUTHENTICATED']]);
+    assert.deepEqual(
+      open.body.errors?.map((e) => [e.path, e.extensions?.code]),
+      [[['me'], 'UNAUTHENTICATED']],
+    );
     assert.deepEqual(
       users.requests.map((r) => r.url),
       ['/users/7'],
@@ -197,7 +200,12 @@ describe('[auth] config checks', () => {
     const { parseConfig } = await import('../../gateway/config/load.js');
     const base = '[gateway]\nschema = ["s.graphqls"]\n';
     assert.throws(
-      () => parseConfig(`${base}[auth]\njwks = "http://idp.test.invalid/jwks"\nissuer = "i"\naudience = "a"\n`, '/x/gateway.toml', 'gateway.toml'),
+      () =>
+        parseConfig(
+          `${base}[auth]\njwks = "http://idp.test.invalid/jwks"\nissuer = "i"\naudience = "a"\n`,
+          '/x/gateway.toml',
+          'gateway.toml',
+        ),
       /gateway\.toml:4:\d+: auth\.jwks must be an https:\/\/ URL/,
     );
     assert.throws(

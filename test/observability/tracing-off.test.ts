@@ -56,13 +56,19 @@ describe('[tracing] absent: nothing of OpenTelemetry is loaded', () => {
 
   it('serves without resolving any @opentelemetry module, and does with [tracing]', async () => {
     const off = await modulesLoaded('');
-    assert.ok(off.some((m) => m === 'graphql'), 'the probe records the modules of the process');
+    assert.ok(
+      off.some((m) => m === 'graphql'),
+      'the probe records the modules of the process',
+    );
     assert.deepEqual(
       off.filter((m) => m.includes('opentelemetry') || m.includes('observability/tracing')),
       [],
     );
     const on = await modulesLoaded('[tracing]\notlp_endpoint = "http://127.0.0.1:9/v1/traces"\n');
-    assert.ok(on.some((m) => m.startsWith('@opentelemetry/')), 'with [tracing] the probe sees OpenTelemetry');
+    assert.ok(
+      on.some((m) => m.startsWith('@opentelemetry/')),
+      'with [tracing] the probe sees OpenTelemetry',
+    );
     assert.ok(on.includes('../observability/tracing.js'));
   });
 });

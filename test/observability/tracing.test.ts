@@ -135,7 +135,9 @@ describe('[tracing] spans over OTLP/HTTP', () => {
       });
       assert.equal(server.status.code, 0);
 
-      const rounds = spans.filter((s) => s.name === 'gqlgw.round').sort((a, b) => Number(a.attributes['gqlgw.round.index']) - Number(b.attributes['gqlgw.round.index']));
+      const rounds = spans
+        .filter((s) => s.name === 'gqlgw.round')
+        .sort((a, b) => Number(a.attributes['gqlgw.round.index']) - Number(b.attributes['gqlgw.round.index']));
       assert.deepEqual(
         rounds.map((r) => [r.parentSpanId, r.attributes['gqlgw.round.index'], r.attributes['gqlgw.round.lookups']]),
         [
@@ -174,13 +176,13 @@ describe('[tracing] spans over OTLP/HTTP', () => {
   it('starts a new trace without a traceparent, and still sends one to every source', async () => {
     posts.reset();
     users.reset();
-    const before = otlp.spans.length;
+    const seen = otlp.spans.length;
     await gw.query('{ posts { author { id } } }');
     const [p, u] = [posts.requests[0]!, users.requests[0]!];
     const traceId = String(p.headers.traceparent).split('-')[1]!;
     assert.match(String(p.headers.traceparent), /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     assert.equal(String(u.headers.traceparent).split('-')[1], traceId, 'one trace for the whole request');
-    const spans = ofTrace(await otlp.waitForSpans((s) => ofTrace(s.slice(before), traceId).length >= 5, 'the new trace'), traceId);
+    const spans = ofTrace(await otlp.waitForSpans((s) => ofTrace(s.slice(seen), traceId).length >= 5, 'the new trace'), traceId);
     assert.equal(spans.find((s) => s.kind === SERVER)!.parentSpanId, '');
     assert.equal(spans.find((s) => s.kind === SERVER)!.name, 'query');
   });
@@ -209,9 +211,13 @@ describe('[tracing] spans over OTLP/HTTP', () => {
     assert.equal(spans.find((s) => s.kind === SERVER)!.status.code, 0, 'a field error is no request error');
 
     const requestError = newTraceId();
-    const res = await gw.query('query Q($id: ID!) { user(id: $id) { id } }', { id: { not: 'an id' } }, {
-      traceparent: `00-${requestError}-${newSpanId()}-01`,
-    });
+    const res = await gw.query(
+      'query Q($id: ID!) { user(id: $id) { id } }',
+      { id: { not: 'an id' } },
+      {
+        traceparent: `00-${requestError}-${newSpanId()}-01`,
+      },
+    );
     assert.equal(res.body.data, undefined);
     const [server] = ofTrace(await otlp.waitForSpans((s) => ofTrace(s, requestError).length >= 1, 'the request error'), requestError);
     assert.equal(server!.status.code, ERROR);
@@ -231,18 +237,11 @@ describe('[tracing] spans over OTLP/HTTP', () => {
     gate.open();
     await Promise.all([leader, waiter]);
     assert.equal(users.count('GET /slow/:id'), 1);
-    const spans = await otlp.waitForSpans(
-      (s) => ofTrace(s, leaderTrace).length >= 3 && ofTrace(s, waiterTrace).length >= 2,
-      'both traces',
-    );
+    const spans = await otlp.waitForSpans((s) => ofTrace(s, leaderTrace).length >= 3 && ofTrace(s, waiterTrace).length >= 2, 'both traces');
     const call = ofTrace(spans, leaderTrace).find((s) => s.kind === CLIENT)!;
     const waiterRound = ofTrace(spans, waiterTrace).find((s) => s.name === 'gqlgw.round')!;
     assert.deepEqual(call.links, [{ traceId: waiterTrace, spanId: waiterRound.spanId }]);
-    assert.equal(
-      ofTrace(spans, waiterTrace).filter((s) => s.kind === CLIENT).length,
-      0,
-      'the waiter sent nothing of its own',
-    );
+    assert.equal(ofTrace(spans, waiterTrace).filter((s) => s.kind === CLIENT).length, 0, 'the waiter sent nothing of its own');
   });
 });
 
@@ -283,7 +282,10 @@ describe('[tracing] with a collector that is down or hangs', () => {
         }
         assert.ok(slowest < 2000, `no query waited for the collector (slowest ${slowest.toFixed(0)} ms)`);
         // 30 queries of 5 spans: past the queue of 8 (and the batch in flight), spans are dropped and counted.
-        const n = await pollUntil(() => dropped(gw), (v) => v >= 100);
+        const n = await pollUntil(
+          () => dropped(gw),
+          (v) => v >= 100,
+        );
         assert.ok(n >= 100, `dropped spans counted: ${n}`);
       } finally {
         await gw.close();
@@ -303,14 +305,23 @@ describe('[tracing] with [auth]', () => {
     const otlp = await startOtlpReceiver();
     const gw = await startTestGateway({
       sources: { users: { url: users.url } },
-      schemas: { 's.graphqls': 'type Query { me: User @fetch(source: "users", path: "/users/{auth.sub}") }\ntype User { id: ID! name: String }' },
+      schemas: {
+        's.graphqls': 'type Query { me: User @fetch(source: "users", path: "/users/{auth.sub}") }\ntype User { id: ID! name: String }',
+      },
       extraToml: `${tracingToml(otlp.url)}\n[auth]\njwks = ${JSON.stringify(jwks)}\nissuer = "https://id.test.invalid"\naudience = "gqlgw"\n`,
     });
     try {
       const sub = 'subject-7f3a9c';
-      const token = await mintToken(key, { sub, email: 'hidden@mail.test.invalid' }, { issuer: 'https://id.test.invalid', audience: 'gqlgw' });
+      const token = await mintToken(
+        key,
+        { sub, email: 'hidden@mail.test.invalid' },
+        { issuer: 'https://id.test.invalid', audience: 'gqlgw' },
+      );
       const traceId = newTraceId();
-      const res = await gw.query('{ me { id } }', undefined, { authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${newSpanId()}-01` });
+      const res = await gw.query('{ me { id } }', undefined, {
+        authorization: `Bearer ${token}`,
+        traceparent: `00-${traceId}-${newSpanId()}-01`,
+      });
       assert.deepEqual(res.body.data, { me: { id: sub } });
       const bad = newTraceId();
       await gw.query('{ me { id } }', undefined, { authorization: `Bearer ${token}x`, traceparent: `00-${bad}-${newSpanId()}-01` });
@@ -318,7 +329,8 @@ describe('[tracing] with [auth]', () => {
       assert.equal(ofTrace(spans, traceId).find((s) => s.kind === CLIENT)!.attributes['url.path'], '/users/{auth.sub}');
       assert.equal(ofTrace(spans, bad)[0]!.status.message, 'UNAUTHENTICATED');
       const exported = Buffer.concat([...otlp.bodies]).toString('latin1');
-      for (const secret of [sub, token, 'hidden@mail.test.invalid', token.split('.')[1]!]) assert.ok(!exported.includes(secret), `no ${secret.slice(0, 12)}…`);
+      for (const secret of [sub, token, 'hidden@mail.test.invalid', token.split('.')[1]!])
+        assert.ok(!exported.includes(secret), `no ${secret.slice(0, 12)}…`);
     } finally {
       await gw.close();
       await Promise.all([users.close(), otlp.close()]);

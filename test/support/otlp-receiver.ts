@@ -140,7 +140,10 @@ function fromJson(body: {
             name: e.name,
             attributes: jsonAttributes(e.attributes),
           })),
-          links: ((s.links ?? []) as Array<{ traceId: string; spanId: string }>).map((l) => ({ traceId: jsonId(l.traceId), spanId: jsonId(l.spanId) })),
+          links: ((s.links ?? []) as Array<{ traceId: string; spanId: string }>).map((l) => ({
+            traceId: jsonId(l.traceId),
+            spanId: jsonId(l.spanId),
+          })),
           status: { code: Number(status.code ?? 0), message: status.message ?? '' },
           service,
         });
