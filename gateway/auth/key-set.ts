@@ -1,4 +1,4 @@
-import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, errors, importJWK, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/types.js';
 
 /** Why the keys could not be had; never a token or a claim. */
@@ -19,7 +19,7 @@ export class KeySet {
   fetches = 0;
 
   constructor(private readonly config: AuthConfig) {
-    if (config.jwks.kind === 'file') this.keys = createLocalJWKSet(config.jwks.keys as JSONWebKeySet);
+    if (config.jwks.kind === 'file') this.keys = keysOf(config.jwks.keys as JSONWebKeySet);
   }
 
   /** The keys held now, fetching them first when none are held yet. */
@@ -47,7 +47,7 @@ export class KeySet {
     this.fetches++;
     this.fetching = fetchKeySet(url, jwksTimeoutMs)
       .then((set) => {
-        this.keys = createLocalJWKSet(set);
+        this.keys = keysOf(set);
         return this.keys;
       })
       .finally(() => {
@@ -70,4 +70,23 @@ async function fetchKeySet(url: string, timeoutMs: number): Promise<JSONWebKeySe
   if (typeof body !== 'object' || body === null || !Array.isArray((body as { keys?: unknown }).keys))
     throw new KeySetUnavailable('the key set is not a JSON Web Key Set');
   return body as JSONWebKeySet;
+}
+
+/**
+ * Key selection over a key set: jose's local key set for the asymmetric algorithms, and for an HMAC
+ * token (`HS256`…, accepted only when `[auth] algorithms` lists it) the set's `oct` key of its
+ * `kid`, which jose's local set does not select.
+ */
+function keysOf(set: JSONWebKeySet): JWTVerifyGetKey {
+  const local = createLocalJWKSet(set);
+  const secrets = set.keys.filter((k: JWK) => k.kty === 'oct');
+  if (secrets.length === 0) return local;
+  return async (header, token) => {
+    if (!header.alg?.startsWith('HS')) return local(header, token);
+    const jwk = secrets.find(
+      (k) => (header.kid === undefined ? secrets.length === 1 : k.kid === header.kid) && (!k.alg || k.alg === header.alg),
+    );
+    if (!jwk) throw new errors.JWKSNoMatchingKey();
+    return importJWK(jwk, header.alg);
+  };
 }

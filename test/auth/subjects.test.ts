@@ -17,6 +17,7 @@ import { keySet, makeKey, mintToken, type TestKey } from '../support/identity.js
 import { listItems, startMemcached, type RunningMemcached } from '../support/memcached.js';
 import { parsePromText, sumOf } from '../support/prom-text.js';
 import { until } from '../support/wait.js';
+import { Gate } from '../support/gate.js';
 
 const ISSUER = 'https://id.test.invalid';
 const AUDIENCE = 'gqlgw';
@@ -45,23 +46,6 @@ type Stats @auth(scopes: ["admin"]) { count: Int }
 type Profile { name: String }
 type Partner { token: String }
 `;
-
-class Gate {
-  private promise: Promise<void> = Promise.resolve();
-  private release: () => void = () => undefined;
-  close(): void {
-    this.promise = new Promise((resolve) => {
-      this.release = resolve;
-    });
-  }
-  open(): void {
-    this.release();
-    this.promise = Promise.resolve();
-  }
-  passed(): Promise<void> {
-    return this.promise;
-  }
-}
 
 describe('@auth, {auth.*} and per-subject cache entries', () => {
   let key: TestKey;

@@ -195,6 +195,47 @@ describe('[auth] jwks from a URL', () => {
   });
 });
 
+describe('[auth] HMAC keys, only when listed in algorithms', () => {
+  it('accepts an HS256 token by the oct key of its kid once HS256 is configured, and refuses it otherwise', async () => {
+    const secret = new TextEncoder().encode('a-shared-secret-of-at-least-32-bytes!');
+    const dir = await mkdtemp(path.join(tmpdir(), 'gqlgw-hmac-'));
+    const file = path.join(dir, 'jwks.json');
+    await writeFile(
+      file,
+      JSON.stringify({ keys: [{ kty: 'oct', kid: 'h1', alg: 'HS256', k: Buffer.from(secret).toString('base64url') }] }),
+    );
+    const users = await startUpstream({ 'GET /users/:id': ({ params }) => ({ json: { id: params.id, name: params.id } }) });
+    const sources = { users: { url: users.url } };
+    const hmac = await startTestGateway({
+      sources,
+      schemas: { 's.graphqls': SCHEMA },
+      extraToml: authToml(file, 'algorithms = ["HS256"]'),
+    });
+    const asymmetric = await startTestGateway({ sources, schemas: { 's.graphqls': SCHEMA }, extraToml: authToml(file) });
+    try {
+      const sign = (kid: string, key: Uint8Array) =>
+        new SignJWT({ sub: 'hal' })
+          .setProtectedHeader({ alg: 'HS256', kid })
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setExpirationTime('5m')
+          .sign(key);
+      const token = await sign('h1', secret);
+      assert.deepEqual((await hmac.query(ME, undefined, bearer(token))).body.data, { me: { id: 'hal', name: 'hal' } });
+      const forged = await sign('h1', new TextEncoder().encode('another-secret-of-at-least-32-bytes!!'));
+      assert.equal((await hmac.query(ME, undefined, bearer(forged))).status, 401);
+      const refused = await asymmetric.query(ME, undefined, bearer(token));
+      assert.equal(refused.status, 401);
+      assert.match(refused.body.errors![0]!.message, /algorithm/);
+    } finally {
+      await hmac.close();
+      await asymmetric.close();
+      await users.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('[auth] config checks', () => {
   it('refuses http key sets off the loopback and alg none, with the key path', async () => {
     const { parseConfig } = await import('../../gateway/config/load.js');

@@ -17,6 +17,7 @@ import { splitIds, startUpstream, type CountingUpstream } from '../support/upstr
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { parsePromText, sumOf } from '../support/prom-text.js';
 import { pollUntil, until } from '../support/wait.js';
+import { Gate } from '../support/gate.js';
 import { keySet, makeKey, mintToken } from '../support/identity.js';
 
 const SCHEMA = `
@@ -37,23 +38,6 @@ const FEED = 'query Feed { posts { id author { name } } }';
 const SERVER = 2;
 const CLIENT = 3;
 const ERROR = 2;
-
-class Gate {
-  private promise: Promise<void> = Promise.resolve();
-  private release: () => void = () => undefined;
-  close(): void {
-    this.promise = new Promise((resolve) => {
-      this.release = resolve;
-    });
-  }
-  open(): void {
-    this.release();
-    this.promise = Promise.resolve();
-  }
-  passed(): Promise<void> {
-    return this.promise;
-  }
-}
 
 const newTraceId = () => randomBytes(16).toString('hex');
 const newSpanId = () => randomBytes(8).toString('hex');
