@@ -116,6 +116,13 @@ describe('[auth] token checks (JWKS file)', () => {
         assert.ok(!res.text.includes(t), 'the answer never holds the token');
         assert.equal(users.count(), 0);
       }
+      // The same answer through the other entrance (yoga: GET).
+      const viaGet = await gw.get(`/graphql?query=${encodeURIComponent(ME)}`, { ...bearer(t), accept: 'application/json' });
+      assert.equal(viaGet.status, 401);
+      assert.equal(
+        (viaGet.body as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code,
+        'UNAUTHENTICATED',
+      );
     });
   }
 
