@@ -23,7 +23,7 @@ const cli = banned('(^|/)cli\\.js$', 'nothing imports the CLI.');
 const outsideProduct = banned('(^|/)(test|bench|examples)/', 'the product does not import tests, the benchmark or the examples.');
 
 /** Folder of gateway/ → what it must not import. Layers, lowest first:
- *  directives → config → blueprint → plan → cache, upstream → execute → observability → server → cli.ts */
+ *  directives → config → blueprint → plan → cache, upstream → execute → observability, auth → server → cli.ts */
 const boundaries = {
   'directives/**/*.ts': [gatewayDir, io, ...http, metrics],
   'gateway/config/**/*.ts': [
@@ -45,6 +45,8 @@ const boundaries = {
   ],
   'gateway/execute/**/*.ts': [...['observability', 'server'].map((f) => folder(f, 'execute/')), yoga, metrics],
   'gateway/observability/**/*.ts': [folder('server', 'observability/'), yoga],
+  // The token check of [auth]: below the server, beside observability.
+  'gateway/auth/**/*.ts': [...['observability', 'server'].map((f) => folder(f, 'auth/')), yoga, metrics],
 };
 
 export default tseslint.config(

@@ -31,6 +31,9 @@ export interface FetchBeside {
 }
 
 const METHODS = ['GET', 'POST'];
+/** Why a batched field reads no claim in its paths or body: one caller's claim has no place in keys shared by many. */
+const AUTH_IN_BATCH =
+  'cannot be part of a batched field\'s paths or body (a batch shares keys, not callers); send the claim as a source header instead: [sources.NAME] headers = { "x-user" = "{auth.sub}" }';
 
 /**
  * `@batch(path, match, max, method, body, select, repeat)`: beside a @fetch whose path holds
@@ -101,6 +104,8 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   if (compiled.template.placeholders.some((p) => p.kind === 'parent')) {
     problems.push({ message: `${at}: its path takes the parents' keys through {keys}, not {parent.*}`, node: use.node });
   }
+  const authIn = [...(fetch?.template.placeholders ?? []), ...compiled.template.placeholders].find((p) => p.kind === 'auth');
+  if (authIn && authIn.kind === 'auth') problems.push({ message: `${at}: {auth.${authIn.name}} ${AUTH_IN_BATCH}`, node: use.node });
   const bound = bindTemplate('@batch', compiled.template, ctx);
   for (const message of bound.messages) problems.push({ message, node: use.node });
   if (problems.length > before || keyRead === undefined || !matchSteps || select === null || (method === 'POST' && !bodyTemplate))
@@ -133,7 +138,10 @@ function compileBatchBody(
   }
   let ok = true;
   for (const p of compiled.template.placeholders) {
-    if (p.kind === 'parent' || p.kind === 'result') {
+    if (p.kind === 'auth') {
+      problems.push({ message: `${at}: ${p.text} ${AUTH_IN_BATCH}`, node });
+      ok = false;
+    } else if (p.kind === 'parent' || p.kind === 'result') {
       problems.push({ message: `${at}: its body takes the parents' keys through {keys}; ${p.text} has no single value in a batch`, node });
       ok = false;
     } else if (p.kind === 'args' && !ctx.field.args.some((a) => a.name === p.path[0])) {

@@ -3,7 +3,8 @@
  *
  *   {"title": {args.input.title}, "tags": {args.tags}, "note": "by {parent.author.login}", "ids": {keys}}
  *
- * `{args.…}`, `{parent.…}`, `{result.…}` (dotted: each step a name) and `{keys}` are placeholders;
+ * `{args.…}`, `{parent.…}`, `{result.…}`, `{auth.…}` (a claim of the caller's token; dotted: each
+ * step a name) and `{keys}` are placeholders;
  * everything else is literal JSON text. Where a placeholder stands decides how it renders:
  * - outside a JSON string it is a JSON value: an object as an object, a list as an array, a
  *   string quoted, null or a missing value as `null`;
@@ -12,7 +13,7 @@
  * A template compiles only when it is valid JSON whatever its placeholders hold (checked by
  * rendering it with null for every value-placeholder and parsing the result). Outside strings a
  * `{word}` that looks like a placeholder but is none is refused with its offset; inside a string
- * only the four namespaces are placeholders, so `"{name}"` stays literal text.
+ * only the five namespaces are placeholders, so `"{name}"` stays literal text.
  *
  * The placeholder parser is this file's own: the path templates (template.ts) parse theirs for
  * URLs; both take the same names (`args`, `parent`, `keys`; `result` only here).
@@ -20,7 +21,7 @@
  */
 
 export type BodyPlaceholder =
-  | { readonly kind: 'args' | 'parent' | 'result'; readonly path: readonly string[]; readonly text: string }
+  | { readonly kind: 'args' | 'parent' | 'result' | 'auth'; readonly path: readonly string[]; readonly text: string }
   | { readonly kind: 'keys'; readonly path: readonly string[]; readonly text: string };
 
 /** A compiled part: literal text, or a placeholder with where it stands. */
@@ -40,7 +41,7 @@ export type BodyCompileResult = { readonly ok: true; readonly template: BodyTemp
 /** Supplies placeholder values while a body is rendered. `undefined` counts as null. */
 export type BodyValues = (placeholder: BodyPlaceholder) => unknown;
 
-const NAMESPACES = new Set(['args', 'parent', 'result', 'keys']);
+const NAMESPACES = new Set(['args', 'parent', 'result', 'keys', 'auth']);
 /** Something that reads like a placeholder: `{` then names joined by dots, then `}`. */
 const PLACEHOLDER_LIKE = /\{([_A-Za-z][_0-9A-Za-z]*(?:\.[^{}"\s]*)*)\}/y;
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
@@ -105,7 +106,7 @@ function parseBodyPlaceholder(inner: string): BodyPlaceholder | string {
   const ns = steps[0]!;
   const path = steps.slice(1);
   if (ns === 'keys') return path.length === 0 ? { kind: 'keys', path, text: `{${inner}}` } : `"{${inner}}": {keys} takes no path`;
-  if (ns !== 'args' && ns !== 'parent' && ns !== 'result') {
+  if (ns !== 'args' && ns !== 'parent' && ns !== 'result' && ns !== 'auth') {
     return `unknown placeholder "{${inner}}" (use {args.NAME}, {parent.FIELD}, {result.FIELD} or {keys})`;
   }
   if (path.length === 0 || !path.every((s) => NAME.test(s))) {

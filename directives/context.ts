@@ -22,6 +22,8 @@ export interface FieldContext {
   readonly isMutation: boolean;
   /** The field's named type when that is an object type: what `{result.F}` reads. */
   readonly resultType: GraphQLObjectType | undefined;
+  /** The claims `{auth.*}` may read (standard ones and `[auth] claims`); undefined without [auth]. */
+  readonly authClaims?: ReadonlySet<string>;
 }
 
 /** A directive as written on the field, with its argument values already coerced by graphql-js. */

@@ -1,7 +1,7 @@
 /**
  * The SDL of the directives every schema file may use without declaring them (SPEC.md, "Directives").
  */
-export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate'] as const;
+export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate', 'auth'] as const;
 
 export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
 directive @from(key: String, path: String) on FIELD_DEFINITION | UNION | INTERFACE
@@ -24,4 +24,5 @@ directive @batch(
 ) on FIELD_DEFINITION
 directive @cache(ttl: Int!, stale: Int = 0, missing: Int = 0) on FIELD_DEFINITION
 directive @invalidate(source: String!, path: String!) repeatable on FIELD_DEFINITION
+directive @auth(scopes: [String!] = []) on FIELD_DEFINITION | OBJECT
 `;

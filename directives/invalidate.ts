@@ -66,6 +66,9 @@ export function compileInvalidations(
       });
       continue;
     }
+    if (compiled.template.placeholders.some((p) => p.kind === 'auth')) {
+      problems.push({ message: `${at}: {auth.…} is not read by @invalidate; name the entry with {args.…} or {result.…}`, node: use.node });
+    }
     if (compiled.template.placeholders.some((p) => p.kind === 'keys')) {
       problems.push({ message: `${at}: {keys} belongs in a @batch path; name one entry with {args.…} or {result.…}`, node: use.node });
     }

@@ -14,6 +14,7 @@ import {
 import { bindPlaceholders, type PathTemplate, type Placeholder } from './template.js';
 import type { FieldContext } from './context.js';
 import { didYouMean } from './suggest.js';
+import { claimProblem } from './auth.js';
 
 export interface BoundTemplate {
   /** The template with each `{parent.*}` reading through every step's @from. */
@@ -38,6 +39,11 @@ export function bindTemplate(directive: string, template: PathTemplate, ctx: Fie
   const bound = bindPlaceholders(template, (p) => {
     if (p.kind === 'keys') return p;
     const at = `${directive} on ${ctx.coordinate}: {${p.kind}.${p.name}}`;
+    if (p.kind === 'auth') {
+      const problem = claimProblem(p.steps[0]!, ctx.authClaims);
+      if (problem) messages.push(`${at} ${problem}`);
+      return p;
+    }
     const step = p.kind === 'parent' ? stepParent(p.steps, ctx, 'scalar') : stepArgs(p.steps, ctx);
     if (typeof step === 'string') {
       messages.push(step.startsWith(':') ? `${at}${step}` : `${at} ${step}`);

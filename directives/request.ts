@@ -3,6 +3,7 @@ import type { Problem } from './problem.js';
 import { compileBodyTemplate, type BodyPlaceholder, type BodyTemplate } from './body-template.js';
 import { stepParent } from './placeholders.js';
 import { didYouMean } from './suggest.js';
+import { claimProblem } from './auth.js';
 
 /** The methods a @fetch may send (SPEC.md "@fetch": method). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -68,7 +69,10 @@ function checkBodyPlaceholders(
   const parentReads = new Map<BodyPlaceholder, readonly string[]>();
   for (const p of placeholders) {
     if (p.kind === 'keys') messages.push(`${at}: {keys} belongs in a @batch body, not in @fetch`);
-    else if (p.kind === 'result')
+    else if (p.kind === 'auth') {
+      const problem = claimProblem(p.path[0]!, ctx.authClaims);
+      if (problem) messages.push(`${at}: ${p.text} ${problem}`);
+    } else if (p.kind === 'result')
       messages.push(
         `${at}: ${p.text} is only known after the request; read the result in @invalidate, and send {args.…} or {parent.…} in the body`,
       );

@@ -3,7 +3,8 @@
  *   /repos/{parent.owner.login}/issues?state={args.filter.state}&ids={keys}
  * `{parent.a.b}` reads field a of the parent and b of that (each step a schema field, read through
  * its @from: the blueprint binds the JSON steps to read, `read`); `{args.a.b}` the field argument a
- * and its input field b (defaults already applied by the caller); `{keys}` a batch's keys.
+ * and its input field b (defaults already applied by the caller); `{auth.sub}` a claim of the
+ * caller's verified token (SPEC.md "Authentication"); `{keys}` a batch's keys.
  *
  * Rendering a value:
  * - a scalar is URL-encoded (`encodeURIComponent` of its string form);
@@ -23,8 +24,8 @@ import { readDotted } from './dotted.js';
 
 export type Placeholder =
   | {
-      readonly kind: 'parent' | 'args';
-      /** The dotted text after `parent.` / `args.`, e.g. `owner.login`. */
+      readonly kind: 'parent' | 'args' | 'auth';
+      /** The dotted text after `parent.` / `args.` / `auth.`, e.g. `owner.login`. */
       readonly name: string;
       /** The schema names it steps through: `['owner', 'login']`. */
       readonly steps: readonly string[];
@@ -144,7 +145,7 @@ function parseParts(text: string, offset: number, placeholders: Placeholder[]): 
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 /** The placeholders of a path or body template besides `{keys}`: `{parent.F}`, `{args.A}` (`{result.F}` is @invalidate's `{parent.F}`). */
-export const PLACEHOLDER_NAMESPACES: readonly string[] = ['parent', 'args'];
+export const PLACEHOLDER_NAMESPACES: readonly string[] = ['parent', 'args', 'auth'];
 
 function parsePlaceholder(inner: string): Placeholder | string {
   if (inner === 'keys') return { kind: 'keys' };
@@ -178,12 +179,15 @@ export interface TemplateInput {
   readonly keys: readonly unknown[] | undefined;
   /** Unless NO_KEY, the value every `{parent.*}` renders: one element of a list of keys. */
   readonly key: unknown;
+  /** The verified token's claims, for `{auth.*}`; undefined without a valid token. */
+  readonly auth?: unknown;
 }
 
 /** The value a placeholder stands for in `input` (undefined counts as null). */
 export function placeholderValue(p: Placeholder, input: TemplateInput): unknown {
   if (p.kind === 'keys') return input.keys;
   if (p.kind === 'parent') return input.key !== NO_KEY ? input.key : readDotted(input.parent, p.read);
+  if (p.kind === 'auth') return readDotted(input.auth, p.read);
   return readDotted(input.args, p.read);
 }
 

@@ -39,6 +39,7 @@ import { locateKey } from '../config/locate.js';
 import { expandSchemaGlobs } from './glob.js';
 import { withSdlSuggestion } from './sdl-suggestions.js';
 import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
+import { allowedClaims, compileAuthGuards } from './auth-guards.js';
 
 /**
  * Compiles the schema files of a config into a Blueprint: the GraphQL schema plus, per coordinate,
@@ -97,6 +98,8 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
     fromSteps(usesByType.get(typeName)?.get(fieldName)?.get('from'), fieldName);
   const isFetched = (typeName: string, fieldName: string): boolean => usesByType.get(typeName)?.get(fieldName)?.has('fetch') ?? false;
   const selectSuffixes = selectSuffixesBySource(usesByType);
+  const authClaims = allowedClaims(config);
+  const guardOf = compileAuthGuards(schema, usesByType, config, problems);
   const mutationType = schema.getMutationType()?.name;
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || !isInterfaceType(type)) continue;
@@ -132,6 +135,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
         isFetched,
         isMutation: type.name === mutationType,
         resultType: objectTypeOf(field.type),
+        authClaims,
       };
       const compiled = compileFieldDirectives(field.name, uses.get(field.name)!, ctx, problems);
       const invalidates = compileInvalidations(
@@ -190,7 +194,16 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
       const discriminator = isAbstractType(named) ? discriminators.get(named.name) : undefined;
       fields.set(
         coordinate,
-        Object.freeze({ coordinate, typeName: type.name, fieldName: field.name, read: compiled.read, fetch, namespace, discriminator }),
+        Object.freeze({
+          coordinate,
+          typeName: type.name,
+          fieldName: field.name,
+          read: compiled.read,
+          fetch,
+          namespace,
+          discriminator,
+          auth: guardOf(coordinate, named.name, fetch),
+        }),
       );
     }
   }

@@ -21,6 +21,14 @@ export interface FieldBlueprint {
   readonly namespace: boolean;
   /** How the concrete type of this field's value is told, when its type is a union or interface. */
   readonly discriminator: Discriminator | undefined;
+  /** The field needs a valid token (and these scopes): `@auth` on it or its type, or it reads `{auth.*}`. */
+  readonly auth?: AuthGuard;
+}
+
+/** What a caller needs for a guarded field (SPEC.md "Authentication and authorization"). */
+export interface AuthGuard {
+  /** Every one of them must be granted (the token's `scope` or `scp`); may be empty. */
+  readonly scopes: readonly string[];
 }
 
 /**

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
-import type { CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
+import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
+import { compileClaimHeader } from './claim-headers.js';
+import { checkClaimHeaders, readAuth, type ClaimHeaderUse } from './auth.js';
+import { readTracing } from './tracing.js';
 import { readPersistedDocuments } from './persisted-documents.js';
 import { GatewayConfigError, type Diagnostic } from './diagnostics.js';
 import { TableReader, isTable, type ConfigDocument } from './table-reader.js';
@@ -103,6 +106,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   gw.finish();
 
   const sources = new Map<string, SourceConfig>();
+  const claimUses: ClaimHeaderUse[] = [];
   const sourcesTable = root.table_('sources');
   for (const [name, value] of sourcesTable?.entries() ?? []) {
     if (!isTable(value)) {
@@ -113,6 +117,12 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     if (!s.has('url')) s.problem(undefined, `sources.${name}.url is required`);
     const url = s.string('url', 'http://127.0.0.1', checkUrl).replace(/\/+$/, '');
     const forwardHeaders = s.strings('forward_headers', []).map((h) => h.toLowerCase());
+    const headers = sourceHeaders(s, name);
+    for (const h of headers.claims ?? []) {
+      if (forwardHeaders.includes(h.name))
+        s.problem('headers', `sources.${name}.headers: "${h.name}" reads {auth.…}, so it cannot also be forwarded; keep one`);
+      claimUses.push({ reader: s, source: name, header: h });
+    }
     sources.set(name, {
       name,
       url,
@@ -122,7 +132,8 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
       connections: s.int('connections', DEFAULTS.connections, 1, 10_000),
       maxQueued: s.int('max_queued', DEFAULTS.maxQueued, 0, 1_000_000),
       coalesce: s.bool('coalesce', true),
-      headers: sourceHeaders(s, name, forwardHeaders),
+      headers: headers.fixed,
+      claimHeaders: headers.claims,
     });
     s.finish();
   }
@@ -204,6 +215,9 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     maxSubrequests: lim.int('max_subrequests', DEFAULTS.limits.maxSubrequests, 1),
   };
   lim.finish();
+  const auth = readAuth(root.table_('auth'), dirname(file));
+  const tracing = readTracing(root.table_('tracing'));
+  checkClaimHeaders(claimUses, auth);
   root.finish();
 
   if (diagnostics.length > 0) throw new GatewayConfigError([...diagnostics].sort((a, b) => a.line - b.line || a.column - b.column));
@@ -226,6 +240,8 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     cache: Object.freeze({ l2MaxEntries, memcached }),
     metrics: Object.freeze(metrics),
     limits: Object.freeze(limits),
+    auth,
+    tracing,
   });
 }
 
@@ -265,21 +281,22 @@ const RESERVED_HEADERS = new Set([
   'trailer',
 ]);
 
-/** `[sources.X] headers = { "x-api-key" = "..." }`: sent on every request to the source; names lower-cased. */
-function sourceHeaders(s: TableReader, source: string, forwarded: readonly string[]): Readonly<Record<string, string>> {
+/**
+ * `[sources.X] headers = { "x-api-key" = "..." }`: sent on every request to the source; names
+ * lower-cased. A value reading `{auth.CLAIM}` is rendered per request instead (config/claim-headers.ts).
+ */
+function sourceHeaders(s: TableReader, source: string): { fixed: Readonly<Record<string, string>>; claims?: readonly ClaimHeader[] } {
   const out: Record<string, string> = {};
+  const claims: ClaimHeader[] = [];
   for (const [name, value] of Object.entries(s.stringTable('headers'))) {
     const lower = name.toLowerCase();
     if (!HEADER_NAME.test(name)) s.problem('headers', `sources.${source}.headers: "${name}" is not a valid header name`);
     else if (RESERVED_HEADERS.has(lower))
       s.problem('headers', `sources.${source}.headers: "${name}" is set by the gateway itself; remove it`);
     else if (/[\r\n\0]/.test(value)) s.problem('headers', `sources.${source}.headers: the value of "${name}" must not contain line breaks`);
-    else if (forwarded.includes(lower))
-      s.problem(
-        'headers',
-        `sources.${source}.headers: "${name}" is also in forward_headers; a header is either fixed or forwarded, keep one`,
-      );
+    else if (compileClaimHeader(lower, value)) claims.push(compileClaimHeader(lower, value)!);
+    // A name also in forward_headers is a fallback: the caller's value when present, this one otherwise.
     else out[lower] = value;
   }
-  return Object.freeze(out);
+  return { fixed: Object.freeze(out), claims: claims.length > 0 ? Object.freeze(claims) : undefined };
 }

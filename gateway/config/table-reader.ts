@@ -86,14 +86,23 @@ export class TableReader {
   }
 
   int(key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    return this.numeric(key, fallback, { min, max, integer: true });
+  }
+
+  /** A number (integer or float) between min and max. */
+  number(key: string, fallback: number, min: number, max: number): number {
+    return this.numeric(key, fallback, { min, max, integer: false });
+  }
+
+  private numeric(key: string, fallback: number, range: { min: number; max: number; integer: boolean }): number {
     const v = this.read(key, fallback);
     if (v === undefined) return fallback;
-    if (typeof v !== 'number' || !Number.isInteger(v)) {
-      this.problem(key, `${this.keyPath(key)} must be an integer, found ${describe(v)}`);
+    if (typeof v !== 'number' || !(range.integer ? Number.isInteger(v) : Number.isFinite(v))) {
+      this.problem(key, `${this.keyPath(key)} must be ${range.integer ? 'an integer' : 'a number'}, found ${describe(v)}`);
       return fallback;
     }
-    if (v < min || v > max) {
-      this.problem(key, `${this.keyPath(key)} must be between ${min} and ${max}, found ${v}`);
+    if (v < range.min || v > range.max) {
+      this.problem(key, `${this.keyPath(key)} must be between ${range.min} and ${range.max}, found ${v}`);
       return fallback;
     }
     return v;

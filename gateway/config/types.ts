@@ -10,8 +10,13 @@ export interface SourceConfig {
   readonly timeoutMs: number;
   /** Lower-cased request header names passed through to this source. */
   readonly forwardHeaders: readonly string[];
-  /** Fixed headers (lower-cased names) sent on every request to this source, e.g. an API key. */
+  /**
+   * Fixed headers (lower-cased names) sent on every request to this source, e.g. an API key. A name
+   * also in `forwardHeaders` is a fallback: the caller's value is sent when present, this one otherwise.
+   */
   readonly headers?: Readonly<Record<string, string>>;
+  /** `headers` whose value reads `{auth.CLAIM}`, rendered per request (never among the fixed ones). */
+  readonly claimHeaders?: readonly ClaimHeader[];
   /** Bodies larger than this fail with UPSTREAM_BAD_RESPONSE. */
   readonly maxResponseBytes: number;
   /** Keep-alive connections in this source's pool (and so its concurrency limit). */
@@ -20,6 +25,48 @@ export interface SourceConfig {
   readonly maxQueued: number;
   /** Identical GET subrequests and @batch keys in flight for other requests are shared (SPEC.md "Coalescing across requests"). */
   readonly coalesce: boolean;
+}
+
+/** A source header whose value is text and `{auth.CLAIM}` placeholders (`"user-{auth.sub}"`). */
+export interface ClaimHeader {
+  /** Lower-cased. */
+  readonly name: string;
+  /** Literal text, or the dotted claim steps a placeholder reads (`['sub']`). */
+  readonly parts: ReadonlyArray<string | readonly string[]>;
+}
+
+/** [auth] (SPEC.md "Authentication and authorization"). */
+export interface AuthConfig {
+  /** The key set: a JWKS read from a file at start-up, or a URL fetched on first use. */
+  readonly jwks: { readonly kind: 'file'; readonly file: string; readonly keys: unknown } | { readonly kind: 'url'; readonly url: string };
+  readonly issuer: string;
+  readonly audience: string;
+  /** True: a request without a token gets 401 UNAUTHENTICATED. */
+  readonly required: boolean;
+  /** The signature algorithms accepted (HMAC ones only when listed). */
+  readonly algorithms: readonly string[];
+  /** Claims beyond the standard ones that `{auth.*}` placeholders may read. */
+  readonly claims: readonly string[];
+  /** A token naming an unknown `kid` refetches a URL key set at most once per this many seconds. */
+  readonly jwksRefetchIntervalS: number;
+  /** Deadline of one key-set fetch. */
+  readonly jwksTimeoutMs: number;
+}
+
+/** [tracing] (SPEC.md "Tracing"). */
+export interface TracingConfig {
+  readonly otlpEndpoint: string;
+  readonly protocol: 'http/protobuf' | 'http/json';
+  readonly serviceName: string;
+  /** Of root traces; a sampled incoming traceparent is always kept. */
+  readonly sampleRatio: number;
+  /** Finished spans waiting for export; past it a span is dropped (and counted). */
+  readonly maxQueueSpans: number;
+  /** Spans per export request. */
+  readonly maxBatchSpans: number;
+  readonly exportTimeoutMs: number;
+  /** How long a span waits in the queue before it is exported with the others. */
+  readonly exportDelayMs: number;
 }
 
 export interface MemcachedConfig {
@@ -97,4 +144,8 @@ export interface GatewayConfig {
   };
   readonly metrics: MetricsConfig;
   readonly limits: LimitsConfig;
+  /** [auth]; undefined: no token is read. */
+  readonly auth?: AuthConfig;
+  /** [tracing]; undefined: off, and nothing of OpenTelemetry is loaded. */
+  readonly tracing?: TracingConfig;
 }

@@ -6,6 +6,8 @@ import type { FetchBlueprint } from '../blueprint/types.js';
 export interface BodyScope {
   readonly parent: unknown;
   readonly args: Readonly<Record<string, unknown>>;
+  /** The verified token's claims, for `{auth.*}`; undefined without a valid token. */
+  readonly auth?: unknown;
 }
 
 /**
@@ -17,6 +19,7 @@ export function renderFetchBody(body: NonNullable<FetchBlueprint['body']>, scope
   return renderBodyTemplate(body.template, (p: BodyPlaceholder) => {
     if (p.kind === 'args') return readDotted(scope.args, p.path);
     if (p.kind === 'parent') return readDotted(scope.parent, body.parentReads.get(p) ?? p.path);
+    if (p.kind === 'auth') return readDotted(scope.auth, p.path);
     return undefined;
   });
 }

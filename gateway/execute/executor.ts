@@ -5,7 +5,7 @@ import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { InFlight } from './coalesce.js';
 import { SubrequestKeys } from './subrequest-keys.js';
-import type { ExecutionListener } from './listener.js';
+import type { ExecutionListener, ObserveRequests, RequestObserver } from './listener.js';
 import { runMutationFields, type MutationDeps } from './mutation.js';
 import { SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
 import { runRounds } from './run-rounds.js';
@@ -14,6 +14,7 @@ import { presentValueErrors } from './value-errors.js';
 import { HeaderForwarder, type OperationStats } from './state.js';
 import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
+import { unauthenticatedRequest, type Authenticate, type RequestAccess } from './access.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -46,6 +47,10 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
   readonly exposeDetail: boolean;
+  /** With [auth]: checks each request's token first (an invalid one is a 401, nothing runs). */
+  readonly authenticate?: Authenticate;
+  /** With [tracing]: the observer of each request (observability/tracing.ts). */
+  readonly observe?: ObserveRequests;
 }
 
 export interface Executor {
@@ -83,9 +88,38 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return byName.get(key);
   }
 
-  async function execute(request: ExecuteRequest): Promise<ExecutedOperation> {
+  /** execute() with its request observed, when requests are (tracing). */
+  function execute(request: ExecuteRequest): Promise<ExecutedOperation> {
+    if (!options.observe) return run(request, undefined);
+    const p = plan(request.document, request.operationName);
+    const observer = options.observe({
+      operationName: p?.operation.name?.value ?? request.operationName ?? undefined,
+      operationType: p?.operation.operation,
+      document: request.document,
+      header: request.header,
+    });
+    if (!observer) return run(request, undefined);
+    return run(request, observer).then(
+      (executed) => {
+        observer.ended(requestErrorCode(executed.result));
+        return executed;
+      },
+      (err: unknown) => {
+        observer.ended('INTERNAL_SERVER_ERROR');
+        throw err;
+      },
+    );
+  }
+
+  async function run(request: ExecuteRequest, observer: RequestObserver | undefined): Promise<ExecutedOperation> {
     const started = performance.now();
     const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
+    let access: RequestAccess | undefined;
+    if (options.authenticate) {
+      const checked = await options.authenticate(request.header('authorization') ?? undefined);
+      if ('refused' in checked) return { result: { errors: [unauthenticatedRequest(checked.refused)] }, stats };
+      access = checked.access;
+    }
     const p = plan(request.document, request.operationName);
     const root = {};
     const store = new ResultStore();
@@ -108,18 +142,20 @@ export function createExecutor(options: ExecutorOptions): Executor {
       store,
       memo: new Map(),
       stats,
-      forwarder: new HeaderForwarder(request.header),
+      forwarder: new HeaderForwarder(request.header, access?.claims),
       args: new Map(),
       signal: request.signal,
       warnings: options.exposeDetail ? [] : undefined,
       coalesce: p.operation.operation === 'query',
+      access,
+      observer,
     };
     try {
       if (p.operation.operation === 'mutation') {
         await runMutationFields(p.root, root, state, deps);
       } else {
         const lookups = new Lookups();
-        collectLookups(p.root, root, p.rootType, { variables, store, out: lookups });
+        collectLookups(p.root, root, p.rootType, { variables, store, out: lookups, access });
         await runRounds(lookups, state, deps);
       }
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
@@ -148,4 +184,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
   }
 
   return { execute, plan };
+}
+
+/** The code of a request error (a result with errors and no data), else undefined. */
+function requestErrorCode(result: ExecutionResult): string | undefined {
+  if (!result.errors?.length || result.data !== undefined || !('errors' in result)) return undefined;
+  const code = result.errors[0]!.extensions?.code;
+  return typeof code === 'string' ? code : 'GRAPHQL_ERROR';
 }

@@ -1,5 +1,8 @@
 import type { UpstreamErrorCode } from '../upstream/outcome.js';
 import type { CacheTierName } from '../cache/tier.js';
+import type { DocumentNode } from 'graphql';
+import type { UpstreamOutcome } from '../upstream/outcome.js';
+import type { SharedCall } from './coalesce.js';
 
 /**
  * What the executor reports while it runs. Debug headers and Prometheus metrics both listen here;
@@ -55,3 +58,57 @@ export interface ExecutionListener {
   onOperation?(event: OperationEvent): void;
   onLookups?(event: { readonly coordinate: string; readonly source: string; readonly kind: LookupEventKind; readonly count: number }): void;
 }
+
+/** What a request observer is told when the request starts. */
+export interface RequestStart {
+  /** The operation's name; undefined for an anonymous operation. */
+  readonly operationName: string | undefined;
+  /** `query` or `mutation`; undefined when the document has no such operation. */
+  readonly operationType: string | undefined;
+  readonly document: DocumentNode;
+  /** Reads a request header (lower-case name), for an incoming `traceparent`. */
+  readonly header: (name: string) => string | null | undefined;
+}
+
+/** One subrequest about to be sent, as a request observer sees it. */
+export interface SubrequestStart {
+  readonly coordinate: string;
+  readonly source: string;
+  readonly method: string;
+  /** The resolved path and query, as sent. */
+  readonly path: string;
+  /** Keys in a @batch request; undefined for a single fetch. */
+  readonly batchSize?: number;
+}
+
+/** An observed subrequest: the headers it is sent with beyond its own, and its end. */
+export interface ObservedSubrequest {
+  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The subrequest ended: `answer` as the source gave it, `outcome` as the lookup judged it;
+   * both undefined when it was cancelled.
+   */
+  end(answer: UpstreamOutcome | undefined, outcome: UpstreamOutcome | undefined): void;
+}
+
+/**
+ * Observes one GraphQL request while it runs (tracing, SPEC.md "Tracing"). Made per request by
+ * `ObserveRequests`; without one, the executor calls nothing and allocates nothing for it. Methods
+ * must not throw.
+ */
+export interface RequestObserver {
+  /** A round starts (`index` from 1, as X-GQL-Rounds counts) with this many lookups. */
+  roundStarted(index: number, lookups: number): void;
+  roundEnded(): void;
+  /** Lookups a cache tier answered in the current round. */
+  cacheHits(event: CacheEvent): void;
+  /** A subrequest is sent for this request; `call` is set when it is a call other requests may share. */
+  subrequest(start: SubrequestStart, call: SharedCall | undefined): ObservedSubrequest;
+  /** This request waits for `call`, another request's call in flight (coalescing). */
+  joined(call: SharedCall): void;
+  /** The request is done; `errorCode` is its request error's code, if it failed as a whole. */
+  ended(errorCode: string | undefined): void;
+}
+
+/** Makes the observer of each request (or none for it, e.g. not sampled and nothing to propagate). */
+export type ObserveRequests = (start: RequestStart) => RequestObserver | undefined;

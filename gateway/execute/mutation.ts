@@ -41,7 +41,8 @@ export async function runMutationFields(selection: PlanSelection, root: object, 
   let stopped = false;
   for (const entries of byResponseKey.values()) {
     const found = new Lookups();
-    collectLookups({ entries }, root, entries[0]!.blueprint.typeName, { variables: state.variables, store: state.store, out: found });
+    const rootWalk: Walk = { variables: state.variables, store: state.store, out: found, access: state.access };
+    collectLookups({ entries }, root, entries[0]!.blueprint.typeName, rootWalk);
     if (stopped) {
       // Not run; `data` is null anyway. A value keeps the shaper (which may still visit them) quiet.
       claimAll(found, state, NULL_SLOT);
@@ -61,7 +62,7 @@ export async function runMutationFields(selection: PlanSelection, root: object, 
       if (outcome.kind === 'ok') {
         // Only a request that was sent and answered 2xx invalidates (a null path placeholder sends nothing).
         if (sent) await invalidate(first.blueprint.fetch!, { args, result: outcome.body }, state, deps);
-        const walk: Walk = { variables: state.variables, store: state.store, out: below };
+        const walk: Walk = { variables: state.variables, store: state.store, out: below, access: state.access };
         for (const entry of own.entries) if (entry.fetchBelow) descend(entry, outcome.body, walk);
       }
       // A non-null field without a value nulls the whole `data` (GraphQL spec §6.4.4): the fields after it do not run.
@@ -88,7 +89,8 @@ async function sendMutation(
 ): Promise<{ outcome: UpstreamOutcome; args: Readonly<Record<string, unknown>>; sent: boolean }> {
   const fetch = entry.blueprint.fetch!;
   const args = argsOf(entry, state);
-  const path = resolvePathTemplate(fetch.template, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY });
+  const auth = state.access?.claims;
+  const path = resolvePathTemplate(fetch.template, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY, auth });
   if (path === null) return { outcome: NULL_VALUE, args, sent: false };
   if (state.stats.subrequests + 1 > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
   state.stats.rounds++;
@@ -99,7 +101,7 @@ async function sendMutation(
       coordinate: entry.blueprint.coordinate,
       method: fetch.method,
       path,
-      body: fetch.body && renderFetchBody(fetch.body, { parent: NO_PARENT, args }),
+      body: fetch.body && renderFetchBody(fetch.body, { parent: NO_PARENT, args, auth }),
       headers: state.forwarder.for(fetch.source).headers,
       mayResend: false,
     },

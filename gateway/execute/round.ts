@@ -19,7 +19,7 @@ import {
 } from './batch.js';
 import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
 import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
-import type { ExecutionListener } from './listener.js';
+import type { ExecutionListener, RequestObserver } from './listener.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
@@ -28,6 +28,7 @@ import { lookupKey, writeLookupKey, type HeaderForwarder, type MemoEntry, type O
 import { renderFetchBody } from './body.js';
 import type { HttpMethod } from '../../directives/request.js';
 import type { Lookups } from './walk.js';
+import type { RequestAccess } from './access.js';
 
 /** What a round needs from the running gateway. */
 export interface RoundDeps extends CacheTiers {
@@ -59,6 +60,10 @@ export interface RequestState {
    * `coalesce = true`: queries only. A mutation operation never coalesces (SPEC.md "Mutations").
    */
   readonly coalesce: boolean;
+  /** Who asks (the verified token's claims and scopes); undefined without [auth]. */
+  readonly access?: RequestAccess;
+  /** Observes this request's rounds and subrequests (tracing); undefined: nothing is observed. */
+  readonly observer?: RequestObserver;
 }
 
 /** Raised before sending when a round would take the operation over its subrequest limit. */
@@ -130,7 +135,7 @@ export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_VALUE }) as 
  * single-fetch key, and its value is assembled from them after the round into a slot of its own.
  */
 class RoundLookups {
-  readonly tally = new RoundTally();
+  readonly tally: RoundTally;
   readonly fresh: MemoEntry[] = [];
   readonly listAttached: Array<{ slot: OutcomeSlot; fetch: FetchBlueprint; memos: Array<MemoEntry | null> }> = [];
   /** Claimed lookups of fields with @fetch fields below them: where the walk goes on after the round. */
@@ -138,17 +143,15 @@ class RoundLookups {
   /** The parent whose lookup memo() claims; undefined while it resolves the elements of a list key. */
   private claiming: object | undefined;
   /** Reused for every template resolution of the round. */
-  private readonly input: { parent: unknown; args: Readonly<Record<string, unknown>>; keys: undefined; key: unknown } = {
-    parent: undefined,
-    args: {},
-    keys: undefined,
-    key: NO_KEY,
-  };
+  private readonly input: { parent: unknown; args: Readonly<Record<string, unknown>>; keys: undefined; key: unknown; auth: unknown };
 
   constructor(
     private readonly state: RequestState,
     private readonly keys: SubrequestKeys,
-  ) {}
+  ) {
+    this.input = { parent: undefined, args: {}, keys: undefined, key: NO_KEY, auth: state.access?.claims };
+    this.tally = new RoundTally(state.observer);
+  }
 
   /**
    * Resolves the lookup of `entry` for `parent` and claims it in the store with its slot; a
@@ -339,6 +342,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
     if (coalesces(m, state)) {
       const call = deps.inFlight.join(m);
       if (call) {
+        state.observer?.joined(call);
         waits.wait(call, true);
         joined.push(m);
         tally.lookupEvent(m.coordinate, m.fetch.source.name, 'coalesced');
@@ -576,10 +580,12 @@ function attempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, n: 1 | 2): Pro
   if (sub.batchSize !== undefined) stats.batches++;
   const t0 = performance.now();
   const deadline = shared ?? client.deadline(by.signal);
-  return client.send(sub, deadline).then(
+  const observed = by.state.observer?.subrequest(sub, by.call);
+  return client.send(observed ? { ...sub, headers: { ...sub.headers, ...observed.headers } } : sub, deadline).then(
     (answer) => {
       if (!shared) deadline.release();
       const outcome = sub.judge ? sub.judge(answer) : answer;
+      observed?.end(answer, outcome);
       deps.listener.onSubrequest?.({
         coordinate: sub.coordinate,
         source: sub.source,
@@ -599,6 +605,7 @@ function attempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, n: 1 | 2): Pro
     },
     (err: unknown) => {
       if (!shared) deadline.release();
+      observed?.end(undefined, undefined);
       throw err;
     },
   );

@@ -1,4 +1,5 @@
 import {
+  defaultFieldResolver,
   GraphQLError,
   GraphQLInterfaceType,
   GraphQLObjectType,
@@ -6,12 +7,13 @@ import {
   execute,
   type DocumentNode,
   type ExecutionResult,
+  type GraphQLFieldConfig,
   type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { Blueprint } from '../blueprint/types.js';
+import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { expandedFieldCount } from '../plan/measure.js';
 import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
@@ -68,24 +70,48 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
       const bp = blueprint.fields.get(`${typeName}.${fieldName}`);
       if (!bp) return field;
-      if (bp.fetch) return { ...field, resolve: fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name) };
-      if (bp.namespace) {
-        const key = bp.read[0]!;
-        const resolve = (source: unknown, _args: unknown, ctx: ShapeContext) =>
-          (source as Record<string, unknown>)[key] ?? ctx.store.namespace(source as object, key);
-        return { ...field, resolve };
-      }
-      if (bp.read.length > 1) {
-        const steps = bp.read;
-        return { ...field, resolve: (source: unknown) => readDotted(source, steps) };
-      }
-      if (bp.read[0] !== fieldName) {
-        const key = bp.read[0]!;
-        return { ...field, resolve: (source: unknown) => (source as Record<string, unknown> | null)?.[key] };
-      }
-      return field;
+      if (bp.auth && !bp.fetch) return guarded(plainField(bp, field, fieldName));
+      return plainField(bp, field, fieldName);
     },
   });
+}
+
+/**
+ * A guarded field that is not fetched: its refusal when the walk claimed one for this parent
+ * (execute/walk.ts; an Error value, raised at the field's path), else what it reads as usual.
+ */
+function guarded(field: GraphQLFieldConfig<unknown, ShapeContext>): GraphQLFieldConfig<unknown, ShapeContext> {
+  const read = field.resolve ?? defaultFieldResolver;
+  const resolve: GraphQLFieldResolver<unknown, ShapeContext> = (source, args, ctx, info) => {
+    let refused = ctx.store.get(source as object, info.fieldNodes[0]!);
+    for (let i = 1; !refused && i < info.fieldNodes.length; i++) refused = ctx.store.get(source as object, info.fieldNodes[i]!);
+    return refused !== undefined && refused.kind === 'ok' ? refused.body : read(source, args, ctx, info);
+  };
+  return { ...field, resolve };
+}
+
+/** The field with the resolver that reads its value from the fetched data. */
+function plainField(
+  bp: FieldBlueprint,
+  field: GraphQLFieldConfig<unknown, ShapeContext>,
+  fieldName: string,
+): GraphQLFieldConfig<unknown, ShapeContext> {
+  if (bp.fetch) return { ...field, resolve: fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name) };
+  if (bp.namespace) {
+    const key = bp.read[0]!;
+    const resolve = (source: unknown, _args: unknown, ctx: ShapeContext) =>
+      (source as Record<string, unknown>)[key] ?? ctx.store.namespace(source as object, key);
+    return { ...field, resolve };
+  }
+  if (bp.read.length > 1) {
+    const steps = bp.read;
+    return { ...field, resolve: (source: unknown) => readDotted(source, steps) };
+  }
+  if (bp.read[0] !== fieldName) {
+    const key = bp.read[0]!;
+    return { ...field, resolve: (source: unknown) => (source as Record<string, unknown> | null)?.[key] };
+  }
+  return field;
 }
 
 function isJsonObject(value: unknown): boolean {

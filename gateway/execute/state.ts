@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FetchBlueprint } from '../blueprint/types.js';
-import type { SourceConfig } from '../config/types.js';
+import type { ClaimHeader, SourceConfig } from '../config/types.js';
+import { readDotted } from '../../directives/dotted.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import { NO_HEADERS } from '../upstream/client.js';
 import type { SharedCall } from './coalesce.js';
@@ -69,23 +70,42 @@ export interface OperationStats {
   batches: number;
 }
 
-/** Reads the forwarded headers of each source once per request. */
+/**
+ * The headers a request sends to each source beyond the fixed ones, read once per request, and the
+ * partition they put its lookups in. This is the one place that decides which callers may share a
+ * lookup: the memo key, L2 and memcached keys, coalescing and batch groups all take `keySuffix`.
+ * - `forward_headers`: the caller's value; for a name also in the source's `headers` (a fallback
+ *   token, SPEC.md "gateway.toml") the fixed value when the caller sent none;
+ * - `headers` values that read `{auth.CLAIM}`: rendered from the verified token's claims (left out
+ *   when a claim is missing).
+ * The suffix hashes the value actually sent of each such header, so callers sending the same values
+ * share entries and no entry is ever served to a caller who would have sent another value.
+ */
 export class HeaderForwarder {
   private readonly cache = new Map<string, ForwardedHeaders>();
   private static readonly NONE: ForwardedHeaders = { headers: NO_HEADERS, keySuffix: '' };
 
-  constructor(private readonly header: (name: string) => string | null | undefined) {}
+  constructor(
+    private readonly header: (name: string) => string | null | undefined,
+    private readonly claims?: Readonly<Record<string, unknown>>,
+  ) {}
 
   for(source: SourceConfig): ForwardedHeaders {
-    if (source.forwardHeaders.length === 0) return HeaderForwarder.NONE;
+    if (source.forwardHeaders.length === 0 && source.claimHeaders === undefined) return HeaderForwarder.NONE;
     let f = this.cache.get(source.name);
     if (!f) {
       const headers: Record<string, string> = {};
       const pairs: Array<[string, string | null]> = [];
       for (const name of source.forwardHeaders) {
         const v = this.header(name);
-        pairs.push([name, v ?? null]);
+        // A fallback's fixed value goes out with the source's fixed headers (upstream/client.ts).
+        pairs.push([name, v ?? source.headers?.[name] ?? null]);
         if (v !== null && v !== undefined) headers[name] = v;
+      }
+      for (const claimHeader of source.claimHeaders ?? []) {
+        const v = renderClaimHeader(claimHeader, this.claims);
+        pairs.push([claimHeader.name, v]);
+        if (v !== null) headers[claimHeader.name] = v;
       }
       const hash = createHash('sha256').update(JSON.stringify(pairs)).digest('base64url').slice(0, 32);
       f = { headers, keySuffix: `#h=${hash}` };
@@ -93,4 +113,21 @@ export class HeaderForwarder {
     }
     return f;
   }
+}
+
+/** A `{auth.*}` header's value for these claims; null when a claim it reads is missing or not a scalar. */
+function renderClaimHeader(header: ClaimHeader, claims: Readonly<Record<string, unknown>> | undefined): string | null {
+  let out = '';
+  for (const part of header.parts) {
+    if (typeof part === 'string') {
+      out += part;
+      continue;
+    }
+    const v = readDotted(claims, part);
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return null;
+    const text = String(v);
+    if (/[\r\n\0]/.test(text)) return null;
+    out += text;
+  }
+  return out;
 }

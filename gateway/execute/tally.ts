@@ -1,4 +1,4 @@
-import type { CacheTierName, ExecutionListener, LookupEventKind } from './listener.js';
+import type { CacheTierName, ExecutionListener, LookupEventKind, RequestObserver } from './listener.js';
 
 interface CacheCount {
   readonly coordinate: string;
@@ -26,6 +26,9 @@ interface LookupCount {
  * coordinate's few counts: an event builds no string and, after the first, allocates nothing.
  */
 export class RoundTally {
+  /** Told of the round's cache hits when it flushes (tracing); undefined: nobody is. */
+  constructor(private readonly observer?: RequestObserver) {}
+
   private readonly cache = new Map<string, CacheCount[]>();
   private readonly dedupe = new Map<string, DedupeCount[]>();
   private readonly lookups = new Map<string, LookupCount[]>();
@@ -76,6 +79,7 @@ export class RoundTally {
 
   flush(listener: ExecutionListener): void {
     if (listener.onCache) for (const counts of this.cache.values()) for (const c of counts) listener.onCache(c);
+    if (this.observer) for (const counts of this.cache.values()) for (const c of counts) if (c.hit) this.observer.cacheHits(c);
     if (listener.onDedupe) for (const counts of this.dedupe.values()) for (const c of counts) listener.onDedupe(c);
     if (listener.onLookups) for (const counts of this.lookups.values()) for (const c of counts) listener.onLookups(c);
     this.cache.clear();

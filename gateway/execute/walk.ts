@@ -2,6 +2,7 @@ import type { Condition, PlanEntry, PlanSelection } from '../plan/types.js';
 import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
+import { refusal, type RequestAccess } from './access.js';
 
 /**
  * The @fetch fields a walk reached, each for one parent object: the lookups of the next round.
@@ -28,18 +29,29 @@ export interface Walk {
   readonly variables: Readonly<Record<string, unknown>>;
   readonly store: ResultStore;
   readonly out: Lookups;
+  /** Who asks, for fields guarded by @auth; undefined: nobody with a valid token. */
+  readonly access?: RequestAccess;
 }
 
 /**
  * Walks data already fetched along the plan and collects the @fetch fields it reaches: the lookups
  * of the next round. Plain fields cost nothing; the walk goes into them only where a @fetch lies
- * below. A (parent, field) collected twice is looked up once: the round claims each.
+ * below. A (parent, field) collected twice is looked up once: the round claims each. A guarded
+ * field the caller may not read is claimed with its refusal instead: nothing is fetched for it or
+ * below it (SPEC.md "Authentication and authorization").
  */
 export function collectLookups(selection: PlanSelection, parent: object, typeName: string, walk: Walk): void {
   const { variables, store, out } = walk;
   for (const entry of selection.entries) {
     if (entry.possibleTypes && !entry.possibleTypes.has(typeName)) continue;
     if (entry.conditions.length && !conditionsHold(entry.conditions, variables)) continue;
+    if (entry.blueprint.auth !== undefined) {
+      const refused = refusal(entry.blueprint.auth, walk.access);
+      if (refused) {
+        store.claim(parent, entry.fieldNode, refused);
+        continue;
+      }
+    }
     if (entry.blueprint.fetch) {
       out.push(entry, parent);
     } else if (entry.fetchBelow) {

@@ -27,6 +27,7 @@ import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { readDotted } from '../../directives/dotted.js';
 import type { ResultStore } from './result-store.js';
 import { concreteTypeOf } from './concrete-type.js';
+import { isRefusal } from './access.js';
 
 /**
  * The `data` of a successful response as JSON text, written straight from the fetched results along
@@ -127,13 +128,25 @@ class Compiler {
 
   /** Code that sets `v` to the field's value as the shaper's resolvers read it (execute/shape.ts shapingSchema). */
   private read(bp: FieldBlueprint | undefined, fieldName: string, nodes: readonly FieldNode[]): string {
+    // A guarded field the walk refused holds an Error value: not a plain success, the shaper answers.
+    const refused = bp?.auth ? `if (o !== undefined && o.kind === "ok" && ${this.ref(isRefusal)}(o.body)) return undefined;\n` : '';
+    if (bp?.auth && !bp.fetch) {
+      let code = '';
+      for (const node of nodes) code += `o = s.get(p, ${this.ref(node)});\n${refused}`;
+      return code + this.plainRead(bp, fieldName);
+    }
     if (bp?.fetch) {
       let code = `o = s.get(p, ${this.ref(nodes[0])});\n`;
       for (const node of nodes.slice(1)) code += `if (o === undefined) o = s.get(p, ${this.ref(node)});\n`;
       code += 'if (o === undefined) return undefined;\n';
       const notFound = bp.fetch.isNonNull ? 'return undefined;' : 'v = null;';
-      return `${code}if (o.kind === "ok") v = o.body; else if (o.kind === "not-found") ${notFound} else return undefined;\n`;
+      return `${code}${refused}if (o.kind === "ok") v = o.body; else if (o.kind === "not-found") ${notFound} else return undefined;\n`;
     }
+    return this.plainRead(bp, fieldName);
+  }
+
+  /** Code that sets `v` to a field's value read from its parent `p` (no fetch). */
+  private plainRead(bp: FieldBlueprint | undefined, fieldName: string): string {
     const key = JSON.stringify(bp ? bp.read[0]! : fieldName);
     if (bp?.namespace) return `v = p[${key}]; if (v === undefined || v === null) v = s.namespace(p, ${key});\n`;
     if (bp && bp.read.length > 1) return `v = ${this.ref(readDotted)}(p, ${this.ref(bp.read)});\n`;

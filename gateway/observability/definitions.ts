@@ -43,6 +43,7 @@ export interface MetricSet {
   readonly httpRequests: HotCounter<'status' | 'code'>;
   readonly fastPath: HotCounter;
   readonly documentsParsed: HotCounter;
+  readonly tracingDroppedSpans: HotCounter;
 }
 
 /** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
@@ -165,6 +166,11 @@ export function defineMetrics(registry: Registry): MetricSet {
     documentsParsed: new HotCounter({
       name: 'gqlgw_documents_parsed_total',
       help: 'GraphQL document texts parsed and validated (document cache misses); both entrances share one cache.',
+      registers,
+    }),
+    tracingDroppedSpans: new HotCounter({
+      name: 'gqlgw_tracing_dropped_spans_total',
+      help: 'Finished trace spans never exported: the export queue was full, or their export failed or timed out ([tracing]).',
       registers,
     }),
   };

@@ -80,6 +80,8 @@ export interface GatewayMetrics {
   onDocumentParsed(): void;
   /** The operation names that always keep their `operation` label (the trusted documents'); replaces the last set. */
   pinOperations(names: Iterable<string>): void;
+  /** Trace spans were dropped before export (gqlgw_tracing_dropped_spans_total). Never throws. */
+  onSpansDropped(spans: number): void;
   /** The Prometheus text of every metric in `registry`. */
   render(): Promise<string>;
 }
@@ -162,6 +164,7 @@ export function createMetrics(): GatewayMetrics {
     onFastPath: guarded(() => set.fastPath.inc()),
     onDocumentParsed: guarded(() => set.documentsParsed.inc()),
     pinOperations: (names) => operations.pin(names),
+    onSpansDropped: guarded((spans: number) => set.tracingDroppedSpans.inc(count(spans) ?? 1)),
     render: () => registry.metrics(),
   };
 }

@@ -183,7 +183,9 @@ class PlanBuilder {
         children,
         childType: named.name,
         childIsAbstract: isAbstractType(named),
-        fetchBelow: children ? children.entries.some((e) => e.blueprint.fetch !== undefined || e.fetchBelow) : false,
+        fetchBelow: children
+          ? children.entries.some((e) => e.blueprint.fetch !== undefined || e.blueprint.auth !== undefined || e.fetchBelow)
+          : false,
         constantArgs: blueprint.fetch ? constantArguments(fieldDef, node) : undefined,
       });
     }

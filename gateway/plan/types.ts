@@ -26,7 +26,10 @@ export interface PlanEntry {
   /** The named type of the field's value; abstract types are resolved from `__typename`. */
   readonly childType: string;
   readonly childIsAbstract: boolean;
-  /** Some field in `children` (at any depth) has a @fetch: the executor must walk into the value. */
+  /**
+   * Some field in `children` (at any depth) has a @fetch, or is guarded by @auth: the executor must
+   * walk into the value.
+   */
   readonly fetchBelow: boolean;
   /**
    * The field's argument values (defaults applied) when they use no variable, so they are the same

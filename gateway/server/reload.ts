@@ -122,6 +122,7 @@ function restartNotes(old: GatewayConfig, next: GatewayConfig, options: Reloader
     ['[gateway] request_timeout_ms', old.requestTimeoutMs, next.requestTimeoutMs],
     ['[gateway] workers', old.workers, next.workers],
     ['[metrics] enabled', old.metrics.enabled, next.metrics.enabled],
+    ['[tracing]', JSON.stringify(old.tracing ?? null), JSON.stringify(next.tracing ?? null)],
   ];
   for (const [key, before, after] of startOnly) {
     if (before !== after) notes.push(`${key} changed from ${String(before)} to ${String(after)}: restart gqlgw for it to take effect`);

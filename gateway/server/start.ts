@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../config/load.js';
-import type { GatewayConfig } from '../config/types.js';
+import type { GatewayConfig, TracingConfig } from '../config/types.js';
+import type { Tracing } from '../observability/tracing.js';
+import { createAuthenticator } from '../auth/authenticate.js';
 import { buildBlueprint } from '../blueprint/build.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { L2Cache } from '../cache/l2.js';
@@ -81,11 +83,13 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const blueprint = buildBlueprint(config);
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
   const renderMetrics = metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render);
+  const tracing = config.tracing && (await loadTracing(config.tracing, metrics));
   let version = createVersion({
     config,
     blueprint,
     metrics,
     renderMetrics,
+    tracing,
     l2: new L2Cache(config.cache.l2MaxEntries),
     previous: undefined,
     worker: options.worker && String(options.worker.id),
@@ -130,6 +134,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       metricsServer?.closeAllConnections();
       const inTime = await lifecycle.drain(graceMs);
       await version.close();
+      await tracing?.shutdown();
       return inTime;
     })();
     return stopped;
@@ -148,7 +153,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     current: () => version,
     install(next) {
       const old = version;
-      version = createVersion({ ...next, metrics, renderMetrics, previous: old, worker: old.worker, ready: old.ready });
+      version = createVersion({ ...next, metrics, renderMetrics, tracing, previous: old, worker: old.worker, ready: old.ready });
       void old.retire(version);
     },
   });
@@ -240,13 +245,24 @@ interface VersionParts extends InstalledVersion {
   readonly worker: string | undefined;
   /** What /readyz reports: false once shutdown began. */
   readonly ready: () => boolean;
+  /** [tracing] as read at start-up; undefined: off. */
+  readonly tracing: Tracing | undefined;
+}
+
+/**
+ * The tracer of [tracing], imported only then: without [tracing] no OpenTelemetry module is loaded
+ * (observability/tracing.ts).
+ */
+async function loadTracing(config: TracingConfig, metrics: GatewayMetrics | undefined): Promise<Tracing> {
+  const { createTracing } = await import('../observability/tracing.js');
+  return createTracing(config, (spans) => metrics?.onSpansDropped(spans));
 }
 
 const GRAPHQL_PATH = '/graphql';
 const HEALTH_PATH = '/healthz';
 
 function createVersion(parts: VersionParts): ServingVersion {
-  const { config, blueprint, metrics, renderMetrics, l2, previous, worker, ready } = parts;
+  const { config, blueprint, metrics, renderMetrics, l2, previous, worker, ready, tracing } = parts;
   const clients = new Map(
     [...config.sources.values()].map((s) => {
       const old = previous?.clients.get(s.name);
@@ -267,6 +283,8 @@ function createVersion(parts: VersionParts): ServingVersion {
     listener: metrics?.listener,
     maxSubrequests: config.limits.maxSubrequests,
     exposeDetail: config.debugHeaders,
+    authenticate: config.auth && createAuthenticator(config.auth).authenticate,
+    observe: tracing?.observe(blueprint),
   });
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
   const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);

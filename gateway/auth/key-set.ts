@@ -1,0 +1,92 @@
+import { createLocalJWKSet, errors, importJWK, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
+import type { AuthConfig } from '../config/types.js';
+
+/** Why the keys could not be had; never a token or a claim. */
+export class KeySetUnavailable extends Error {}
+
+/**
+ * The keys tokens are verified with (SPEC.md "Authentication"). A file's key set is fixed at start-up.
+ * A URL's is fetched on first use and kept; a token naming a `kid` it does not hold refetches it,
+ * at most once per `jwks_refetch_interval_s` (the first fetch is no refetch), with every request
+ * that waits meanwhile sharing the one fetch. A failed fetch keeps the keys held before.
+ */
+export class KeySet {
+  private keys: JWTVerifyGetKey | undefined;
+  private fetching: Promise<JWTVerifyGetKey> | undefined;
+  /** performance.now() of the last refetch for an unknown kid; -Infinity: none yet. */
+  private lastRefetch = -Infinity;
+  /** Key-set fetches made (for the log line and tests' sake: what reached the identity provider). */
+  fetches = 0;
+
+  constructor(private readonly config: AuthConfig) {
+    if (config.jwks.kind === 'file') this.keys = keysOf(config.jwks.keys as JSONWebKeySet);
+  }
+
+  /** The keys held now, fetching them first when none are held yet. */
+  current(): JWTVerifyGetKey | Promise<JWTVerifyGetKey> {
+    return this.keys ?? this.fetch();
+  }
+
+  /**
+   * After a token named a kid the keys lack: fresh keys when a refetch is allowed now (undefined:
+   * not allowed, the token's key stays unknown).
+   */
+  refetch(): Promise<JWTVerifyGetKey> | undefined {
+    if (this.config.jwks.kind === 'file') return undefined;
+    if (this.fetching) return this.fetching;
+    const now = performance.now();
+    if (now - this.lastRefetch < this.config.jwksRefetchIntervalS * 1000) return undefined;
+    this.lastRefetch = now;
+    return this.fetch();
+  }
+
+  private fetch(): Promise<JWTVerifyGetKey> {
+    if (this.fetching) return this.fetching;
+    const { jwks, jwksTimeoutMs } = this.config;
+    const url = (jwks as { url: string }).url;
+    this.fetches++;
+    this.fetching = fetchKeySet(url, jwksTimeoutMs)
+      .then((set) => {
+        this.keys = keysOf(set);
+        return this.keys;
+      })
+      .finally(() => {
+        this.fetching = undefined;
+      });
+    return this.fetching;
+  }
+}
+
+async function fetchKeySet(url: string, timeoutMs: number): Promise<JSONWebKeySet> {
+  let body: unknown;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' }, redirect: 'error' });
+    if (!res.ok) throw new KeySetUnavailable(`the key set answered HTTP ${res.status}`);
+    body = await res.json();
+  } catch (err) {
+    if (err instanceof KeySetUnavailable) throw err;
+    throw new KeySetUnavailable(`the key set could not be fetched (${(err as Error).name})`);
+  }
+  if (typeof body !== 'object' || body === null || !Array.isArray((body as { keys?: unknown }).keys))
+    throw new KeySetUnavailable('the key set is not a JSON Web Key Set');
+  return body as JSONWebKeySet;
+}
+
+/**
+ * Key selection over a key set: jose's local key set for the asymmetric algorithms, and for an HMAC
+ * token (`HS256`…, accepted only when `[auth] algorithms` lists it) the set's `oct` key of its
+ * `kid`, which jose's local set does not select.
+ */
+function keysOf(set: JSONWebKeySet): JWTVerifyGetKey {
+  const local = createLocalJWKSet(set);
+  const secrets = set.keys.filter((k: JWK) => k.kty === 'oct');
+  if (secrets.length === 0) return local;
+  return async (header, token) => {
+    if (!header.alg?.startsWith('HS')) return local(header, token);
+    const jwk = secrets.find(
+      (k) => (header.kid === undefined ? secrets.length === 1 : k.kid === header.kid) && (!k.alg || k.alg === header.alg),
+    );
+    if (!jwk) throw new errors.JWKSNoMatchingKey();
+    return importJWK(jwk, header.alg);
+  };
+}
