@@ -15,10 +15,3 @@ export function median(values: readonly number[]): number {
   const upper = sorted[mid] ?? Number.NaN;
   return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? Number.NaN) + upper) / 2;
 }
-
-/** (max - min) / median, as a fraction; 0 for fewer than two values. */
-export function relativeSpread(values: readonly number[]): number {
-  if (values.length < 2) return 0;
-  const m = median(values);
-  return m === 0 ? 0 : (Math.max(...values) - Math.min(...values)) / m;
-}
