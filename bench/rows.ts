@@ -5,7 +5,7 @@
  * rows a target compares run back to back and a drift of the machine moves both sides alike.
  */
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { PeerRole } from './peers/roles.js';
 import { ALL_CORES, LOAD_CORE, SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
 import { BENCH_SRC_DIR, distEntry, ROOT_DIR } from './shared/paths.js';
@@ -55,12 +55,7 @@ export function measureOrder<T>(rows: readonly T[], run: number): T[] {
 /** Fixed, because bench/*.toml name them: the blog backend's and the pool-bound backend's ports. */
 export const BACKEND_PORTS: Readonly<Record<Phase, number>> = { blog: 4801, 'shared-batching': 4802 };
 
-/**
- * The node flags of every Node process the bench starts (servers, backends, open-loop driver):
- * the heap floor of gqlgw's production launch line (README "Running in production",
- * docs/performance.md "The heap floor"), for the peers too, so the ratios compare code, not GC
- * settings.
- */
+/** The node flags of every server and backend: gqlgw's production heap floor (docs/performance.md "The heap floor"), for the peers too. */
 export const NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128'];
 
 /** Starts a phase's backend on the load core at its port. */
@@ -84,7 +79,8 @@ const configPath = (row: RowSpec): string => resolve(BENCH_SRC_DIR, `${row.confi
  */
 export function unsupportedBy(row: RowSpec): string | undefined {
   if (row.config === undefined) return undefined;
-  const check = spawnSync(process.execPath, [CLI, 'check', '--config', configPath(row)], { encoding: 'utf8' });
+  const config = relative(ROOT_DIR, configPath(row)); // as the report names it
+  const check = spawnSync(process.execPath, [CLI, 'check', '--config', config], { cwd: ROOT_DIR, encoding: 'utf8' });
   if (check.status === 0) return undefined;
   return `${check.stderr}${check.stdout}`.split('\n').find((l) => l.trim() !== '') ?? `gqlgw check exited with ${check.status}`;
 }

@@ -34,14 +34,9 @@ function selection(): { phases: Phase[]; ids: string[] } {
   const at = process.argv.indexOf('--only');
   const phases = ((at >= 0 ? process.argv[at + 1] : process.env.BENCH_ONLY) || PHASES.join(',')).split(',');
   const ids = (process.env.BENCH_ROWS ?? '').split(',').filter((s) => s !== '');
-  const unknown = [
-    ...phases.filter((p) => !(PHASES as readonly string[]).includes(p)),
-    ...ids.filter((id) => !ROWS.some((r) => r.id === id)),
-  ];
-  if (unknown.length > 0)
-    throw new Error(
-      `unknown phase or row ${unknown.join(', ')}: phases are ${PHASES.join(', ')}; rows ${ROWS.map((r) => r.id).join(', ')}`,
-    );
+  const known = [...PHASES, ...ROWS.map((r) => r.id)] as string[];
+  const unknown = [...phases, ...ids].filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new Error(`unknown phase or row ${unknown.join(', ')}; they are ${known.join(', ')}`);
   return { phases: phases as Phase[], ids };
 }
 
@@ -49,15 +44,8 @@ function readSettings(phases: Phase[]): Settings {
   const quick = process.env.BENCH_QUICK === '1';
   const durationSec = envNumber('BENCH_DURATION', quick ? 2 : 10);
   const secondaryDurationSec = envNumber('BENCH_SECONDARY', quick ? 1 : Math.max(1, Math.round(durationSec * 0.3)));
-  return {
-    quick,
-    durationSec,
-    secondaryDurationSec,
-    warmupSec: envNumber('BENCH_WARMUP', quick ? 2 : 8),
-    runs: envNumber('BENCH_RUNS', quick ? 1 : 3),
-    pinned: pinning(),
-    phases,
-  };
+  const [warmupSec, runs] = [envNumber('BENCH_WARMUP', quick ? 2 : 8), envNumber('BENCH_RUNS', quick ? 1 : 3)];
+  return { quick, durationSec, secondaryDurationSec, warmupSec, runs, pinned: pinning(), phases };
 }
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -76,12 +64,10 @@ function environment(wrk: string): Record<string, string> {
   };
 }
 
+type Measured = Omit<CellRun, 'run' | 'noisy'>;
+
 /** One load run with the backend requests and the CPU of server and backend around it. */
-async function measure(
-  server: StartedProcess,
-  backend: StartedProcess,
-  load: () => Promise<LoadResult>,
-): Promise<Omit<CellRun, 'run' | 'noisy'>> {
+async function measure(server: StartedProcess, backend: StartedProcess, load: () => Promise<LoadResult>): Promise<Measured> {
   const requests0 = await backendRequestCount(backend.url);
   const [server0, backend0, t0] = [server.cpuSeconds(), backend.cpuSeconds(), performance.now()];
   const result = await load();
@@ -94,13 +80,13 @@ async function measure(
   };
 }
 
-/** Every key's exchange of a lookup workload: the answer each request must get, byte for byte. */
-const lookupExchanges = (w: LookupWorkload): Exchange[] =>
+/** Every key's exchange of each lookup workload (the bytes each answer must be), and the verification's probes. */
+const keyExchanges = (w: LookupWorkload): Exchange[] =>
   Array.from({ length: RECORD_COUNT }, (_, i) => ({
     request: lookupRequest(w, i + 1),
     expected: JSON.stringify(LOOKUP_WORKLOADS[w].answer(i + 1)),
   }));
-const LOOKUP_EXCHANGES = { a: lookupExchanges('a'), b: lookupExchanges('b') };
+const LOOKUP_EXCHANGES = { a: keyExchanges('a'), b: keyExchanges('b') };
 const LOOKUP_PROBES: Probe[] = (['a', 'b'] as const).flatMap((w) =>
   [1, 4242, RECORD_COUNT].map((key) => ({
     request: lookupRequest(w, key),
@@ -127,10 +113,7 @@ async function verified(row: RowSpec, server: StartedProcess, backend: StartedPr
 }
 
 function cellPlans(row: RowSpec, url: string, settings: Settings, exchanges: Exchange[]): CellPlan[] {
-  const closed = (key: string, connections: number, seconds: number, ex: Exchange[]): CellPlan => ({
-    key,
-    load: () => runWrk(url, connections, seconds, ex),
-  });
+  const closed = (key: string, conns: number, sec: number, ex: Exchange[]): CellPlan => ({ key, load: () => runWrk(url, conns, sec, ex) });
   if (row.phase === 'shared-batching') {
     return (['a', 'b'] as const).flatMap((w) =>
       [16, 64].map((c) => closed(`${w}${c}`, c, settings.secondaryDurationSec, LOOKUP_EXCHANGES[w])),
@@ -210,13 +193,7 @@ async function session(
 
 async function main(): Promise<void> {
   const startedAt = performance.now();
-  let wrk: string;
-  try {
-    wrk = checkWrk();
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    process.exit(1);
-  }
+  const wrk = checkWrk();
   const { phases, ids } = selection();
   const settings = readSettings(phases);
   const rows = ROWS.filter((r) => phases.includes(r.phase) && (ids.length === 0 || ids.includes(r.id)));
@@ -265,4 +242,8 @@ async function main(): Promise<void> {
   log(`\nWrote ${relative(ROOT_DIR, outFile)} and bench/out/results.json in ${fmt(data.elapsedSec / 60, 1)} min.`);
 }
 
-await main();
+// A setting or a tool that is wrong ends the run with what to change, not a stack.
+await main().catch((error: unknown) => {
+  process.stderr.write(`npm run bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -7,20 +7,16 @@ import { median } from './driver/stats.js';
 import type { BenchResults, CellRun, RowResult } from './results.js';
 import { ROWS } from './rows.js';
 
+/** Two rows compared at one cell (`c16`, `a64`, …). */
+type Compared = { readonly row: string; readonly peer: string; readonly cell: string };
+
 export type TargetSpec =
   /** `row` ≥ `atLeast` × `peer` in req/s at `cell`; `strictly`: more than. */
-  | {
-      readonly kind: 'throughput';
-      readonly row: string;
-      readonly peer: string;
-      readonly cell: string;
-      readonly atLeast: number;
-      readonly strictly?: boolean;
-    }
+  | (Compared & { readonly kind: 'throughput'; readonly atLeast: number; readonly strictly?: boolean })
   /** Open loop at 80 % of the row's maximum: p99 ≤ `atMost` × p50, and the rate carried. */
   | { readonly kind: 'tail'; readonly row: string; readonly atMost: number }
   /** p99 of `row` ≤ p99 of `peer` at `cell`. */
-  | { readonly kind: 'p99'; readonly row: string; readonly peer: string; readonly cell: string }
+  | (Compared & { readonly kind: 'p99' })
   /** Peak RSS of `row` ≤ `atMost` × that of `peer`. */
   | { readonly kind: 'memory'; readonly row: string; readonly peer: string; readonly atMost: number }
   /** No wrong answer in any cell or warm-up of any row. */
@@ -86,20 +82,16 @@ export class View {
   row(id: string): RowResult | undefined {
     return this.data.rows.find((r) => r.id === id);
   }
-
   cell(id: string, key: string): Aggregate | undefined {
     return aggregate(this.row(id)?.cells[key]);
   }
-
   label(id: string): string {
     return ROWS.find((r) => r.id === id)?.label ?? id;
   }
-
   /** Median over the runs of the row's peak resident memory, MiB. */
   peakRssMiB(id: string): number {
     return median((this.row(id)?.peakRssMiB ?? []).filter(Number.isFinite));
   }
-
   /** Every measured cell and warm-up of every row. */
   wrongTotals(): { wrong: number; responses: number } {
     const cells = this.data.rows.flatMap((r) => Object.values(r.cells).flat()) as CellRun[];

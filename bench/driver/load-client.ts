@@ -1,8 +1,7 @@
 /**
  * The open-loop driver's HTTP client: keep-alive HTTP/1.1 over `node:net`, one request in flight
- * per connection, up to `connections` of them; requests beyond them wait in arrival order, on the
- * caller's clock. It writes one prepared request and hands back the answer's bytes: undici's work
- * per answer made the driver use about twice the CPU on the load core, which the backend shares.
+ * per connection, up to `connections`; more wait in arrival order. It writes one prepared request
+ * and hands back the answer's bytes (undici took twice the CPU on the load core the backend shares).
  *
  * It reads what a benchmark server sends: a status line, headers, and a body framed by
  * Content-Length or chunked transfer-coding (trailers skipped), or none for a 204 or 304. Anything

@@ -73,6 +73,7 @@ export interface StartOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
+/** A /proc file's text; empty when the process is gone (or there is no /proc). */
 const read = (file: string): string => {
   try {
     return readFileSync(file, 'utf8');

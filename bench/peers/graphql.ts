@@ -15,19 +15,9 @@ import type { BackendPost, BackendUser } from '../shared/data.js';
 import type { BodyHandler, Upstream } from '../shared/http.js';
 
 const TYPE_DEFS = /* GraphQL */ `
-  type Query {
-    posts(limit: Int = 100): [Post!]!
-  }
-  type Post {
-    id: ID!
-    title: String!
-    authorId: ID!
-    author: User
-  }
-  type User {
-    id: ID!
-    name: String!
-  }
+  type Query { posts(limit: Int = 100): [Post!]! }
+  type Post { id: ID!, title: String!, authorId: ID!, author: User }
+  type User { id: ID!, name: String! }
 `;
 
 /** Per-request context: a fresh DataLoader, so nothing is cached across requests. */

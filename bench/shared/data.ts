@@ -12,26 +12,14 @@ export const RECORD_COUNT = 10_000;
 export const authorOf = (postId: number): number => ((postId * 37) % RECORD_COUNT) + 1;
 export const userName = (id: number): string => `User ${id}`;
 
-export interface BackendPost {
-  readonly id: number;
-  readonly title: string;
-  readonly author_id: number;
-}
-
-export interface BackendUser {
-  readonly id: number;
-  readonly name: string;
-  readonly email: string;
-}
+export type BackendPost = { readonly id: number; readonly title: string; readonly author_id: number };
+export type BackendUser = { readonly id: number; readonly name: string; readonly email: string };
 
 export const backendPost = (id: number): BackendPost => ({ id, title: `Post ${id}`, author_id: authorOf(id) });
 export const backendUser = (id: number): BackendUser => ({ id, name: userName(id), email: `user${id}@example.test` });
 
 /** Request headers every driver sends (wrk, open-loop driver, verification pass). */
-export const REQUEST_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'application/json',
-  accept: 'application/json',
-};
+export const REQUEST_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json', accept: 'application/json' };
 
 /** The blog workload: one query, 1 + 100 lookups, always the same answer. */
 export const QUERY = '{ posts(limit: 100) { id title author { name } } }';

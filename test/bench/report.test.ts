@@ -10,56 +10,23 @@ import type { BenchResults, CellRun, RowResult } from '../../bench/results.js';
 import { measureOrder, ROWS } from '../../bench/rows.js';
 import { evaluateTargets, TARGETS, View } from '../../bench/targets.js';
 
-const cell = (rps: number, more: Partial<CellRun> = {}): CellRun => ({
-  run: 1,
-  responses: rps * 10,
-  durationSec: 10,
-  rps,
-  avgMs: 10,
-  p50Ms: 10,
-  p99Ms: 20,
-  maxMs: 40,
-  wrong: 0,
-  subrequestsPerQuery: 2,
-  serverCpuPct: 90,
-  backendCpuPct: 20,
-  noisy: false,
-  ...more,
-});
+/** A cell of 10 s at `rps`: p50 10 ms, p99 20 ms, 2 subrequests per query, 0 wrong, not noisy, with `more`. */
+function cell(rps: number, more: Partial<CellRun> = {}): CellRun {
+  const base = { run: 1, responses: rps * 10, durationSec: 10, rps, avgMs: 10, p50Ms: 10, p99Ms: 20, maxMs: 40, wrong: 0 };
+  return { ...base, subrequestsPerQuery: 2, serverCpuPct: 90, backendCpuPct: 20, noisy: false, ...more };
+}
 
-const row = (id: string, cells: RowResult['cells'], more: Partial<RowResult> = {}): RowResult => ({
-  id,
-  label: ROWS.find((r) => r.id === id)!.label,
-  failures: [],
-  peakRssMiB: [60],
-  warmups: [[900, 1000]],
-  warmupWrong: 0,
-  cells,
-  ...more,
-});
+const row = (id: string, cells: RowResult['cells'], more: Partial<RowResult> = {}): RowResult => {
+  const label = ROWS.find((r) => r.id === id)!.label;
+  return { id, label, failures: [], peakRssMiB: [60], warmups: [[900, 1000]], warmupWrong: 0, cells, ...more };
+};
 
 const open80 = (p50Ms: number, p99Ms: number, rps = 800): CellRun[] => [cell(rps, { p50Ms, p99Ms, offeredRps: 800 })];
 
 function fixture(changes: { wrongInWarmup?: number } = {}): BenchResults {
   return {
-    settings: {
-      durationSec: 10,
-      secondaryDurationSec: 3,
-      warmupSec: 8,
-      runs: 3,
-      quick: false,
-      pinned: true,
-      phases: ['blog', 'shared-batching'],
-    },
-    environment: {
-      date: '2026-12-01T00:00:00Z',
-      commit: 'abc1234',
-      machine: 'test',
-      node: 'v20',
-      wrk: 'wrk 4',
-      packages: '',
-      nodeFlags: '',
-    },
+    settings: { durationSec: 10, secondaryDurationSec: 3, warmupSec: 8, runs: 3, quick: false, pinned: true, phases: ['blog'] },
+    environment: { date: '2026-12-01T00:00:00Z', commit: 'abc1234', machine: 'test', node: 'v20', wrk: 'wrk 4', nodeFlags: '' },
     rows: [
       row(
         'gqlgw-batch',
