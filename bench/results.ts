@@ -1,69 +1,51 @@
 /** The data one `npm run bench` produces (saved as bench/out/results.json, rendered to RESULTS.md). */
-import type { LoadResult } from './driver/cell.js';
-import type { PaceWait } from './driver/pace-gate.js';
-import type { WarmupRun } from './driver/wrk.js';
-import type { ProfileSummary } from './profile/categorize.js';
-import type { RowId } from './rows.js';
+import type { Phase } from './rows.js';
 
-export const CLOSED_CONNECTIONS = [16, 1, 64] as const;
-export const OPEN_PERCENTS = [50, 80, 100] as const;
-export type CellKey = `c${(typeof CLOSED_CONNECTIONS)[number]}` | `open${(typeof OPEN_PERCENTS)[number]}`;
+/** What one load run (wrk or the open-loop driver) measured. */
+export interface LoadResult {
+  /** Responses received (right or wrong) in the measured window. */
+  readonly responses: number;
+  /** Open loop: requests sent, its unmeasured first second included. */
+  readonly requestsSent?: number;
+  readonly durationSec: number;
+  readonly rps: number;
+  readonly avgMs: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** Responses that differ from the expected bytes, non-200s, timeouts and socket errors. */
+  readonly wrong: number;
+  /** The first wrong response (status and start of body, or the error), for diagnosis. */
+  readonly wrongSample?: string;
+  /** Open loop: requests still unanswered 2 s after the last send (overload); the offered rate; how late the driver sent (p99). */
+  readonly unanswered?: number;
+  readonly offeredRps?: number;
+  readonly sendLagP99Ms?: number;
+}
 
-/** One cell of one run: the load result plus what the backend and the processes saw. */
+/** One cell of one run: the load, the backend requests per query, CPU in % of a core, and the noise flag (driver/noise.ts). */
 export interface CellRun extends LoadResult {
-  /** Backend requests during the cell / responses. */
+  readonly run: number;
   readonly subrequestsPerQuery: number;
-  /** CPU used by the server under test / wall time, in % of one core. */
   readonly serverCpuPct: number;
-  /** CPU used by the backend / wall time, in % of one core (it shares its core with the load generator). */
   readonly backendCpuPct: number;
-  /**
-   * Busy time of the server's core not used by the server process, in % (other processes of this
-   * shared machine, kernel work for the process's sockets): high values make the cell less fair.
-   */
-  readonly otherLoadOnServerCorePct: number;
-  /** gqlgw rows: what the gateway's metrics say about the same cell. */
-  readonly gatewayTimings?: GatewayTimings;
-  /** The run (1-based) whose server session measured this cell; absent in results written before it was recorded. */
-  readonly run?: number;
-  /** What the pace gate (bench/driver/pace-gate.ts) did around the cell; absent when unpinned or before the gate. */
-  readonly pace?: PaceWait;
+  readonly noisy: boolean;
 }
 
 export interface RowResult {
-  readonly id: RowId;
+  readonly id: string;
   readonly label: string;
-  /** Backend requests of the first verified query and of later ones (cache warm). */
-  verification?: { readonly first: number; readonly later: number };
   /** Why a run of this row could not be measured (start-up failure, wrong answer). */
   readonly failures: string[];
-  /**
-   * Peak resident memory per run in MiB (VmHWM at the end of the run's server session, after all
-   * its cells), summed over the process and its children: for a row with workers, the primary and
-   * every worker, an upper bound of what they held at once.
-   */
+  /** Set when this build of the gateway rejects the row's config: the row is not run. */
+  unsupported?: string;
+  /** Peak resident memory per run in MiB (VmHWM at the end of the session, workers summed). */
   readonly peakRssMiB: number[];
-  /** Each run's warm-up after the server started (bench/driver/wrk.ts `warmUp`), before the measured cells. */
-  readonly warmups: WarmupRun[];
-  /**
-   * Each run's machine-speed probes around its server session (bench/driver/speed-probe.ts);
-   * absent in results written before the probe existed.
-   */
-  readonly speed?: SessionSpeed[];
-  readonly cells: Partial<Record<CellKey, CellRun[]>>;
-}
-
-/** µs per probe operation on each core (bench/driver/speed-probe.ts): higher is slower. */
-export interface CoreSpeeds {
-  readonly serverCore: number;
-  readonly loadCore: number;
-}
-
-/** The probes right before a server session started and right after it stopped. */
-export interface SessionSpeed {
-  readonly run: number;
-  readonly before: CoreSpeeds;
-  readonly after: CoreSpeeds;
+  /** Each run's warm-up after the start, req/s per segment, and the warm-ups' wrong answers. */
+  readonly warmups: number[][];
+  warmupWrong: number;
+  /** By key: `c16`, `c1`, `c64`, `open50`, `open80`, `open100` (blog); `a16`, `a64`, `b16`, `b64` (shared batching). */
+  readonly cells: Partial<Record<string, CellRun[]>>;
 }
 
 export interface Settings {
@@ -73,59 +55,13 @@ export interface Settings {
   readonly runs: number;
   readonly quick: boolean;
   readonly pinned: boolean;
-  readonly backendDelayMs: number;
-  /** The pace gate's longest wait for one cell, over all its attempts (BENCH_PACE_WAIT); absent before the gate. */
-  readonly paceWaitSec?: number;
-  /** The pace gate's budget for the run, waits and cells measured again (BENCH_PACE_BUDGET). */
-  readonly paceBudgetSec?: number;
-}
-
-export interface Environment {
-  readonly date: string;
-  readonly cpu: string;
-  readonly cores: number;
-  readonly memoryGiB: number;
-  readonly os: string;
-  readonly node: string;
-  readonly wrk: string;
-  readonly packages: Readonly<Record<string, string>>;
-  readonly gitCommit: string;
-  /** The node flags every Node process of the run started with (bench/rows.ts NODE_FLAGS); absent in runs before they existed. */
-  readonly nodeFlags?: readonly string[];
-}
-
-/** Per-query wall times the gateway reports in its Prometheus metrics over one cell. */
-export interface GatewayTimings {
-  /** Mean of gqlgw_operation_duration_seconds (the executor's run of the operation). */
-  readonly operationAvgMs: number | undefined;
-  /** Sum of gqlgw_upstream_duration_seconds / queries: time spent waiting on sources. */
-  readonly upstreamMsPerQuery: number | undefined;
-  readonly upstreamRequestsPerQuery: number | undefined;
-}
-
-export interface ProfileResult {
-  readonly rowId: RowId;
-  readonly connections: number;
-  readonly queries: number;
-  readonly rps: number;
-  /** CPU seconds the gateway used while profiled (from /proc), and per query. */
-  readonly cpuSeconds: number;
-  readonly cpuMicrosPerQuery: number;
-  readonly summary: ProfileSummary;
-  readonly profileFile: string;
+  readonly phases: readonly Phase[];
 }
 
 export interface BenchResults {
   readonly settings: Settings;
-  readonly environment: Environment;
+  /** Machine, versions, commit, date. */
+  readonly environment: Readonly<Record<string, string>>;
   readonly rows: RowResult[];
-  /** CPU profiles of the gqlgw batch and batch + cache variants (when those rows ran). */
-  readonly profiles: ReadonlyArray<ProfileResult | { readonly rowId: RowId; readonly error: string }>;
-  /** Busy % of the two cores over a few seconds before the run started (other processes). */
-  readonly idleCheck?: { readonly seconds: number; readonly core0Pct: number; readonly core1Pct: number };
-  /** Seconds of the pace gate's budget (Settings.paceBudgetSec) left at the end of the run. */
-  readonly paceBudgetLeftSec?: number;
   readonly elapsedSec: number;
-  /** True when dist/gateway was rebuilt while the run was going (shared working tree). */
-  readonly buildChangedDuringRun: boolean;
 }

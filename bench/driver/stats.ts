@@ -8,17 +8,9 @@ export function percentile(sortedAscending: ArrayLike<number>, p: number): numbe
   return sortedAscending[rank] ?? 0;
 }
 
+/** The median; NaN for an empty array. */
 export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const upper = sorted[mid] ?? Number.NaN;
-  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? Number.NaN) + upper) / 2;
-}
-
-/** (max - min) / median, as a fraction; 0 for fewer than two values. */
-export function relativeSpread(values: readonly number[]): number {
-  if (values.length < 2) return 0;
-  const m = median(values);
-  return m === 0 ? 0 : (Math.max(...values) - Math.min(...values)) / m;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : ((sorted[mid - 1] ?? Number.NaN) + (sorted[mid] ?? Number.NaN)) / 2;
 }

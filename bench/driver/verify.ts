@@ -1,27 +1,40 @@
 /**
- * The verification pass, run on every server before it is loaded: a few sequential queries,
- * each checked semantically against the expected data (shared/check.ts), with the exact backend
- * requests each one caused. Its accepted body is what wrk and the open-loop driver then compare
- * every response with, byte for byte.
+ * The verification pass, run on every server before it is loaded: sequential queries, each checked
+ * semantically against the expected data, with the backend requests each one caused. Under load,
+ * wrk and the open-loop driver then compare every response byte for byte.
  */
+import { deepStrictEqual } from 'node:assert/strict';
 import { request } from 'undici';
-import { checkAnswer } from '../shared/check.js';
-import { REQUEST_BODY, REQUEST_HEADERS } from '../shared/data.js';
-import { backendRequestCount } from './backend-stats.js';
+import { REQUEST_HEADERS } from '../shared/data.js';
 
-export type Verification =
-  | {
-      readonly ok: true;
-      /** The body of the last verified answer (wrk and the open-loop driver compare with it). */
-      readonly body: string;
-      /** Backend requests of the first query, and of each later one (they must all agree). */
-      readonly subrequestsFirst: number;
-      readonly subrequestsLater: number;
-    }
-  | { readonly ok: false; readonly reason: string };
+const preview = (text: string): string => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
-/** One query (10 s deadline), unchecked: the bench query, or `requestBody`. */
-export async function queryOnce(url: string, requestBody: string = REQUEST_BODY): Promise<{ status: number; body: string }> {
+/**
+ * Is one HTTP response exactly the expected data? Semantic, not textual: the body is parsed and
+ * compared value by value, so whitespace and member order do not matter, but a wrong, missing,
+ * extra or reordered item, a null, or an `errors` member does. Undefined when it is; else why not.
+ */
+export function checkAnswer(status: number, bodyText: string, expected: unknown): string | undefined {
+  if (status !== 200) return `HTTP status ${status}: ${preview(bodyText)}`;
+  try {
+    deepStrictEqual(JSON.parse(bodyText), expected);
+    return undefined;
+  } catch (error) {
+    return error instanceof SyntaxError
+      ? `body is not JSON: ${preview(bodyText)}`
+      : `not the expected answer: ${preview((error as Error).message)}`;
+  }
+}
+
+export async function backendRequestCount(backendUrl: string): Promise<number> {
+  const { statusCode, body } = await request(`${backendUrl}/__stats`);
+  const stats = (await body.json()) as { requests?: unknown };
+  if (statusCode !== 200 || typeof stats.requests !== 'number') throw new Error(`backend /__stats answered ${statusCode}`);
+  return stats.requests;
+}
+
+/** One query (10 s deadline), unchecked. */
+export async function queryOnce(url: string, requestBody: string): Promise<{ status: number; body: string }> {
   const { statusCode, body } = await request(url, {
     method: 'POST',
     headers: REQUEST_HEADERS,
@@ -31,28 +44,29 @@ export async function queryOnce(url: string, requestBody: string = REQUEST_BODY)
   return { status: statusCode, body: await body.text() };
 }
 
-export async function verifyServer(url: string, backendUrl: string, queries = 4): Promise<Verification> {
-  const subrequests: number[] = [];
+/** One verified query: the request, its expected data, and the bytes the load check will compare (if fixed). */
+export interface Probe {
+  readonly request: string;
+  readonly expected: unknown;
+  readonly bytes?: string;
+}
+
+export type Verification =
+  { readonly ok: true; readonly bodies: string[]; readonly subrequests: number[] } | { readonly ok: false; readonly reason: string };
+
+export async function verifyServer(url: string, backendUrl: string, probes: readonly Probe[]): Promise<Verification> {
   const bodies: string[] = [];
-  for (let i = 0; i < queries; i++) {
+  const subrequests: number[] = [];
+  for (const [i, probe] of probes.entries()) {
     const before = await backendRequestCount(backendUrl);
-    const answer = await queryOnce(url);
+    const answer = await queryOnce(url, probe.request);
     subrequests.push((await backendRequestCount(backendUrl)) - before);
-    const check = checkAnswer(answer.status, answer.body);
-    if (!check.ok) return { ok: false, reason: `query ${i + 1}: ${check.reason}` };
+    const wrong = checkAnswer(answer.status, answer.body, probe.expected);
+    if (wrong !== undefined) return { ok: false, reason: `query ${i + 1}: ${wrong}` };
+    if (probe.bytes !== undefined && answer.body !== probe.bytes) {
+      return { ok: false, reason: `query ${i + 1}: right data, but not the bytes the load check compares: ${answer.body.slice(0, 200)}` };
+    }
     bodies.push(answer.body);
   }
-  const [first, ...later] = subrequests;
-  const last = bodies[bodies.length - 1];
-  if (first === undefined || last === undefined) return { ok: false, reason: 'no query was verified (queries must be at least 1)' };
-  if (later.some((n) => n !== later[0])) {
-    return { ok: false, reason: `queries after the first made different numbers of subrequests: ${subrequests.join(', ')}` };
-  }
-  if (bodies.slice(1).some((b) => b !== last)) {
-    return {
-      ok: false,
-      reason: 'right answers, but not byte-identical from one query to the next; the byte comparison under load would count them wrong',
-    };
-  }
-  return { ok: true, body: last, subrequestsFirst: first, subrequestsLater: later[0] ?? first };
+  return { ok: true, bodies, subrequests };
 }

@@ -1,56 +1,45 @@
 /**
  * Every server process of the benchmark other than gqlgw, by role name. `startRole` starts one
- * in-process (tests use it); bench/serve.ts runs one as its own process (the bench uses that).
+ * in-process (tests use it); the bench runs each as its own process:
+ *   node dist/bench/peers/roles.js ROLE [--port N] [--backend URL]
+ * prints `bench-ROLE listening on URL` when ready and exits on SIGTERM or SIGINT.
  */
 import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { startBackend } from '../backend.js';
-import { createJsonServer, listen, type Listening } from '../shared/http-server.js';
-import { createUpstream, type Upstream } from '../shared/upstream.js';
-import { ceilingHandler, floorHandler, frontHandler, noBatchHandler, perItemCacheHandler } from './hand-written.js';
-import { jitHandler } from './jit-dataloader.js';
-import { createYogaServer } from './yoga-dataloader.js';
+import { createJsonServer, createUpstream, listen, type Listening, type Upstream } from '../shared/http.js';
+import { ceilingHandler, floorHandler, noBatchHandler, perItemCacheHandler } from './hand-written.js';
+import { createYogaServer, jitHandler } from './graphql.js';
+import { dataLoaderHandler, perRequestHandler } from './lookups.js';
 
-export const PEER_ROLES = ['ceiling', 'no-batch', 'per-item-cache', 'yoga-dataloader', 'jit-dataloader', 'floor', 'front'] as const;
-export type PeerRole = (typeof PEER_ROLES)[number];
-export type Role = PeerRole | 'backend';
+const PEERS = {
+  ceiling: (u) => createJsonServer(ceilingHandler(u)),
+  'no-batch': (u) => createJsonServer(noBatchHandler(u)),
+  'per-item-cache': (u) => createJsonServer(perItemCacheHandler(u)),
+  'yoga-dataloader': (u) => createYogaServer(u),
+  'jit-dataloader': (u) => createJsonServer(jitHandler(u)),
+  floor: () => createJsonServer(floorHandler()),
+  'lookup-per-request': (u) => createJsonServer(perRequestHandler(u)),
+  'lookup-dataloader': (u) => createJsonServer(dataLoaderHandler(u)),
+} satisfies Record<string, (upstream: Upstream) => Server>;
+export type PeerRole = keyof typeof PEERS;
+/** `pool-backend`: the backend with 16 requests in service at once (backend.ts). */
+export type Role = PeerRole | 'backend' | 'pool-backend';
 
-export interface RoleOptions {
-  readonly port?: number;
-  readonly host?: string;
-  /** Base URL of the backend; required by every peer but the floor and the front reference. */
-  readonly backendUrl?: string;
-}
-
-function createPeerServer(role: PeerRole, upstream: Upstream): Server {
-  switch (role) {
-    case 'ceiling':
-      return createJsonServer(ceilingHandler(upstream));
-    case 'no-batch':
-      return createJsonServer(noBatchHandler(upstream));
-    case 'per-item-cache':
-      return createJsonServer(perItemCacheHandler(upstream));
-    case 'yoga-dataloader':
-      return createYogaServer(upstream);
-    case 'jit-dataloader':
-      return createJsonServer(jitHandler(upstream));
-    case 'floor':
-      return createJsonServer(floorHandler());
-    case 'front':
-      return createJsonServer(frontHandler());
-  }
-}
+export const POOL_IN_SERVICE = 16;
 
 export function isRole(name: string): name is Role {
-  return name === 'backend' || (PEER_ROLES as readonly string[]).includes(name);
+  return name === 'backend' || name === 'pool-backend' || name in PEERS;
 }
 
-/** Starts a role; peers answer at `{url}` = http://HOST:PORT/graphql, the backend at its root. */
-export async function startRole(role: Role, options: RoleOptions = {}): Promise<Listening> {
-  const host = options.host ?? '127.0.0.1';
-  if (role === 'backend') return startBackend({ port: options.port ?? 0, host });
-  if (role !== 'floor' && role !== 'front' && options.backendUrl === undefined) throw new Error(`${role} needs a backend URL`);
+/** Starts a role; peers answer at http://127.0.0.1:PORT/graphql, the backends at their root. */
+export async function startRole(role: Role, options: { port?: number; backendUrl?: string } = {}): Promise<Listening> {
+  if (role === 'backend' || role === 'pool-backend') {
+    return startBackend({ port: options.port, inService: role === 'pool-backend' ? POOL_IN_SERVICE : undefined });
+  }
+  if (role !== 'floor' && options.backendUrl === undefined) throw new Error(`${role} needs a backend URL`);
   const upstream = createUpstream(options.backendUrl ?? 'http://127.0.0.1:9');
-  const listening = await listen(createPeerServer(role, upstream), options.port ?? 0, host, '/graphql');
+  const listening = await listen(PEERS[role](upstream), options.port ?? 0, '/graphql');
   return {
     ...listening,
     async close() {
@@ -58,4 +47,19 @@ export async function startRole(role: Role, options: RoleOptions = {}): Promise<
       await upstream.close();
     },
   };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const option = (name: string): string | undefined =>
+    process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
+  const role = process.argv[2] ?? '';
+  if (!isRole(role)) {
+    process.stderr.write(`usage: roles.js ROLE [--port N] [--backend URL]; unknown role "${role}"\n`);
+    process.exit(2);
+  }
+  const running = await startRole(role, { port: Number(option('--port') ?? 0), backendUrl: option('--backend') });
+  process.stdout.write(`bench-${role} listening on ${running.url}\n`);
+  const stop = (): void => void running.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
 }

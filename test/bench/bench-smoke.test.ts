@@ -1,180 +1,184 @@
 /**
- * Smoke test of the benchmark's own parts (no timing assertions): the backend, the hand-written
- * ceiling and no-batch peers, the answer checker, the verification pass, the open-loop driver's response check,
- * and that bench/variants/*.graphqls are what bench/schema.graphqls renders to.
+ * The benchmark's own parts against real servers (no timing assertions): the backends, the peers
+ * and their subrequest counts, the checker, the verification pass, the open-loop driver and wrk's
+ * per-key check, and the guard that reports a config this build rejects.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { warmBackend } from '../../bench/driver/backend-warmup.js';
+import { startBackend } from '../../bench/backend.js';
+import { NoiseCheck } from '../../bench/driver/noise.js';
 import { runOpenLoop } from '../../bench/driver/open-loop.js';
-import { queryOnce, verifyServer } from '../../bench/driver/verify.js';
+import { backendRequestCount, checkAnswer, queryOnce, verifyServer } from '../../bench/driver/verify.js';
+import { checkWrk, runWrk } from '../../bench/driver/wrk.js';
 import { startRole } from '../../bench/peers/roles.js';
-import { checkAnswer } from '../../bench/shared/check.js';
-import { EXPECTED_ANSWER, EXPECTED_BODY, FRONT_EXPECTED_BODY, FRONT_REQUEST_BODY } from '../../bench/shared/data.js';
-import type { Listening } from '../../bench/shared/http-server.js';
+import { ROWS, unsupportedBy } from '../../bench/rows.js';
+import { EXPECTED_ANSWER, EXPECTED_BODY, LOOKUP_WORKLOADS, REQUEST_BODY, lookupRequest } from '../../bench/shared/data.js';
+import { listen, readBody, type Listening } from '../../bench/shared/http.js';
 import { BENCH_SRC_DIR } from '../../bench/shared/paths.js';
-import { renderVariantSchemas, variantSchemaPath } from '../../bench/variants.js';
-import { item } from '../support/assert.js';
 
-/** The expected answer with one change applied to a deep copy. */
-function mutated(change: (posts: Array<{ id: string; title: string; author: { name: string } | null }>) => void): string {
-  const copy = JSON.parse(EXPECTED_BODY) as { data: { posts: Array<{ id: string; title: string; author: { name: string } | null }> } };
-  change(copy.data.posts);
-  return JSON.stringify(copy);
-}
+const getJson = async (url: string): Promise<unknown> => (await request(url)).body.json();
+const blogProbes = (n: number): Array<{ request: string; expected: unknown }> =>
+  Array.from({ length: n }, () => ({ request: REQUEST_BODY, expected: EXPECTED_ANSWER }));
+const lookupBytes = (w: 'a' | 'b', key: number): string => JSON.stringify(LOOKUP_WORKLOADS[w].answer(key));
 
 describe('bench smoke', () => {
   let backend: Listening;
+  let pool: Listening;
   let ceiling: Listening;
 
   before(async () => {
     backend = await startRole('backend');
+    pool = await startRole('pool-backend');
     ceiling = await startRole('ceiling', { backendUrl: backend.url });
   });
 
   after(async () => {
     await ceiling?.close();
+    await pool?.close();
     await backend?.close();
   });
 
-  it('the backend serves posts, single users, and batches matched by id in any order', async () => {
-    const posts = (await (await request(`${backend.url}/posts?limit=3`)).body.json()) as Array<{ id: number; author_id: number }>;
-    assert.deepEqual(
-      posts.map((p) => p.id),
-      [1, 2, 3],
-    );
-    const batch = (await (await request(`${backend.url}/users?ids=1,2,999`)).body.json()) as Array<{ id: number }>;
-    assert.deepEqual(
-      batch.map((u) => u.id),
-      [2, 1],
-    );
-    const missing = await request(`${backend.url}/users/999`);
+  it('the backend serves posts, single records, and batches matched by id in any order', async () => {
+    assert.deepEqual(await getJson(`${backend.url}/posts?limit=2`), [
+      { id: 1, title: 'Post 1', author_id: 38 },
+      { id: 2, title: 'Post 2', author_id: 75 },
+    ]);
+    assert.deepEqual(await getJson(`${backend.url}/posts/3`), { id: 3, title: 'Post 3', author_id: 112 });
+    const ids = (url: string): Promise<number[]> => getJson(url).then((list) => (list as Array<{ id: number }>).map((u) => u.id));
+    assert.deepEqual(await ids(`${backend.url}/users?ids=1,2,10001`), [2, 1]);
+    const missing = await request(`${backend.url}/users/10001`);
     await missing.body.dump();
     assert.equal(missing.statusCode, 404);
   });
 
-  it("the backend warm-up sends the rows' kinds of request for its time and counts those answered", async () => {
-    const stats = async (): Promise<number> =>
-      ((await (await request(`${backend.url}/__stats`)).body.json()) as { requests: number }).requests;
-    const counted = await stats();
-    const started = performance.now();
-    const answered = await warmBackend(backend.url, 0.3, 4);
-    const took = performance.now() - started;
-    assert.ok(answered > 20, `only ${answered} answered`);
-    assert.equal((await stats()) - counted, answered, 'every request sent was answered 200 and counted by the backend');
-    assert.ok(took >= 300 && took < 2000, `took ${took} ms`);
+  it('the pool-bound backend serves 16 requests at once and queues the rest', async () => {
+    const slow = await startBackend({ inService: 16, delayMs: 50 });
+    try {
+      const keys = Array.from({ length: 40 }, (_, i) => i + 1);
+      const answers = await Promise.all(keys.map((k) => getJson(`${slow.url}/users/${k}`) as Promise<{ id: number }>));
+      assert.deepEqual(
+        answers.map((u) => u.id),
+        keys,
+      );
+      assert.deepEqual(await getJson(`${slow.url}/__stats`), { requests: 40, maxInService: 16 });
+    } finally {
+      await slow.close();
+    }
   });
 
-  it('the checker accepts the ceiling answer, and verification counts its 2 subrequests', async () => {
-    const answer = await queryOnce(ceiling.url);
-    assert.deepEqual(checkAnswer(answer.status, answer.body), { ok: true });
-    assert.equal(answer.body, EXPECTED_BODY);
-    const verification = await verifyServer(ceiling.url, backend.url);
-    assert.ok(verification.ok, JSON.stringify(verification));
-    assert.equal(verification.subrequestsFirst, 2);
-    assert.equal(verification.subrequestsLater, 2);
-    assert.equal(EXPECTED_ANSWER.data.posts.length, 100);
-    assert.equal(new Set(EXPECTED_ANSWER.data.posts.map((p) => p.author?.name)).size, 100, '100 distinct authors');
-  });
-
-  it('the hand-written no-batch peer answers the same with 1 + 100 subrequests', async () => {
+  it('verification accepts the ceiling with 2 subrequests per query and the no-batch peer with 101', async () => {
+    const verification = await verifyServer(ceiling.url, backend.url, blogProbes(2));
+    assert.deepEqual(verification, { ok: true, bodies: [EXPECTED_BODY, EXPECTED_BODY], subrequests: [2, 2] });
     const noBatch = await startRole('no-batch', { backendUrl: backend.url });
     try {
-      const verification = await verifyServer(noBatch.url, backend.url);
-      assert.ok(verification.ok, JSON.stringify(verification));
-      assert.equal(verification.body, EXPECTED_BODY);
-      assert.equal(verification.subrequestsFirst, 101);
+      assert.deepEqual(await verifyServer(noBatch.url, backend.url, blogProbes(1)), {
+        ok: true,
+        bodies: [EXPECTED_BODY],
+        subrequests: [101],
+      });
     } finally {
       await noBatch.close();
     }
   });
 
-  it("the front reference (compare-builds' front variant) parses the body and answers { __typename } with no backend", async () => {
-    const front = await startRole('front');
-    try {
-      assert.deepEqual(await queryOnce(front.url, FRONT_REQUEST_BODY), { status: 200, body: '{"data":{"__typename":"Query"}}' });
-      assert.equal(FRONT_EXPECTED_BODY, '{"data":{"__typename":"Query"}}');
-      const bad = await queryOnce(front.url, '{not json');
-      assert.equal(bad.status, 500, 'a body it cannot parse is an error: it really parses');
-    } finally {
-      await front.close();
-    }
-  });
-
-  it('the checker rejects wrong answers and says where', () => {
-    const reject = (status: number, body: string, reason: RegExp): void => {
-      const result = checkAnswer(status, body);
-      assert.equal(result.ok, false, body.slice(0, 80));
-      if (!result.ok) assert.match(result.reason, reason);
-    };
-    reject(
-      200,
-      mutated((p) => ((item(p, 41).author as { name: string }).name = 'User 0')),
-      /data\.posts\[41\]\.author\.name: expected "User \d+", got "User 0"/,
+  it('the checker rejects wrong data, errors, statuses and non-JSON, and ignores formatting', () => {
+    const swapped = structuredClone(EXPECTED_ANSWER);
+    swapped.data.posts[41]!.author.name = 'User 0';
+    assert.match(checkAnswer(200, JSON.stringify(swapped), EXPECTED_ANSWER) ?? '', /not the expected answer: .*User 0/s);
+    assert.match(checkAnswer(200, JSON.stringify({ ...EXPECTED_ANSWER, errors: [] }), EXPECTED_ANSWER) ?? '', /errors/);
+    assert.match(
+      checkAnswer(200, JSON.stringify({ data: { posts: EXPECTED_ANSWER.data.posts.slice(1) } }), EXPECTED_ANSWER) ?? '',
+      /expected/,
     );
-    reject(
-      200,
-      mutated((p) => (item(p, 7).author = null)),
-      /data\.posts\[7\]\.author: expected an object/,
-    );
-    reject(
-      200,
-      mutated((p) => p.pop()),
-      /expected 100 items, got 99/,
-    );
-    reject(
-      200,
-      mutated((p) => p.reverse()),
-      /data\.posts\[0\]\.id: expected "1", got "100"/,
-    );
-    reject(
-      200,
-      mutated((p) => (item(p, 0).id = 1 as unknown as string)),
-      /data\.posts\[0\]\.id: expected "1", got 1/,
-    );
-    reject(
-      200,
-      mutated((p) => Object.assign(item(p, 3), { extra: true })),
-      /unexpected field\(s\) extra/,
-    );
-    reject(200, JSON.stringify({ ...JSON.parse(EXPECTED_BODY), errors: [{ message: 'x' }] }), /response has errors/);
-    reject(500, EXPECTED_BODY, /HTTP status 500/);
-    reject(200, EXPECTED_BODY.slice(0, -1), /not JSON/);
-    assert.deepEqual(checkAnswer(200, JSON.stringify(JSON.parse(EXPECTED_BODY), null, 2)), { ok: true }, 'formatting does not matter');
+    assert.match(checkAnswer(500, EXPECTED_BODY, EXPECTED_ANSWER) ?? '', /HTTP status 500/);
+    assert.match(checkAnswer(200, EXPECTED_BODY.slice(1), EXPECTED_ANSWER) ?? '', /not JSON/);
+    assert.equal(checkAnswer(200, JSON.stringify(EXPECTED_ANSWER, null, 2), EXPECTED_ANSWER), undefined);
   });
 
   it('the open-loop driver counts right and wrong bodies', async () => {
-    const right = await runOpenLoop({ url: ceiling.url, ratePerSec: 40, durationSec: 0.25, warmupSec: 0.05, expectedBody: EXPECTED_BODY });
-    assert.equal(right.wrong, 0, right.wrongSample);
-    assert.equal(right.responses, 10);
-    const wrong = await runOpenLoop({
-      url: ceiling.url,
-      ratePerSec: 40,
-      durationSec: 0.25,
-      warmupSec: 0,
-      expectedBody: mutated((p) => p.pop()),
-    });
-    assert.equal(wrong.wrong, 10);
-    assert.match(wrong.wrongSample ?? '', /^200 \{"data"/);
+    const options = { url: ceiling.url, ratePerSec: 40, durationSec: 0.25, warmupSec: 0, expectedBody: EXPECTED_BODY };
+    const right = await runOpenLoop(options);
+    assert.deepEqual([right.wrong, right.responses, right.unanswered], [0, 10, 0], right.wrongSample);
+    const wrong = await runOpenLoop({ ...options, expectedBody: `${EXPECTED_BODY} ` });
+    assert.deepEqual([wrong.wrong, wrong.responses], [10, 10]);
   });
 
-  it('bench/variants/*.graphqls are what bench/schema.graphqls renders to', () => {
-    const rendered = renderVariantSchemas(readFileSync(join(BENCH_SRC_DIR, 'schema.graphqls'), 'utf8'));
-    assert.equal(rendered.size, 3);
-    for (const [variant, text] of rendered) {
-      assert.equal(
-        readFileSync(join(BENCH_SRC_DIR, variantSchemaPath(variant)), 'utf8'),
-        text,
-        `${variant}: regenerate with npm run bench`,
-      );
-      assert.equal(text.match(/^type Post /gm)?.length, 1, `${variant} declares Post once`);
+  it('the lookup peers answer each key: one call per lookup, or one call for the keys of concurrent requests', async () => {
+    const perRequest = await startRole('lookup-per-request', { backendUrl: pool.url });
+    const dataLoader = await startRole('lookup-dataloader', { backendUrl: pool.url });
+    try {
+      const probes = (['a', 'b'] as const).map((w) => ({ request: lookupRequest(w, 77), expected: LOOKUP_WORKLOADS[w].answer(77) }));
+      const bodies = [lookupBytes('a', 77), lookupBytes('b', 77)];
+      assert.deepEqual(await verifyServer(perRequest.url, pool.url, probes), { ok: true, bodies, subrequests: [1, 2] });
+      const keys = Array.from({ length: 20 }, (_, i) => 100 + i * 37);
+      await Promise.all(keys.map((k) => queryOnce(dataLoader.url, lookupRequest('a', k)))); // opens the connections
+      const calls = await backendRequestCount(pool.url);
+      const answers = await Promise.all(keys.map((k) => queryOnce(dataLoader.url, lookupRequest('b', k))));
+      assert.deepEqual(answers.map((a) => a.body).join('\n'), keys.map((k) => lookupBytes('b', k)).join('\n'));
+      const made = (await backendRequestCount(pool.url)) - calls;
+      assert.ok(made >= 2 && made <= 20, `20 concurrent requests (40 lookups) cost ${made} backend calls`);
+    } finally {
+      await dataLoader.close();
+      await perRequest.close();
     }
-    assert.doesNotMatch(rendered.get('no-batch') ?? '', /@batch/);
-    assert.match(rendered.get('batch') ?? '', /@batch/);
-    assert.doesNotMatch(rendered.get('batch') ?? '', /@cache/);
-    assert.match(rendered.get('batch-cache') ?? '', /@cache\(ttl: 300\)/);
+  });
+
+  it('wrk checks every answer against its own key: a server that swaps keys is counted wrong', async (t) => {
+    try {
+      checkWrk();
+    } catch (error) {
+      assert.match((error as Error).message, /apt-get install -y wrk/);
+      return t.diagnostic('wrk is not installed: asserted the instruction instead');
+    }
+    const exchanges = [1, 2, 3, 4].map((k) => ({ request: lookupRequest('a', k), expected: lookupBytes('a', k) }));
+    let n = 0;
+    const swapping = await listen(
+      createServer((req, res) => {
+        void readBody(req).then((body) => {
+          const key = Number((JSON.parse(body) as { variables: { id: string } }).variables.id);
+          res.end(lookupBytes('a', n++ % 5 === 4 ? (key % 4) + 1 : key));
+        });
+      }),
+      0,
+      '/graphql',
+    );
+    const perRequest = await startRole('lookup-per-request', { backendUrl: pool.url });
+    try {
+      const right = await runWrk(perRequest.url, 4, 1, exchanges);
+      assert.ok(right.responses > 20 && right.wrong === 0, JSON.stringify(right));
+      const swapped = await runWrk(swapping.url, 4, 1, exchanges);
+      assert.ok(swapped.wrong >= swapped.responses / 6 && swapped.wrong <= swapped.responses / 4, JSON.stringify(swapped));
+      assert.match(swapped.wrongSample ?? '', /^200 \{"data":\{"user"/);
+    } finally {
+      await perRequest.close();
+      await swapping.close();
+    }
+  });
+
+  it('a gqlgw row whose config this build rejects is reported with the problem, and an accepted one is run', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-guard-'));
+    const sources = '[sources.posts]\nurl = "http://127.0.0.1:1"\n[sources.users]\nurl = "http://127.0.0.1:1"\n';
+    writeFileSync(
+      join(dir, 'x.toml'),
+      `[gateway]\nschema = ["${join(BENCH_SRC_DIR, 'variants/batch.graphqls')}"]\nno_such_key = 1\n${sources}`,
+    );
+    const row = { ...ROWS.find((r) => r.id === 'gqlgw-batch')!, config: join(dir, 'x') };
+    assert.match(unsupportedBy(row) ?? '', /no_such_key/);
+    assert.equal(unsupportedBy(ROWS.find((r) => r.id === 'gqlgw-batch')!), undefined);
+    assert.equal(unsupportedBy(ROWS.find((r) => r.id === 'lookup-dataloader')!), undefined, 'peers need no check');
+  });
+
+  it('the noise flag marks a reading over 1.25 × the usual time of its core', () => {
+    const noise = new NoiseCheck();
+    assert.equal(noise.observe([10, 20]), false);
+    assert.equal(noise.observe([10.5, 20]), false);
+    assert.equal(noise.observe([13, 20]), true, 'server core slowed');
+    assert.equal(noise.observe([10, 26]), true, 'load core slowed');
+    assert.equal(noise.observe([12, 24]), false, 'within 1.25 ×');
   });
 });
