@@ -31,6 +31,7 @@ import { compileFieldDirectives } from '../../directives/field.js';
 import { compileInvalidations } from '../../directives/invalidate.js';
 import { compileTypeFrom, fromSteps } from '../../directives/from.js';
 import { dottedReader } from '../../directives/dotted.js';
+import { sourceBase } from '../../directives/url-link.js';
 import type { DirectiveUse, FieldContext } from '../../directives/context.js';
 import type { Problem } from '../../directives/problem.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -169,6 +170,8 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           method: compiled.request?.method ?? 'GET',
           body: compiled.request?.body,
           emptyIsTrue: getNullableType(field.type) === GraphQLBoolean,
+          link: compiled.fetch.url ? sourceBase(config.sources.get(compiled.fetch.source)!.url) : undefined,
+          response: compiled.fetch.response,
           invalidates: invalidates.map((inv) => ({
             source: config.sources.get(inv.source)!,
             path: inv.path,

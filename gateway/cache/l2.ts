@@ -10,7 +10,7 @@ const NO_OPTIONS: { status?: LRUCache.Status<string, CacheEntry> } = {};
 
 /**
  * L2: the process's own LRU of cache entries (entry.ts), by cache key. An entry is kept until its
- * own `staleUntil`, whichever tier it came from, so a value copied from memcached keeps its age.
+ * own `keepUntil` (its `staleUntil`, later for one kept for revalidation), whichever tier it came from, so a value copied from memcached keeps its age.
  * `maxEntries` 0 turns it off. Entries are shared between requests and must never be mutated.
  */
 export class L2Cache {
@@ -27,7 +27,7 @@ export class L2Cache {
     return this.maxEntries > 0;
   }
 
-  /** The entry, or undefined when there is none or it is past its `staleUntil` at `now` (then it is dropped). */
+  /** The entry, or undefined when there is none or it is past its keeping time (entry.ts keepMs) at `now` (then it is dropped). */
   get(key: string, now: number): CacheEntry | undefined {
     const lru = this.lru;
     if (!lru) return undefined;
@@ -38,7 +38,7 @@ export class L2Cache {
     return undefined;
   }
 
-  /** Stores the entry until its `staleUntil`; one already past it is not stored. */
+  /** Stores the entry until its keeping time (entry.ts keepMs); one already past it is not stored. */
   set(key: string, entry: CacheEntry, now: number): void {
     if (this.maxEntries <= 0 || keepMs(entry, now) <= 0) return;
     // No ttl in the LRU: an entry carries its own times, and get() judges them with the round's

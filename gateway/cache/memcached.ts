@@ -20,7 +20,7 @@ import type { MemcachedTier } from './tier.js';
  *   returned. It never rejects.
  * - setMany returns at once and never throws: the entries are encoded synchronously, values whose
  *   JSON exceeds `maxValueBytes` and entries already past their `staleUntil` are dropped, each is
- *   kept until its `staleUntil` (whole seconds, rounded up), and the writes go out in the
+ *   kept until its keeping time (entry.ts keepMs; whole seconds, rounded up), and the writes go out in the
  *   background under the same deadline. Their failures are counted, never surfaced.
  * - deleteMany sends every delete of the call at once under the same deadline and resolves when
  *   all answered (a key that was not there counts as deleted) or the deadline passed: true when

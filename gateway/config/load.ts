@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
+import { PACKAGE_VERSION } from './version.js';
 import type { CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
 import { readPersistedDocuments } from './persisted-documents.js';
 import { GatewayConfigError, type Diagnostic } from './diagnostics.js';
@@ -122,6 +123,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
       maxQueued: s.int('max_queued', DEFAULTS.maxQueued, 0, 1_000_000),
       coalesce: s.bool('coalesce', true),
       headers: sourceHeaders(s, name, forwardHeaders),
+      ...restSourceKeys(s, name),
     });
     s.finish();
   }
@@ -268,4 +270,15 @@ function sourceHeaders(s: TableReader, source: string, forwarded: readonly strin
     else out[lower] = value;
   }
   return Object.freeze(out);
+}
+
+/** `[sources.X]` follow_redirects, revalidate and user_agent (SPEC.md "gateway.toml", *new*). */
+function restSourceKeys(s: TableReader, source: string): Pick<SourceConfig, 'followRedirects' | 'revalidate' | 'userAgent'> {
+  const userAgent = s.string('user_agent', `gqlgw/${PACKAGE_VERSION}`);
+  if (/[\r\n\0]/.test(userAgent)) s.problem('user_agent', `sources.${source}.user_agent must not contain line breaks`);
+  return {
+    followRedirects: s.int('follow_redirects', 3, 0, 20),
+    revalidate: s.bool('revalidate', true),
+    userAgent,
+  };
 }

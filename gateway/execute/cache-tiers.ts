@@ -1,7 +1,6 @@
 import { entryState, missingEntry, valueEntry, type CacheEntry } from '../cache/entry.js';
 import type { L2Cache } from '../cache/l2.js';
 import type { MemcachedTier } from '../cache/tier.js';
-import type { UpstreamOutcome } from '../upstream/outcome.js';
 import type { MemoEntry } from './state.js';
 import type { RoundTally } from './tally.js';
 
@@ -10,8 +9,6 @@ export interface CacheTiers {
   readonly l2: L2Cache;
   readonly memcached: MemcachedTier | undefined;
 }
-
-const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
 
 /**
  * Answers a round's new @cache lookups from L2, then asks memcached for every L2 miss at once
@@ -80,10 +77,12 @@ function answerFrom(entry: CacheEntry | undefined, m: MemoEntry, reading: Readin
   if (entry === undefined) return false;
   const { tally, stale } = reading;
   const state = entryState(entry, reading.now);
+  // Kept with its validators: its refetch revalidates it (execute/revalidate.ts).
+  if (entry.validators && m.fetch.source.revalidate) m.revalidate = entry;
   if (state === 'expired') return false;
   const source = m.fetch.source.name;
   if (entry.missing) {
-    m.outcome = NOT_FOUND;
+    m.outcome = { kind: 'not-found', detail: `GET ${m.path} → 404 (remembered by @cache(missing))` };
     tally.lookupEvent(m.coordinate, source, 'missing-served');
   } else {
     m.outcome = { kind: 'ok', body: entry.value };
@@ -109,7 +108,7 @@ export function fillCaches(memos: readonly MemoEntry[], tiers: CacheTiers): void
     if (!cache || outcome === undefined) continue;
     let entry: CacheEntry | undefined;
     if (outcome.kind === 'ok') {
-      if (outcome.body !== null && outcome.body !== undefined) entry = valueEntry(outcome.body, cache, now);
+      if (outcome.body !== null && outcome.body !== undefined) entry = valueEntry(outcome.body, cache, now, outcome.validators);
     } else if (outcome.kind === 'not-found') {
       entry = missingEntry(cache, now);
     }

@@ -3,6 +3,7 @@ import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry, PlanSelection } from '../plan/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { renderFetchBody } from './body.js';
+import { refusedOutcome, resolveFetchPath } from './fetch-path.js';
 import { argsOf, NULL_SLOT, selected, sendSubrequest, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
 import { runRounds } from './run-rounds.js';
 import { lookupKey, type HeaderForwarder, type OutcomeSlot } from './state.js';
@@ -88,8 +89,9 @@ async function sendMutation(
 ): Promise<{ outcome: UpstreamOutcome; args: Readonly<Record<string, unknown>>; sent: boolean }> {
   const fetch = entry.blueprint.fetch!;
   const args = argsOf(entry, state);
-  const path = resolvePathTemplate(fetch.template, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY });
+  const path = resolveFetchPath(fetch, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY });
   if (path === null) return { outcome: NULL_VALUE, args, sent: false };
+  if (typeof path !== 'string') return { outcome: refusedOutcome(path, entry.blueprint.coordinate, fetch.source.name), args, sent: false };
   if (state.stats.subrequests + 1 > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
   state.stats.rounds++;
   const source = fetch.source.name;
@@ -134,7 +136,7 @@ async function invalidate(
   const keys = new Set<string>();
   for (const inv of fetch.invalidates) {
     const path = resolvePathTemplate(inv.template, { parent: scope.result, args: scope.args, keys: undefined, key: NO_KEY });
-    if (path === null) continue;
+    if (typeof path !== 'string') continue; // null or refused: names no entry
     const callers = [state.forwarder.for(inv.source).keySuffix, deps.anonymous.for(inv.source).keySuffix];
     for (const select of inv.selectSuffixes) for (const caller of callers) keys.add(lookupKey(inv.source.name, path, select + caller));
   }

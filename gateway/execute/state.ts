@@ -4,6 +4,7 @@ import type { SourceConfig } from '../config/types.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import { NO_HEADERS } from '../upstream/client.js';
 import type { SharedCall } from './coalesce.js';
+import type { CacheEntry } from '../cache/entry.js';
 
 /**
  * One subrequest-to-be of a request, identified by its memo key `{source}:{path}` (plus a hash of
@@ -29,6 +30,11 @@ export interface MemoEntry {
   call: SharedCall | undefined;
   /** Set when the entry waits for another request's call: the entry whose outcome it takes. */
   leader: MemoEntry | undefined;
+  /**
+   * The expired (or stale-served) cache entry with validators this lookup's refetch revalidates
+   * (`revalidate = true`; execute/revalidate.ts); undefined for a plain fetch.
+   */
+  revalidate: CacheEntry | undefined;
 }
 
 /**

@@ -43,6 +43,8 @@ export interface MetricSet {
   readonly httpRequests: HotCounter<'status' | 'code'>;
   readonly fastPath: HotCounter;
   readonly documentsParsed: HotCounter;
+  readonly revalidations: HotCounter<'coordinate' | 'source' | 'result'>;
+  readonly redirects: HotCounter<'coordinate' | 'source' | 'result'>;
 }
 
 /** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
@@ -165,6 +167,18 @@ export function defineMetrics(registry: Registry): MetricSet {
     documentsParsed: new HotCounter({
       name: 'gqlgw_documents_parsed_total',
       help: 'GraphQL document texts parsed and validated (document cache misses); both entrances share one cache.',
+      registers,
+    }),
+    revalidations: new HotCounter({
+      name: 'gqlgw_cache_revalidations_total',
+      help: 'Conditional refetches (If-None-Match / If-Modified-Since) of expired or stale cache entries, background refreshes included; result is "not_modified" (a 304 renewed the entry) or "modified".',
+      labelNames: ['coordinate', 'source', 'result'],
+      registers,
+    }),
+    redirects: new HotCounter({
+      name: 'gqlgw_upstream_redirects_total',
+      help: 'Redirects sources answered to GETs; result is "followed" (same origin and base path, within follow_redirects) or "refused" (an UPSTREAM_HTTP_ERROR with its status).',
+      labelNames: ['coordinate', 'source', 'result'],
       registers,
     }),
   };
