@@ -6,9 +6,10 @@ import type { CacheEntry } from './entry.js';
  *   gqlgw2 <freshUntil> <staleUntil> <v|m>\n<JSON of the value>
  *   gqlgw3 <freshUntil> <staleUntil> <keepUntil> <v|m>\n<JSON of the validators>\n<JSON of the value>
  *
- * `gqlgw3` is written only for an entry with validators (revalidate; `{"etag": …, "lastModified":
- * …}`, kept until keepUntil), `gqlgw2` for every other, so gateways of the previous release still
- * read what they can use; both are read.
+ * `gqlgw3` is written only for an entry with validators (revalidate) or a generation
+ * (`@invalidate(prefix: true)`), its second line `{"etag": …, "lastModified": …, "gen": …}`;
+ * `gqlgw2` for every other, so gateways of the previous release still read what they can use;
+ * both are read.
  * times in milliseconds since the Unix epoch, `v` for a value, `m` for a remembered miss (whose JSON
  * is `null`). The marker carries a format version, so bytes written by anything else are recognised
  * as garbage and treated as a miss rather than served. Entries of the previous format (`gqlgw1\n`,
@@ -53,11 +54,14 @@ export function encodeCacheEntry(entry: CacheEntry): EncodedEntry | undefined {
   if (json === undefined) return undefined;
   const body = Buffer.from(json, 'utf8');
   const flag = entry.missing ? 'm' : 'v';
-  if (entry.validators) {
+  if (entry.validators || entry.generation !== undefined) {
     const keepUntil = Math.round(entry.keepUntil ?? entry.staleUntil);
     if (!(keepUntil >= staleUntil && Number.isSafeInteger(keepUntil))) return undefined;
-    const { etag, lastModified } = entry.validators;
-    const validators = JSON.stringify({ etag, lastModified });
+    const validators = JSON.stringify({
+      etag: entry.validators?.etag,
+      lastModified: entry.validators?.lastModified,
+      gen: entry.generation,
+    });
     const header = Buffer.from(`${MARKER3}${freshUntil} ${staleUntil} ${keepUntil} ${flag}\n${validators}\n`, 'utf8');
     return { bytes: Buffer.concat([header, body]), jsonBytes: body.length };
   }
@@ -117,11 +121,14 @@ function decodeWithValidators(buffer: Buffer): DecodedEntry {
   } catch {
     return GARBAGE;
   }
-  const v = validators as { etag?: unknown; lastModified?: unknown } | null;
+  const v = validators as { etag?: unknown; lastModified?: unknown; gen?: unknown } | null;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return GARBAGE;
   const etag = typeof v.etag === 'string' ? v.etag : undefined;
   const lastModified = typeof v.lastModified === 'string' ? v.lastModified : undefined;
-  if (etag === undefined && lastModified === undefined) return GARBAGE;
+  const generation = typeof v.gen === 'string' ? v.gen : undefined;
+  if (etag === undefined && lastModified === undefined && generation === undefined) return GARBAGE;
   if (missing && value !== null) return GARBAGE;
-  return { kind: 'entry', entry: { value, missing, freshUntil, staleUntil, validators: { etag, lastModified }, keepUntil } };
+  const entry: CacheEntry = { value, missing, freshUntil, staleUntil, keepUntil };
+  const withValidators = etag === undefined && lastModified === undefined ? entry : { ...entry, validators: { etag, lastModified } };
+  return { kind: 'entry', entry: generation === undefined ? withValidators : { ...withValidators, generation } };
 }

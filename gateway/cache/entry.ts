@@ -26,6 +26,11 @@ export interface CacheEntry {
   readonly validators?: Validators;
   /** Until when tiers keep the entry; `staleUntil` when absent. */
   readonly keepUntil?: number;
+  /**
+   * The generations of the invalidation prefixes its path has (`@invalidate(prefix: true)`), as
+   * they were when it was looked up; an entry whose generations are no longer current is a miss.
+   */
+  readonly generation?: string;
 }
 
 /** How long past its staleUntil an entry with validators is kept for revalidation: one ttl, at least this. */
@@ -62,4 +67,13 @@ export function missingEntry(cache: CompiledCache, now: number): CacheEntry | un
 /** Milliseconds a tier should still keep the entry at `now` (0 or less: drop it). */
 export function keepMs(entry: CacheEntry, now: number): number {
   return (entry.keepUntil ?? entry.staleUntil) - now;
+}
+
+/** How long a prefix's generation is kept (memcached's longest relative expiry, 30 days). */
+const GENERATION_KEEP_MS = 30 * 24 * 3600 * 1000;
+
+/** The entry holding a prefix's generation `token` (`@invalidate(prefix: true)`), written at `now`. */
+export function generationEntry(token: string, now: number): CacheEntry {
+  const until = now + GENERATION_KEEP_MS;
+  return { value: token, missing: false, freshUntil: until, staleUntil: until };
 }

@@ -6,6 +6,9 @@ import { keepMs, type CacheEntry } from './entry.js';
  * It writes its diagnostics `status` into it (an object only while something subscribes to its
  * channel), so that is cleared after each call and never carried over to the next key.
  */
+/** Prefixes whose generation a process remembers before it starts afresh (see L2Cache.generations). */
+const MAX_GENERATIONS = 100_000;
+
 const NO_OPTIONS: { status?: LRUCache.Status<string, CacheEntry> } = {};
 
 /**
@@ -21,7 +24,28 @@ export class L2Cache {
    */
   private lru: LRUCache<string, CacheEntry> | undefined;
 
+  /**
+   * This process's generations of invalidated prefixes (`@invalidate(prefix: true)`), by generation
+   * key (cache-key.ts). Bounded: when full, it is cleared together with every entry, which keeps
+   * every answer correct.
+   */
+  private readonly generations = new Map<string, string>();
+
   constructor(private readonly maxEntries: number) {}
+
+  /** The current generation of a prefix in this process; undefined when it was never invalidated here. */
+  generation(key: string): string | undefined {
+    return this.generations.get(key);
+  }
+
+  /** Renews (or learns from memcached) the generation of a prefix. */
+  setGeneration(key: string, value: string): void {
+    if (this.generations.size >= MAX_GENERATIONS && !this.generations.has(key)) {
+      this.generations.clear();
+      this.lru?.clear();
+    }
+    this.generations.set(key, value);
+  }
 
   get enabled(): boolean {
     return this.maxEntries > 0;

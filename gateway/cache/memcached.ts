@@ -69,6 +69,9 @@ class DiscardedConnection extends Error {
   }
 }
 
+/** What setMany returns when nothing went out. */
+const WRITTEN: Promise<void> = Promise.resolve();
+
 /** memcached reads expiry times above 30 days as Unix timestamps. */
 const MAX_RELATIVE_TTL_SECONDS = 60 * 60 * 24 * 30;
 
@@ -273,7 +276,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
 
     setMany(entries) {
       try {
-        if (closed || entries.length === 0) return;
+        if (closed || entries.length === 0) return WRITTEN;
         const writes: Array<{ key: string; bytes: Buffer; ttlSeconds: number }> = [];
         const now = Date.now();
         for (const { key, entry } of entries) {
@@ -284,14 +287,15 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
           if (!encoded || encoded.jsonBytes > config.maxValueBytes) continue;
           writes.push({ key: memcachedKey(config.keyPrefix, key), bytes: encoded.bytes, ttlSeconds });
         }
-        if (writes.length === 0) return;
+        if (writes.length === 0) return WRITTEN;
         if (!breaker.tryPass()) {
           emit(() => events.onSkip?.('set'));
-          return;
+          return WRITTEN;
         }
-        track(storeMany(writes)).catch(() => undefined);
+        return track(storeMany(writes)).catch(() => undefined);
       } catch {
         // a write is best effort: nothing may reach the response
+        return WRITTEN;
       }
     },
 

@@ -24,7 +24,8 @@ import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
 import { ResultStore } from './result-store.js';
-import { lookupKey, writeLookupKey, type HeaderForwarder, type MemoEntry, type OperationStats, type OutcomeSlot } from './state.js';
+import type { HeaderForwarder, MemoEntry, OperationStats, OutcomeSlot } from './state.js';
+import { lookupKey, writeLookupKey } from '../cache/cache-key.js';
 import { renderFetchBody } from './body.js';
 import { refusedOutcome, resolveFetchPath } from './fetch-path.js';
 import { conditionalHeaders, notModifiedJudge, revalidationResult } from './revalidate.js';
@@ -261,6 +262,8 @@ class RoundLookups {
       call: undefined,
       leader: undefined,
       revalidate: undefined,
+      genKeys: undefined,
+      generation: undefined,
     };
     // A new entry's lookup was not claimed before: that claim would have made the entry.
     if (parent !== undefined) this.claim(entry, parent, memo, true);

@@ -35,23 +35,10 @@ export interface MemoEntry {
    * (`revalidate = true`; execute/revalidate.ts); undefined for a plain fetch.
    */
   revalidate: CacheEntry | undefined;
-}
-
-/**
- * The memo and cache key of a single fetch: `{source}:{path}` and the forwarded-headers suffix
- * (SPEC.md "@cache"). A read with another method than GET (never cached) is keyed by its method
- * and body too, so only identical requests are deduped. @invalidate builds the keys it deletes
- * here as well, so they are exactly the keys reads fill.
- */
-export function lookupKey(source: string, path: string, keySuffix: string): string {
-  return `${source}:${path}${keySuffix}`;
-}
-
-export function writeLookupKey(
-  request: { readonly source: string; readonly method: string; readonly path: string; readonly body: string | undefined },
-  keySuffix: string,
-): string {
-  return `${request.source}:${request.method} ${request.path} ${request.body ?? ''}${keySuffix}`;
+  /** The generation keys of the invalidation prefixes of `path` (a @cache field of a source with prefix rules). */
+  genKeys: readonly string[] | undefined;
+  /** Their generations when looked up: what an entry must carry to answer, and what a fill stamps. */
+  generation: string | undefined;
 }
 
 /** Forwarded headers of one source for this request, and the suffix that keeps cache keys apart. */
