@@ -86,9 +86,9 @@ export function compileFetch(use: DirectiveUse, ctx: FieldContext, problems: Pro
     problems.push({ message: `${at}: url "${url}" reads a list; a URL is one string`, node: use.node });
     ok = false;
   }
-  return ok
-    ? { source, template: bound.template, select: select ?? undefined, lists: bound.lists, url: url !== undefined, response }
-    : undefined;
+  // A url: template reads as written (`{parent.commentsUrl}`) in `gqlgw plan` and reload's key prefix.
+  const template = url === undefined ? bound.template : { ...bound.template, text: url };
+  return ok ? { source, template, select: select ?? undefined, lists: bound.lists, url: url !== undefined, response } : undefined;
 }
 
 /**
