@@ -18,7 +18,8 @@
  *   whose value is a list is repeated once per element (`id=1&id=2`).
  * Optional parts (SPEC.md "@fetch", *new*): `[`…`]` in the path or in a query value is left out
  * when a placeholder inside it is null (or an empty list); `[[` and `]]` are literal brackets. An
- * optional part holds at least one placeholder; groups may nest.
+ * optional part holds at least one placeholder; groups may nest. A parameter whose value is only
+ * optional parts (`q=[a:{args.a}][b:{args.b}]`) is left out when all of them are.
  * Segments: a placeholder value that makes a whole path segment `.`, `..` or empty is never sent
  * (a normalising server would read another path): the resolution is a PathRefusal instead, saying
  * whether an argument or data made it.
@@ -53,6 +54,8 @@ export interface QueryParam {
   readonly parts: readonly TemplatePart[];
   /** Set when the parameter's whole value is one placeholder (`name=` then it): what `repeat` repeats. */
   readonly whole: { readonly prefix: string; readonly placeholder: Placeholder } | undefined;
+  /** The value is made only of optional parts: when all are left out, so is the parameter. */
+  readonly allOptional: boolean;
 }
 
 export interface PathTemplate {
@@ -93,11 +96,17 @@ export function compilePathTemplate(text: string, options: CompileOptions = {}):
       if (brace >= 0 && (eq < 0 || brace < eq)) {
         return { ok: false, error: `placeholder in a query parameter name at offset ${offset + brace}` };
       }
-      query.push({ parts, whole: wholeValue(parts) });
+      query.push({ parts, whole: wholeValue(parts), allOptional: allOptional(parts) });
       offset += param.length + 1;
     }
   }
   return { ok: true, template: { text, path, query, placeholders, repeat: options.repeat === true } };
+}
+
+/** `name=[…][…]`: a name, then nothing but optional parts. */
+function allOptional(parts: readonly TemplatePart[]): boolean {
+  const [first, ...rest] = parts;
+  return first?.kind === 'text' && first.text.endsWith('=') && rest.length > 0 && rest.every((p) => p.kind === 'optional');
 }
 
 function wholeValue(parts: readonly TemplatePart[]): QueryParam['whole'] {
@@ -123,6 +132,7 @@ export function bindPlaceholders(template: PathTemplate, bind: (p: Placeholder) 
     query: template.query.map((param) => ({
       parts: param.parts.map(part),
       whole: param.whole && { prefix: param.whole.prefix, placeholder: bound.get(param.whole.placeholder)! },
+      allOptional: param.allOptional,
     })),
     placeholders: template.placeholders.map((p) => bound.get(p)!),
   };
@@ -279,7 +289,7 @@ export function resolvePathTemplate(template: PathTemplate, input: TemplateInput
       }
     }
     const piece = renderParts(param.parts, input, '', false);
-    if (piece === null || piece === '') continue;
+    if (piece === null || piece === '' || (param.allOptional && piece === (param.parts[0] as { text: string }).text)) continue;
     out += sep + piece;
     sep = '&';
   }
