@@ -83,8 +83,7 @@ export function decodeCacheEntry(bytes: Uint8Array): DecodedEntry {
     return decodeWithValidators(buffer);
   if (buffer.length < MARKER_BYTES.length || !MARKER_BYTES.equals(buffer.subarray(0, MARKER_BYTES.length))) return GARBAGE;
   const end = buffer.indexOf(NEWLINE);
-  if (end < 0 || end > MAX_HEADER_BYTES) return GARBAGE;
-  const header = HEADER.exec(buffer.toString('latin1', 0, end));
+  const header = headerLine(buffer, end, HEADER);
   if (!header) return GARBAGE;
   const freshUntil = Number(header[1]);
   const staleUntil = Number(header[2]);
@@ -100,11 +99,16 @@ export function decodeCacheEntry(bytes: Uint8Array): DecodedEntry {
   return { kind: 'entry', entry: { value, missing, freshUntil, staleUntil } };
 }
 
+/** The first line (ending at `end`) read by `form`; null when it is missing, too long or malformed. */
+function headerLine(buffer: Buffer, end: number, form: RegExp): RegExpExecArray | null {
+  if (end < 0 || end > MAX_HEADER_BYTES) return null;
+  return form.exec(buffer.toString('latin1', 0, end));
+}
+
 /** Decodes a `gqlgw3` entry (with validators); `garbage` when any part is malformed. */
 function decodeWithValidators(buffer: Buffer): DecodedEntry {
   const end = buffer.indexOf(NEWLINE);
-  if (end < 0 || end > MAX_HEADER_BYTES) return GARBAGE;
-  const header = HEADER3.exec(buffer.toString('latin1', 0, end));
+  const header = headerLine(buffer, end, HEADER3);
   if (!header) return GARBAGE;
   const freshUntil = Number(header[1]);
   const staleUntil = Number(header[2]);
