@@ -15,6 +15,14 @@ export function lookupKey(source: string, path: string, keySuffix: string): stri
 }
 
 /**
+ * The key suffix of a caller's forwarded header values (`forward_headers`): `#h=` and a hash of the
+ * (name, value or null) pairs, so callers with other values never share an entry.
+ */
+export function forwardedKeySuffix(pairs: ReadonlyArray<readonly [string, string | null]>): string {
+  return `#h=${createHash('sha256').update(JSON.stringify(pairs)).digest('base64url').slice(0, 32)}`;
+}
+
+/**
  * The memo key of a read with another method than GET (never cached): keyed by its method and
  * body too, so only identical requests are deduped.
  */

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { SourceConfig } from '../config/types.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import { NO_HEADERS } from '../upstream/client.js';
 import type { SharedCall } from './coalesce.js';
 import type { CacheEntry } from '../cache/entry.js';
+import { forwardedKeySuffix } from '../cache/cache-key.js';
 
 /**
  * One subrequest-to-be of a request, identified by its memo key `{source}:{path}` (plus a hash of
@@ -80,8 +80,7 @@ export class HeaderForwarder {
         pairs.push([name, v ?? null]);
         if (v !== null && v !== undefined) headers[name] = v;
       }
-      const hash = createHash('sha256').update(JSON.stringify(pairs)).digest('base64url').slice(0, 32);
-      f = { headers, keySuffix: `#h=${hash}` };
+      f = { headers, keySuffix: forwardedKeySuffix(pairs) };
       this.cache.set(source.name, f);
     }
     return f;
