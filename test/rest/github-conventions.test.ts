@@ -24,6 +24,11 @@ type Query {
   issue(owner: String!, repo: String!, number: Int!): Issue @fetch(source: "gh", path: "/repos/{args.owner}/{args.repo}/issues/{args.number}")
   page(url: String): CommentPage @fetch(source: "gh", url: "{args.url}", response: true)
   other: Repo @fetch(source: "other", path: "/repos/o/r")
+  cachedPage(url: String): CommentPage @fetch(source: "gh", url: "{args.url}", response: true) @cache(ttl: 60)
+  cachedComments(n: Int!): CommentPage @fetch(source: "gh", path: "/repos/o/r/issues/{args.n}/comments", response: true) @cache(ttl: 60)
+}
+type Mutation {
+  rename(name: String!): Repo @fetch(source: "gh", method: "PATCH", path: "/repos/o/{args.name}", body: """{"name": {args.name}}""")
 }
 type SearchResult { total: Int @from(key: "total_count") items: [Issue] }
 type User { login: String }
@@ -81,6 +86,7 @@ describe('GitHub-class conventions', () => {
         }
         return { json: { name: params.name, owner: { login: params.name === 'dots' ? '..' : params.owner } } };
       },
+      'PATCH /api/v3/repos/o/:name': () => ({ status: 307, json: {}, headers: { location: `${gh.url}/api/v3/repositories/42` } }),
       'GET /api/v3/repositories/:id': () => ({ json: { name: 'new-name', owner: { login: 'octocat' } } }),
       'GET /api/v3/orgs/:owner/repos': ({ params }) => ({ json: [{ name: `${params.owner}-all` }] }),
       'GET /api/v3/orgs/:owner/:name/repos': ({ params }) => ({ json: [{ name: `${params.owner}-${params.name}` }] }),
@@ -259,6 +265,22 @@ describe('GitHub-class conventions', () => {
     assert.deepEqual(lines(elsewhere), []);
     const metrics = (await gw.get('/metrics')).text;
     assert.ok(metricValue(metrics, 'gqlgw_upstream_redirects_total', { coordinate: 'Query.repo', source: 'gh', result: 'refused' }) >= 2);
+  });
+
+  test('a mutation never follows a redirect: UPSTREAM_HTTP_ERROR with its status, one request', async () => {
+    const res = await gw.query('mutation { rename(name: "x") { name } }');
+    assert.equal(errorAt(res.body, ['rename']).extensions?.status, 307);
+    assert.deepEqual(lines(gh), ['PATCH /api/v3/repos/o/x']);
+  });
+
+  test('a url: is cached under the path after the base: the same resource by path: is answered from the cache', async () => {
+    const url = `${gh.url}/api/v3/repos/o/r/issues/3/comments`;
+    const first = await gw.query(`{ cachedPage(url: ${JSON.stringify(url)}) { total items { id } } }`);
+    assert.deepEqual(first.body.data, { cachedPage: { total: 2, items: [{ id: '3-1' }] } });
+    const second = await gw.query('{ cachedComments(n: 3) { total items { id } } }');
+    assert.deepEqual(second.body.data, { cachedComments: { total: 2, items: [{ id: '3-1' }] } });
+    assert.deepEqual(lines(gh), ['GET /api/v3/repos/o/r/issues/3/comments']);
+    assert.equal(debugCounts(second).subrequests, 0);
   });
 
   test("User-Agent: gqlgw/VERSION by default, the source's user_agent when set", async () => {
