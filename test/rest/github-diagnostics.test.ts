@@ -7,7 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parse } from 'graphql';
 import { loadConfig } from '../../gateway/config/load.js';
+import { buildBlueprint } from '../../gateway/blueprint/build.js';
+import { buildPlan } from '../../gateway/plan/build.js';
+import { printPlan } from '../../gateway/plan/print.js';
 import { GatewayConfigError } from '../../gateway/config/diagnostics.js';
 import { writeGatewayFiles } from '../support/gateway.js';
 import { schemaProblems } from '../support/schema-problems.js';
@@ -95,5 +99,24 @@ test('config: follow_redirects, revalidate and user_agent have their defaults an
     );
   } finally {
     await bad.cleanup();
+  }
+});
+
+test('gqlgw plan shows a url: fetch and a whole response', async () => {
+  const files = await writeGatewayFiles({
+    schemas: {
+      's.graphqls': `type Query { issue: Issue @fetch(source: "gh", path: "/issue") }
+type Issue { commentsUrl: String @from(key: "comments_url") comments: Page @fetch(source: "gh", url: "{parent.commentsUrl}", response: true) }
+type Page { next: String @from(path: "headers.link.next") }`,
+    },
+    sources: { gh: { url: 'http://127.0.0.1:1' } },
+  });
+  try {
+    const blueprint = buildBlueprint(loadConfig(files.configPath));
+    const plan = buildPlan(blueprint, parse('{ issue { comments { next } } }'));
+    assert.ok(plan);
+    assert.match(printPlan(plan), /issue\.comments {2}Issue\.comments {2}fetch gh url \{parent\.commentsUrl\} \(whole response\)\n/);
+  } finally {
+    await files.cleanup();
   }
 });
