@@ -7,11 +7,13 @@ export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
 directive @from(key: String, path: String) on FIELD_DEFINITION | UNION | INTERFACE
 directive @fetch(
   source: String!
-  path: String!
+  path: String
+  url: String
   method: String = "GET"
   body: String
   select: String
   repeat: Boolean = false
+  response: Boolean = false
 ) on FIELD_DEFINITION
 directive @batch(
   path: String!
@@ -23,6 +25,6 @@ directive @batch(
   repeat: Boolean = false
 ) on FIELD_DEFINITION
 directive @cache(ttl: Int!, stale: Int = 0, missing: Int = 0) on FIELD_DEFINITION
-directive @invalidate(source: String!, path: String!) repeatable on FIELD_DEFINITION
+directive @invalidate(source: String!, path: String!, prefix: Boolean = false) repeatable on FIELD_DEFINITION
 directive @auth(scopes: [String!] = []) on FIELD_DEFINITION | OBJECT
 `;

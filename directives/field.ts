@@ -42,6 +42,12 @@ export function compileFieldDirectives(
   // A Mutation field's @batch is refused as a whole (checkRequestNeighbours), not checked further.
   const batch =
     batchUse && !ctx.isMutation ? compileBatch(batchUse, { fetch, hasFetch: fetchUse !== undefined }, ctx, problems) : undefined;
+  if (batchUse && (fetch?.url || fetch?.response)) {
+    problems.push({
+      message: `@batch on ${ctx.coordinate}: a @fetch with ${fetch.url ? 'url:' : 'response: true'} is one request per value and is never batched; remove @batch`,
+      node: batchUse.node,
+    });
+  }
   const cache = cacheUse ? compileCache(cacheUse, fetchUse !== undefined, ctx, problems) : undefined;
   const request = fetchUse ? compileRequest(fetchUse, ctx, problems) : undefined;
   checkRequestNeighbours(request, { batch: batchUse, cache: cacheUse }, ctx, problems);

@@ -14,6 +14,8 @@ export interface CompiledInvalidate {
    * path resolves exactly like the @fetch path whose entry it names.
    */
   readonly template: PathTemplate;
+  /** `prefix: true`: every entry of the source whose path starts with the resolved path (directives/prefix-rule.ts). */
+  readonly prefix: boolean;
 }
 
 const RESULT = /\{result\./g;
@@ -84,7 +86,14 @@ export function compileInvalidations(
     }
     for (const message of bound?.messages ?? []) problems.push({ message: asResult(message), node: use.node });
     const template = bound?.template ?? compiled.template;
-    if (problems.length === before) out.push({ source, path, template });
+    const prefix = use.args.prefix === true;
+    if (prefix && (compiled.template.query.length > 0 || compiled.template.path.some((p) => p.kind === 'optional'))) {
+      problems.push({
+        message: `${at}: a prefix is a path of whole segments, without "?" or optional [ ] parts, such as path: "/repos/{args.owner}/{args.repo}/issues/{args.number}/comments", prefix: true`,
+        node: use.node,
+      });
+    }
+    if (problems.length === before) out.push({ source, path, template, prefix });
   }
   return out;
 }

@@ -17,6 +17,13 @@
  * - in a query parameter, a null or an empty list leaves that parameter out;
  * - with `repeat: true`, a query parameter whose whole value is one placeholder (`id={keys}`) and
  *   whose value is a list is repeated once per element (`id=1&id=2`).
+ * Optional parts (SPEC.md "@fetch", *new*): `[`…`]` in the path or in a query value is left out
+ * when a placeholder inside it is null (or an empty list); `[[` and `]]` are literal brackets. An
+ * optional part holds at least one placeholder; groups may nest. A parameter whose value is only
+ * optional parts (`q=[a:{args.a}][b:{args.b}]`) is left out when all of them are.
+ * Segments: a placeholder value that makes a whole path segment `.`, `..` or empty is never sent
+ * (a normalising server would read another path): the resolution is a PathRefusal instead, saying
+ * whether an argument or data made it.
  * Pure: no I/O, no knowledge of the gateway.
  */
 
@@ -37,13 +44,19 @@ export type Placeholder =
     }
   | { readonly kind: 'keys' };
 
-export type TemplatePart = { readonly kind: 'text'; readonly text: string } | Placeholder;
+export type TemplatePart =
+  | { readonly kind: 'text'; readonly text: string }
+  | Placeholder
+  /** `[`…`]`: left out when a placeholder inside is null. */
+  | { readonly kind: 'optional'; readonly parts: readonly TemplatePart[] };
 
 export interface QueryParam {
   /** The literal `name=` prefix and the placeholders of the value (or the whole literal when the parameter has no `=`). */
   readonly parts: readonly TemplatePart[];
   /** Set when the parameter's whole value is one placeholder (`name=` then it): what `repeat` repeats. */
   readonly whole: { readonly prefix: string; readonly placeholder: Placeholder } | undefined;
+  /** The value is made only of optional parts: when all are left out, so is the parameter. */
+  readonly allOptional: boolean;
 }
 
 export interface PathTemplate {
@@ -84,18 +97,24 @@ export function compilePathTemplate(text: string, options: CompileOptions = {}):
       if (brace >= 0 && (eq < 0 || brace < eq)) {
         return { ok: false, error: `placeholder in a query parameter name at offset ${offset + brace}` };
       }
-      query.push({ parts, whole: wholeValue(parts) });
+      query.push({ parts, whole: wholeValue(parts), allOptional: allOptional(parts) });
       offset += param.length + 1;
     }
   }
   return { ok: true, template: { text, path, query, placeholders, repeat: options.repeat === true } };
 }
 
+/** `name=[…][…]`: a name, then nothing but optional parts. */
+function allOptional(parts: readonly TemplatePart[]): boolean {
+  const [first, ...rest] = parts;
+  return first?.kind === 'text' && first.text.endsWith('=') && rest.length > 0 && rest.every((p) => p.kind === 'optional');
+}
+
 function wholeValue(parts: readonly TemplatePart[]): QueryParam['whole'] {
   if (parts.length !== 2) return undefined;
   const [first, second] = parts as [TemplatePart, TemplatePart];
   if (first.kind !== 'text' || !first.text.endsWith('=') || first.text.indexOf('=') !== first.text.length - 1) return undefined;
-  if (second.kind === 'text') return undefined;
+  if (second.kind === 'text' || second.kind === 'optional') return undefined;
   return { prefix: first.text, placeholder: second };
 }
 
@@ -106,40 +125,81 @@ function wholeValue(parts: readonly TemplatePart[]): QueryParam['whole'] {
 export function bindPlaceholders(template: PathTemplate, bind: (p: Placeholder) => Placeholder): PathTemplate {
   const bound = new Map<Placeholder, Placeholder>();
   for (const p of template.placeholders) bound.set(p, p.kind === 'keys' ? p : bind(p));
-  const part = (t: TemplatePart): TemplatePart => (t.kind === 'text' ? t : bound.get(t)!);
+  const part = (t: TemplatePart): TemplatePart =>
+    t.kind === 'text' ? t : t.kind === 'optional' ? { kind: 'optional', parts: t.parts.map(part) } : bound.get(t)!;
   return {
     ...template,
     path: template.path.map(part),
     query: template.query.map((param) => ({
       parts: param.parts.map(part),
       whole: param.whole && { prefix: param.whole.prefix, placeholder: bound.get(param.whole.placeholder)! },
+      allOptional: param.allOptional,
     })),
     placeholders: template.placeholders.map((p) => bound.get(p)!),
   };
 }
 
+/**
+ * The parts of a path or of one query parameter: text, placeholders and `[`…`]` optional parts
+ * (`[[` / `]]` are literal brackets). `offset` places error messages in the whole template.
+ */
 function parseParts(text: string, offset: number, placeholders: Placeholder[]): TemplatePart[] | string {
-  const parts: TemplatePart[] = [];
+  const groups: TemplatePart[][] = [[]];
+  const opens: number[] = [];
+  let literal = '';
+  const flush = (): void => {
+    if (literal !== '') groups[groups.length - 1]!.push({ kind: 'text', text: literal });
+    literal = '';
+  };
   let i = 0;
   while (i < text.length) {
-    const open = text.indexOf('{', i);
-    const close = text.indexOf('}', i);
-    if (close >= 0 && (open < 0 || close < open)) return `unmatched "}" at offset ${offset + close}`;
-    if (open < 0) {
-      parts.push({ kind: 'text', text: text.slice(i) });
-      break;
+    const c = text[i]!;
+    if ((c === '[' || c === ']') && text[i + 1] === c) {
+      literal += c;
+      i += 2;
+      continue;
     }
-    if (open > i) parts.push({ kind: 'text', text: text.slice(i, open) });
-    const end = text.indexOf('}', open);
-    if (end < 0) return `unclosed "{" at offset ${offset + open}`;
-    const inner = text.slice(open + 1, end);
-    const placeholder = parsePlaceholder(inner);
-    if (typeof placeholder === 'string') return `${placeholder} at offset ${offset + open}`;
-    parts.push(placeholder);
+    if (c === '[') {
+      flush();
+      groups.push([]);
+      opens.push(i);
+      i++;
+      continue;
+    }
+    if (c === ']') {
+      const open = opens.pop();
+      if (open === undefined) return `unmatched "]" at offset ${offset + i} (write "]]" for a literal "]")`;
+      flush();
+      const parts = groups.pop()!;
+      if (!parts.some(holdsPlaceholder)) {
+        return `the optional part at offset ${offset + open} holds no placeholder; write "[[" and "]]" for literal brackets`;
+      }
+      groups[groups.length - 1]!.push({ kind: 'optional', parts });
+      i++;
+      continue;
+    }
+    if (c === '}') return `unmatched "}" at offset ${offset + i}`;
+    if (c !== '{') {
+      literal += c;
+      i++;
+      continue;
+    }
+    const end = text.indexOf('}', i);
+    if (end < 0) return `unclosed "{" at offset ${offset + i}`;
+    const placeholder = parsePlaceholder(text.slice(i + 1, end));
+    if (typeof placeholder === 'string') return `${placeholder} at offset ${offset + i}`;
+    flush();
+    groups[groups.length - 1]!.push(placeholder);
     placeholders.push(placeholder);
     i = end + 1;
   }
-  return parts;
+  if (opens.length > 0) return `unclosed "[" at offset ${offset + opens[opens.length - 1]!} (write "[[" for a literal "[")`;
+  flush();
+  return groups[0]!;
+}
+
+function holdsPlaceholder(part: TemplatePart): boolean {
+  return part.kind === 'optional' ? part.parts.some(holdsPlaceholder) : part.kind !== 'text';
 }
 
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
@@ -191,17 +251,36 @@ export function placeholderValue(p: Placeholder, input: TemplateInput): unknown 
   return readDotted(input.args, p.read);
 }
 
-/** Resolves a template to `path?query`, or null when a path-part placeholder is null or an empty list. */
-export function resolvePathTemplate(template: PathTemplate, input: TemplateInput): string | null {
-  let out = '';
-  for (const part of template.path) {
-    if (part.kind === 'text') {
-      out += part.text;
-      continue;
-    }
-    const piece = renderValue(placeholderValue(part, input));
-    if (piece === null) return null;
-    out += piece;
+/**
+ * Why a template resolved to no request although none of its path placeholders is null: a value
+ * would make a whole path segment `.`, `..` or empty. `from` says whose value it was: a field
+ * argument (`args`, the caller's mistake) or data (`parent` / `keys`, the upstream's).
+ */
+export interface PathRefusal {
+  /** `url`: a `@fetch(url:)` value that is no URL of the source (directives/url-link.ts). */
+  readonly from: 'args' | 'data' | 'url';
+}
+const REFUSED_ARGS: PathRefusal = Object.freeze({ from: 'args' });
+const REFUSED_DATA: PathRefusal = Object.freeze({ from: 'data' });
+
+/**
+ * Where placeholder values went in the path being resolved: start, end and whether an argument
+ * made it. Reused by every resolution (resolution is synchronous), so resolving allocates nothing.
+ */
+const marks = { start: [] as number[], end: [] as number[], args: [] as boolean[], length: 0 };
+
+/**
+ * Resolves a template to `path?query`; null when a path-part placeholder (outside an optional
+ * part) is null or an empty list; a PathRefusal when a value would make a whole path segment
+ * `.`, `..` or empty.
+ */
+export function resolvePathTemplate(template: PathTemplate, input: TemplateInput): string | null | PathRefusal {
+  marks.length = 0;
+  let out = renderParts(template.path, input, '', true);
+  if (out === null) return null;
+  if (marks.length > 0) {
+    const refusal = segmentRefusal(out);
+    if (refusal) return refusal;
   }
   let sep = '?';
   for (const param of template.query) {
@@ -216,25 +295,60 @@ export function resolvePathTemplate(template: PathTemplate, input: TemplateInput
         continue;
       }
     }
-    let piece = '';
-    let keep = true;
-    for (const part of param.parts) {
-      if (part.kind === 'text') {
-        piece += part.text;
-        continue;
-      }
-      const p = renderValue(placeholderValue(part, input));
-      if (p === null) {
-        keep = false;
-        break;
-      }
-      piece += p;
-    }
-    if (!keep || piece === '') continue;
+    const piece = renderParts(param.parts, input, '', false);
+    if (piece === null || piece === '' || (param.allOptional && piece === (param.parts[0] as { text: string }).text)) continue;
     out += sep + piece;
     sep = '&';
   }
   return out;
+}
+
+/**
+ * Appends `parts` to `out`: null when a placeholder is null (an optional part with one is left
+ * out instead). With `mark`, where each placeholder value went is recorded in `marks`.
+ */
+function renderParts(parts: readonly TemplatePart[], input: TemplateInput, out: string, mark: boolean): string | null {
+  for (const part of parts) {
+    if (part.kind === 'text') {
+      out += part.text;
+      continue;
+    }
+    if (part.kind === 'optional') {
+      const before = marks.length;
+      const withPart = renderParts(part.parts, input, out, mark);
+      if (withPart !== null) out = withPart;
+      else marks.length = before;
+      continue;
+    }
+    const piece = renderValue(placeholderValue(part, input));
+    if (piece === null) return null;
+    if (mark) {
+      const n = marks.length++;
+      marks.start[n] = out.length;
+      marks.end[n] = out.length + piece.length;
+      marks.args[n] = part.kind === 'args';
+    }
+    out += piece;
+  }
+  return out;
+}
+
+/** The refusal when a placeholder value (see `marks`) lies in a path segment that is `.`, `..` or empty. */
+function segmentRefusal(path: string): PathRefusal | undefined {
+  for (let n = 0; n < marks.length; n++) {
+    const start = path.lastIndexOf('/', marks.start[n]! - 1) + 1;
+    let end = path.indexOf('/', marks.end[n]!);
+    if (end < 0) end = path.length;
+    const size = end - start;
+    if (size === 0 || (size <= 2 && path.charCodeAt(start) === 46 && path.charCodeAt(end - 1) === 46)) {
+      // A segment several values share: an argument among them makes it the caller's.
+      for (let m = 0; m < marks.length; m++) {
+        if (marks.args[m] && marks.start[m]! >= start && marks.end[m]! <= end) return REFUSED_ARGS;
+      }
+      return REFUSED_DATA;
+    }
+  }
+  return undefined;
 }
 
 /** A value as it goes into a URL, or null when it leaves its place out (null, object, empty list). */

@@ -13,10 +13,19 @@ export interface BlogRequest {
   readonly body: unknown;
   /** Request headers, names lower-cased (examples/github checks its token here). */
   readonly headers: http.IncomingHttpHeaders;
+  /** The path and query as received, e.g. `/users?ids=1,2` (examples/github builds links from it). */
+  readonly url?: string;
 }
 
-/** A handler answers with a JSON body and an optional status (200 when absent); a 204 has no body. */
-export type BlogHandler = (request: BlogRequest) => { readonly status?: number; readonly json?: unknown };
+/**
+ * A handler answers with a JSON body and an optional status (200 when absent) and headers; a 204
+ * or a 304 has no body.
+ */
+export type BlogHandler = (request: BlogRequest) => {
+  readonly status?: number;
+  readonly json?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+};
 
 /** Pattern such as `/users/:id` (GET) or `PATCH /users/:id`. */
 export type BlogRoutes = ReadonlyArray<readonly [pattern: string, handler: BlogHandler]>;
@@ -46,13 +55,13 @@ function matchPattern(pattern: string, path: string): Record<string, string> | u
   return params;
 }
 
-function send(res: http.ServerResponse, status: number, json: unknown): void {
-  if (status === 204) {
-    res.writeHead(204).end();
+function send(res: http.ServerResponse, status: number, json: unknown, headers?: Readonly<Record<string, string>>): void {
+  if (status === 204 || status === 304) {
+    res.writeHead(status, headers).end();
     return;
   }
   const body = JSON.stringify(json);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
 
@@ -75,8 +84,8 @@ function handle(routes: BlogRoutes, req: http.IncomingMessage, res: http.ServerR
     pathMatched = true;
     if (routeMethod !== method) continue;
     try {
-      const answer = handler({ params, query: url.searchParams, body, headers: req.headers });
-      send(res, answer.status ?? 200, answer.json);
+      const answer = handler({ params, query: url.searchParams, body, headers: req.headers, url: req.url });
+      send(res, answer.status ?? 200, answer.json, answer.headers);
     } catch {
       send(res, 500, { error: 'internal error' });
     }
@@ -86,9 +95,18 @@ function handle(routes: BlogRoutes, req: http.IncomingMessage, res: http.ServerR
   else send(res, 404, { error: `no route for ${method} ${url.pathname}` });
 }
 
-/** Starts a service on host:port (0 picks a free port) and resolves once it listens. */
-export function startService(routes: BlogRoutes, host: string, port: number): Promise<RunningService> {
+/**
+ * Starts a service on host:port (0 picks a free port) and resolves once it listens. `observe` sees
+ * every request and its response (examples/github records what it was sent).
+ */
+export function startService(
+  routes: BlogRoutes,
+  host: string,
+  port: number,
+  observe?: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): Promise<RunningService> {
   const server = http.createServer((req, res) => {
+    observe?.(req, res);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => handle(routes, req, res, Buffer.concat(chunks).toString('utf8')));

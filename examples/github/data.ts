@@ -1,7 +1,8 @@
 /**
  * The GitHub-shaped example's records, as its API answers them: snake_case keys, numeric ids,
  * nested `owner` / `user` / `license` objects, label objects, `assignee_ids` (a list of foreign
- * keys), and events whose `type` names their kind (`PushEvent`, `IssuesEvent`, `WatchEvent`).
+ * keys), events whose `type` names their kind (`PushEvent`, `IssuesEvent`, `WatchEvent`), issue
+ * comments, and pull requests, which GitHub lists as issues carrying a `pull_request` key.
  */
 export interface GhUser {
   readonly id: number;
@@ -82,6 +83,16 @@ export const GH_ISSUES = [
   },
   { repo: 'octocat/hello-world', number: 3, title: 'Old question', state: 'closed', user: owner('monalisa'), labels: [], assignee_ids: [] },
   {
+    repo: 'octocat/hello-world',
+    number: 4,
+    title: 'Fix the bug',
+    state: 'open',
+    user: owner('octocat'),
+    labels: [{ name: 'bug', color: 'd73a4a' }],
+    assignee_ids: [],
+    pull_request: { merged_at: null },
+  },
+  {
     repo: 'hubot/hubot-scripts',
     number: 7,
     title: 'Add a weather script',
@@ -103,3 +114,19 @@ export const GH_EVENTS = [
   },
   { repo: 'octocat/hello-world', id: '9003', type: 'WatchEvent', actor: owner('hubot'), payload: { action: 'started' } },
 ];
+
+/** Comments by repository and issue number, oldest first (the service pages them, two a page). */
+export const GH_COMMENTS: ReadonlyArray<{
+  readonly repo: string;
+  readonly issue: number;
+  readonly id: number;
+  readonly body: string;
+  readonly user: { login: string; id: number };
+}> = [
+  { repo: 'octocat/hello-world', issue: 1, id: 501, body: 'Me too', user: owner('hubot') },
+  { repo: 'octocat/hello-world', issue: 1, id: 502, body: 'Which version?', user: owner('octocat') },
+  { repo: 'octocat/hello-world', issue: 1, id: 503, body: 'The latest', user: owner('monalisa') },
+];
+
+/** Repositories renamed since: GitHub answers the old name with a 301 to /repositories/ID. */
+export const GH_RENAMED: ReadonlyMap<string, number> = new Map([['octocat/old-hello', 101]]);

@@ -31,6 +31,8 @@ import { compileFieldDirectives } from '../../directives/field.js';
 import { compileInvalidations } from '../../directives/invalidate.js';
 import { compileTypeFrom, fromSteps } from '../../directives/from.js';
 import { dottedReader } from '../../directives/dotted.js';
+import { sourceBase } from '../../directives/url-link.js';
+import { prefixRulesBySource } from './prefix-rules.js';
 import type { DirectiveUse, FieldContext } from '../../directives/context.js';
 import type { Problem } from '../../directives/problem.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -115,6 +117,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
     }
   }
   const discriminators = compileDiscriminators(schema, problems);
+  const prefixRules = prefixRulesBySource(schema);
   for (const type of objectTypes) {
     const typeFields = Object.values(type.getFields());
     const uses = usesByType.get(type.name)!;
@@ -173,11 +176,15 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           method: compiled.request?.method ?? 'GET',
           body: compiled.request?.body,
           emptyIsTrue: getNullableType(field.type) === GraphQLBoolean,
+          prefixRules: (compiled.cache && prefixRules.get(compiled.fetch.source)) || [],
+          link: compiled.fetch.url ? sourceBase(config.sources.get(compiled.fetch.source)!.url) : undefined,
+          response: compiled.fetch.response,
           invalidates: invalidates.map((inv) => ({
             source: config.sources.get(inv.source)!,
             path: inv.path,
             template: inv.template,
             selectSuffixes: selectSuffixes.get(inv.source) ?? [''],
+            prefix: inv.prefix,
           })),
           isList: isListType(unwrapped),
           isNonNull: isNonNullType(field.type),

@@ -4,6 +4,8 @@ import type { PathTemplate } from '../../directives/template.js';
 import type { CompiledRequest, HttpMethod } from '../../directives/request.js';
 import type { BodyTemplate } from '../../directives/body-template.js';
 import type { DottedReader } from '../../directives/dotted.js';
+import type { SourceBase } from '../../directives/url-link.js';
+import type { PrefixRule } from '../../directives/prefix-rule.js';
 import type { SourceConfig } from '../config/types.js';
 
 /** What one field (schema coordinate `Type.field`) compiles to. Frozen; read on every request. */
@@ -58,6 +60,18 @@ export interface FetchBlueprint {
   readonly body: CompiledRequest['body'];
   /** The field's named type is Boolean: a 204 or empty answer is `true` (SPEC.md "Mutations"). */
   readonly emptyIsTrue: boolean;
+  /**
+   * `@fetch(url:)`: the source's origin and base path, which the URL read by the template's one
+   * placeholder must have (directives/url-link.ts); undefined for `path:`.
+   */
+  readonly link: SourceBase | undefined;
+  /** `@fetch(response: true)`: the value is `{status, headers, body}` (upstream/response-value.ts). */
+  readonly response: boolean;
+  /**
+   * The `@invalidate(prefix: true)` rules of this field's source, for a @cache field (else empty):
+   * its entries carry the generations of the prefixes their path has.
+   */
+  readonly prefixRules: readonly PrefixRule[];
   /** `@invalidate` uses, in order (Mutation fields only). */
   readonly invalidates: readonly InvalidateBlueprint[];
   /** The field's type is a list (one-to-many for @batch). */
@@ -80,6 +94,8 @@ export interface InvalidateBlueprint {
    * answer go too.
    */
   readonly selectSuffixes: readonly string[];
+  /** `prefix: true`: the generation of the resolved prefix is renewed instead (directives/prefix-rule.ts). */
+  readonly prefix: boolean;
 }
 
 export interface BatchBlueprint {

@@ -1,5 +1,56 @@
 import { createHash } from 'node:crypto';
 
+/**
+ * Every cache key is built here (issue 34: one module): the memo and cache key of a lookup, the
+ * generation key of an invalidated prefix, and the memcached key either is stored under.
+ */
+
+/**
+ * The memo and cache key of a single fetch: `{source}:{path}` and the key suffix (`|{select}`, the
+ * forwarded-headers hash) (SPEC.md "@cache"). @invalidate builds the keys it deletes here as well,
+ * so they are exactly the keys reads fill.
+ */
+export function lookupKey(source: string, path: string, keySuffix: string): string {
+  return `${source}:${path}${keySuffix}`;
+}
+
+/**
+ * The key suffix of a caller's forwarded header values (`forward_headers`): `#h=` and a hash of the
+ * (name, value or null) pairs, so callers with other values never share an entry.
+ */
+export function forwardedKeySuffix(pairs: ReadonlyArray<readonly [string, string | null]>): string {
+  return `#h=${createHash('sha256').update(JSON.stringify(pairs)).digest('base64url').slice(0, 32)}`;
+}
+
+/**
+ * The memo key of a read with another method than GET (never cached): keyed by its method and
+ * body too, so only identical requests are deduped.
+ */
+export function writeLookupKey(
+  request: { readonly source: string; readonly method: string; readonly path: string; readonly body: string | undefined },
+  keySuffix: string,
+): string {
+  return `${request.source}:${request.method} ${request.path} ${request.body ?? ''}${keySuffix}`;
+}
+
+/**
+ * `{source}:` + a @fetch path template up to its first placeholder, optional part or `?`: every
+ * cache key of that fetch starts so (a reload drops them when the fetch changed).
+ */
+export function fetchKeyPrefix(source: string, templateText: string): string {
+  const end = templateText.search(/[{?[]/);
+  return `${source}:${end < 0 ? templateText : templateText.slice(0, end)}`;
+}
+
+/**
+ * The key of the generation of a path prefix of a source (`@invalidate(prefix: true)`,
+ * cache/generations.ts). A lookup key has `:` right after the source name and a generation key
+ * `#gen:`, so the two never meet.
+ */
+export function generationKey(source: string, prefix: string): string {
+  return `${source}#gen:${prefix}`;
+}
+
 /** memcached refuses keys longer than this many bytes. */
 export const MEMCACHED_MAX_KEY_BYTES = 250;
 

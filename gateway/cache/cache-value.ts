@@ -4,7 +4,12 @@ import type { CacheEntry } from './entry.js';
  * How a cache entry (entry.ts) is stored in memcached:
  *
  *   gqlgw2 <freshUntil> <staleUntil> <v|m>\n<JSON of the value>
+ *   gqlgw3 <freshUntil> <staleUntil> <keepUntil> <v|m>\n<JSON of the validators>\n<JSON of the value>
  *
+ * `gqlgw3` is written only for an entry with validators (revalidate) or a generation
+ * (`@invalidate(prefix: true)`), its second line `{"etag": …, "lastModified": …, "gen": …}`;
+ * `gqlgw2` for every other, so gateways of the previous release still read what they can use;
+ * both are read.
  * times in milliseconds since the Unix epoch, `v` for a value, `m` for a remembered miss (whose JSON
  * is `null`). The marker carries a format version, so bytes written by anything else are recognised
  * as garbage and treated as a miss rather than served. Entries of the previous format (`gqlgw1\n`,
@@ -17,6 +22,11 @@ const OUTDATED_MARKER = Buffer.from('gqlgw1\n', 'latin1');
 /** The header is ASCII and short: two integers of at most 16 digits and a flag. */
 const MAX_HEADER_BYTES = 64;
 const HEADER = /^gqlgw2 (\d{1,16}) (\d{1,16}) ([vm])$/;
+const MARKER3 = 'gqlgw3 ';
+const MARKER3_BYTES = Buffer.from(MARKER3, 'latin1');
+const HEADER3 = /^gqlgw3 (\d{1,16}) (\d{1,16}) (\d{1,16}) ([vm])$/;
+/** A validators line is short: an ETag and a date (response-value.ts caps them). */
+const MAX_VALIDATORS_BYTES = 512;
 const NEWLINE = 0x0a;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -43,7 +53,19 @@ export function encodeCacheEntry(entry: CacheEntry): EncodedEntry | undefined {
   }
   if (json === undefined) return undefined;
   const body = Buffer.from(json, 'utf8');
-  const header = Buffer.from(`${MARKER}${freshUntil} ${staleUntil} ${entry.missing ? 'm' : 'v'}\n`, 'latin1');
+  const flag = entry.missing ? 'm' : 'v';
+  if (entry.validators || entry.generation !== undefined) {
+    const keepUntil = Math.round(entry.keepUntil ?? entry.staleUntil);
+    if (!(keepUntil >= staleUntil && Number.isSafeInteger(keepUntil))) return undefined;
+    const validators = JSON.stringify({
+      etag: entry.validators?.etag,
+      lastModified: entry.validators?.lastModified,
+      gen: entry.generation,
+    });
+    const header = Buffer.from(`${MARKER3}${freshUntil} ${staleUntil} ${keepUntil} ${flag}\n${validators}\n`, 'utf8');
+    return { bytes: Buffer.concat([header, body]), jsonBytes: body.length };
+  }
+  const header = Buffer.from(`${MARKER}${freshUntil} ${staleUntil} ${flag}\n`, 'latin1');
   return { bytes: Buffer.concat([header, body]), jsonBytes: body.length };
 }
 
@@ -57,10 +79,11 @@ const OUTDATED: DecodedEntry = { kind: 'outdated' };
 export function decodeCacheEntry(bytes: Uint8Array): DecodedEntry {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buffer.length >= OUTDATED_MARKER.length && OUTDATED_MARKER.equals(buffer.subarray(0, OUTDATED_MARKER.length))) return OUTDATED;
+  if (buffer.length >= MARKER3_BYTES.length && MARKER3_BYTES.equals(buffer.subarray(0, MARKER3_BYTES.length)))
+    return decodeWithValidators(buffer);
   if (buffer.length < MARKER_BYTES.length || !MARKER_BYTES.equals(buffer.subarray(0, MARKER_BYTES.length))) return GARBAGE;
   const end = buffer.indexOf(NEWLINE);
-  if (end < 0 || end > MAX_HEADER_BYTES) return GARBAGE;
-  const header = HEADER.exec(buffer.toString('latin1', 0, end));
+  const header = headerLine(buffer, end, HEADER);
   if (!header) return GARBAGE;
   const freshUntil = Number(header[1]);
   const staleUntil = Number(header[2]);
@@ -74,4 +97,42 @@ export function decodeCacheEntry(bytes: Uint8Array): DecodedEntry {
   }
   if (missing && value !== null) return GARBAGE;
   return { kind: 'entry', entry: { value, missing, freshUntil, staleUntil } };
+}
+
+/** The first line (ending at `end`) read by `form`; null when it is missing, too long or malformed. */
+function headerLine(buffer: Buffer, end: number, form: RegExp): RegExpExecArray | null {
+  if (end < 0 || end > MAX_HEADER_BYTES) return null;
+  return form.exec(buffer.toString('latin1', 0, end));
+}
+
+/** Decodes a `gqlgw3` entry (with validators); `garbage` when any part is malformed. */
+function decodeWithValidators(buffer: Buffer): DecodedEntry {
+  const end = buffer.indexOf(NEWLINE);
+  const header = headerLine(buffer, end, HEADER3);
+  if (!header) return GARBAGE;
+  const freshUntil = Number(header[1]);
+  const staleUntil = Number(header[2]);
+  const keepUntil = Number(header[3]);
+  if (staleUntil < freshUntil || keepUntil < staleUntil) return GARBAGE;
+  const missing = header[4] === 'm';
+  const second = buffer.indexOf(NEWLINE, end + 1);
+  if (second < 0 || second - end > MAX_VALIDATORS_BYTES) return GARBAGE;
+  let validators: unknown;
+  let value: unknown;
+  try {
+    validators = JSON.parse(strictUtf8.decode(buffer.subarray(end + 1, second)));
+    value = JSON.parse(strictUtf8.decode(buffer.subarray(second + 1)));
+  } catch {
+    return GARBAGE;
+  }
+  const v = validators as { etag?: unknown; lastModified?: unknown; gen?: unknown } | null;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return GARBAGE;
+  const etag = typeof v.etag === 'string' ? v.etag : undefined;
+  const lastModified = typeof v.lastModified === 'string' ? v.lastModified : undefined;
+  const generation = typeof v.gen === 'string' ? v.gen : undefined;
+  if (etag === undefined && lastModified === undefined && generation === undefined) return GARBAGE;
+  if (missing && value !== null) return GARBAGE;
+  const entry: CacheEntry = { value, missing, freshUntil, staleUntil, keepUntil };
+  const withValidators = etag === undefined && lastModified === undefined ? entry : { ...entry, validators: { etag, lastModified } };
+  return { kind: 'entry', entry: generation === undefined ? withValidators : { ...withValidators, generation } };
 }

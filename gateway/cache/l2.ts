@@ -6,11 +6,14 @@ import { keepMs, type CacheEntry } from './entry.js';
  * It writes its diagnostics `status` into it (an object only while something subscribes to its
  * channel), so that is cleared after each call and never carried over to the next key.
  */
+/** Prefixes whose generation a process remembers before it starts afresh (see L2Cache.generations). */
+const MAX_GENERATIONS = 100_000;
+
 const NO_OPTIONS: { status?: LRUCache.Status<string, CacheEntry> } = {};
 
 /**
  * L2: the process's own LRU of cache entries (entry.ts), by cache key. An entry is kept until its
- * own `staleUntil`, whichever tier it came from, so a value copied from memcached keeps its age.
+ * own `keepUntil` (its `staleUntil`, later for one kept for revalidation), whichever tier it came from, so a value copied from memcached keeps its age.
  * `maxEntries` 0 turns it off. Entries are shared between requests and must never be mutated.
  */
 export class L2Cache {
@@ -21,13 +24,34 @@ export class L2Cache {
    */
   private lru: LRUCache<string, CacheEntry> | undefined;
 
+  /**
+   * This process's generations of invalidated prefixes (`@invalidate(prefix: true)`), by generation
+   * key (cache-key.ts). Bounded: when full, it is cleared together with every entry, which keeps
+   * every answer correct.
+   */
+  private readonly generations = new Map<string, string>();
+
   constructor(private readonly maxEntries: number) {}
+
+  /** The current generation of a prefix in this process; undefined when it was never invalidated here. */
+  generation(key: string): string | undefined {
+    return this.generations.get(key);
+  }
+
+  /** Renews (or learns from memcached) the generation of a prefix. */
+  setGeneration(key: string, value: string): void {
+    if (this.generations.size >= MAX_GENERATIONS && !this.generations.has(key)) {
+      this.generations.clear();
+      this.lru?.clear();
+    }
+    this.generations.set(key, value);
+  }
 
   get enabled(): boolean {
     return this.maxEntries > 0;
   }
 
-  /** The entry, or undefined when there is none or it is past its `staleUntil` at `now` (then it is dropped). */
+  /** The entry, or undefined when there is none or it is past its keeping time (entry.ts keepMs) at `now` (then it is dropped). */
   get(key: string, now: number): CacheEntry | undefined {
     const lru = this.lru;
     if (!lru) return undefined;
@@ -38,7 +62,7 @@ export class L2Cache {
     return undefined;
   }
 
-  /** Stores the entry until its `staleUntil`; one already past it is not stored. */
+  /** Stores the entry until its keeping time (entry.ts keepMs); one already past it is not stored. */
   set(key: string, entry: CacheEntry, now: number): void {
     if (this.maxEntries <= 0 || keepMs(entry, now) <= 0) return;
     // No ttl in the LRU: an entry carries its own times, and get() judges them with the round's

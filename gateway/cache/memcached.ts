@@ -20,7 +20,7 @@ import type { MemcachedTier } from './tier.js';
  *   returned. It never rejects.
  * - setMany returns at once and never throws: the entries are encoded synchronously, values whose
  *   JSON exceeds `maxValueBytes` and entries already past their `staleUntil` are dropped, each is
- *   kept until its `staleUntil` (whole seconds, rounded up), and the writes go out in the
+ *   kept until its keeping time (entry.ts keepMs; whole seconds, rounded up), and the writes go out in the
  *   background under the same deadline. Their failures are counted, never surfaced.
  * - deleteMany sends every delete of the call at once under the same deadline and resolves when
  *   all answered (a key that was not there counts as deleted) or the deadline passed: true when
@@ -68,6 +68,9 @@ class DiscardedConnection extends Error {
     super(`memcached connection discarded by the gateway (${reason})`);
   }
 }
+
+/** What setMany returns when nothing went out. */
+const WRITTEN: Promise<void> = Promise.resolve();
 
 /** memcached reads expiry times above 30 days as Unix timestamps. */
 const MAX_RELATIVE_TTL_SECONDS = 60 * 60 * 24 * 30;
@@ -273,7 +276,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
 
     setMany(entries) {
       try {
-        if (closed || entries.length === 0) return;
+        if (closed || entries.length === 0) return WRITTEN;
         const writes: Array<{ key: string; bytes: Buffer; ttlSeconds: number }> = [];
         const now = Date.now();
         for (const { key, entry } of entries) {
@@ -284,14 +287,15 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
           if (!encoded || encoded.jsonBytes > config.maxValueBytes) continue;
           writes.push({ key: memcachedKey(config.keyPrefix, key), bytes: encoded.bytes, ttlSeconds });
         }
-        if (writes.length === 0) return;
+        if (writes.length === 0) return WRITTEN;
         if (!breaker.tryPass()) {
           emit(() => events.onSkip?.('set'));
-          return;
+          return WRITTEN;
         }
-        track(storeMany(writes)).catch(() => undefined);
+        return track(storeMany(writes)).catch(() => undefined);
       } catch {
         // a write is best effort: nothing may reach the response
+        return WRITTEN;
       }
     },
 

@@ -18,10 +18,12 @@ export interface MemcachedTier {
   /** Looks all keys up in one go. Never rejects: a failed or late call resolves as all misses. */
   getMany(keys: readonly string[]): Promise<Map<string, CacheEntry>>;
   /**
-   * Stores entries until their own `staleUntil` (memcached's expiry in whole seconds, rounded up;
-   * an entry already past it is dropped). Never throws, never awaited by a response.
+   * Stores entries until their own keeping time (entry.ts keepMs; memcached's expiry in whole
+   * seconds, rounded up; an entry already past it is dropped). Never throws, never rejects; the
+   * promise settles once the writes were answered (or failed, or were late): only
+   * `@invalidate(prefix: true)` awaits it, never a read.
    */
-  setMany(entries: ReadonlyArray<{ readonly key: string; readonly entry: CacheEntry }>): void;
+  setMany(entries: ReadonlyArray<{ readonly key: string; readonly entry: CacheEntry }>): Promise<void>;
   /**
    * Deletes entries (SPEC.md "@invalidate"), awaited by the mutation that wrote. Never rejects:
    * resolves true once every key is gone (or was never there), false when the call failed, was

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
+import { PACKAGE_VERSION } from './version.js';
 import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
 import { compileClaimHeader } from './claim-headers.js';
 import { checkClaimHeaders, readAuth, type ClaimHeaderUse } from './auth.js';
@@ -134,6 +135,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
       coalesce: s.bool('coalesce', true),
       headers: headers.fixed,
       claimHeaders: headers.claims,
+      ...restSourceKeys(s, name),
     });
     s.finish();
   }
@@ -299,4 +301,15 @@ function sourceHeaders(s: TableReader, source: string): { fixed: Readonly<Record
     else out[lower] = value;
   }
   return { fixed: Object.freeze(out), claims: claims.length > 0 ? Object.freeze(claims) : undefined };
+}
+
+/** `[sources.X]` follow_redirects, revalidate and user_agent (SPEC.md "gateway.toml", *new*). */
+function restSourceKeys(s: TableReader, source: string): Pick<SourceConfig, 'followRedirects' | 'revalidate' | 'userAgent'> {
+  const userAgent = s.string('user_agent', `gqlgw/${PACKAGE_VERSION}`);
+  if (/[\r\n\0]/.test(userAgent)) s.problem('user_agent', `sources.${source}.user_agent must not contain line breaks`);
+  return {
+    followRedirects: s.int('follow_redirects', 3, 0, 20),
+    revalidate: s.bool('revalidate', true),
+    userAgent,
+  };
 }

@@ -25,6 +25,12 @@ export interface SourceConfig {
   readonly maxQueued: number;
   /** Identical GET subrequests and @batch keys in flight for other requests are shared (SPEC.md "Coalescing across requests"). */
   readonly coalesce: boolean;
+  /** Same-origin, same-base redirects of a GET followed, at most this many hops (absent or 0: none). */
+  readonly followRedirects?: number;
+  /** Cache entries keep ETag / Last-Modified; an expired one is revalidated (If-None-Match / If-Modified-Since). */
+  readonly revalidate?: boolean;
+  /** Sent as `user-agent` unless `headers` sets one; '' or absent sends none. */
+  readonly userAgent?: string;
 }
 
 /** A source header whose value is text and `{auth.CLAIM}` placeholders (`"user-{auth.sub}"`). */

@@ -1,4 +1,4 @@
-import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
+import { NO_KEY, keyString, resolvePathTemplate, type PathRefusal } from '../../directives/template.js';
 import { readDotted, type DottedReader } from '../../directives/dotted.js';
 import { renderBodyTemplate, type BodyTemplate } from '../../directives/body-template.js';
 import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
@@ -37,6 +37,8 @@ export interface BatchChunk {
   readonly path: string;
   /** The JSON body of a POST batch, with `{keys}` as the array of the keys' original values. */
   readonly body: string | undefined;
+  /** Set when the keys would make a path segment `.`, `..` or empty: the chunk is never sent. */
+  readonly refused?: PathRefusal;
 }
 
 /** Stands for the keys when only a batch path's `{args.*}` matter (grouping by argument values). */
@@ -140,7 +142,8 @@ function settleKey(group: BatchGroup, first: MemoEntry, outcome: UpstreamOutcome
 /** What tells apart batch groups of one field whose `{args.*}` differ: the path and body without keys; null when a null `{args.*}` in the path part leaves no path. */
 function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unknown>>): string | null {
   const path = resolvePathTemplate(batch.template, { parent: undefined, args, keys: VARIANT_KEYS, key: NO_KEY });
-  if (path === null) return null;
+  if (typeof path !== 'string') return null; // a refused argument: as null, the keys' single fetches were checked
+
   return batch.body ? `${path} ${renderBatchBody(batch.body, args, VARIANT_KEYS)}` : path;
 }
 
@@ -171,6 +174,7 @@ function batchChunk(group: BatchGroup, keys: readonly string[], entries: readonl
   const path = resolvePathTemplate(group.batch.template, { parent: undefined, args: group.args, keys: values, key: NO_KEY });
   if (path === null) throw new Error(`internal: the @batch path of ${group.coordinate} resolved to null for a group`);
   const body = group.batch.body && renderBatchBody(group.batch.body, group.args, values);
+  if (typeof path !== 'string') return { group, keys, entries, path: '', body, refused: path };
   return { group, keys, entries, path, body };
 }
 

@@ -1,17 +1,15 @@
 import { entryState, missingEntry, valueEntry, type CacheEntry } from '../cache/entry.js';
 import type { L2Cache } from '../cache/l2.js';
 import type { MemcachedTier } from '../cache/tier.js';
-import type { UpstreamOutcome } from '../upstream/outcome.js';
 import type { MemoEntry } from './state.js';
 import type { RoundTally } from './tally.js';
+import { stampFromL2, stampFromMemcached } from './generations.js';
 
 /** The tiers behind the request memo (L1): the process LRU and, when configured, memcached. */
 export interface CacheTiers {
   readonly l2: L2Cache;
   readonly memcached: MemcachedTier | undefined;
 }
-
-const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
 
 /**
  * Answers a round's new @cache lookups from L2, then asks memcached for every L2 miss at once
@@ -34,6 +32,7 @@ export function readCaches(
   for (const m of fresh) {
     const cache = m.fetch.cache;
     if (!cache || (cache.ttlSeconds <= 0 && cache.missingSeconds <= 0)) continue;
+    if (m.fetch.prefixRules.length > 0) stampFromL2(m, l2);
     if (l2.enabled) {
       const hit = answerFrom(l2.get(m.key, reading.now), m, reading);
       tally.cacheEvent(m.coordinate, m.fetch.source.name, 'l2', hit);
@@ -53,9 +52,12 @@ async function readMemcached(
   fresh: MemoEntry[],
   reading: Reading,
 ): Promise<MemoEntry[]> {
-  const found = await memcached.getMany(wanted.map((m) => m.key));
+  const keys = wanted.map((m) => m.key);
+  for (const m of wanted) if (m.genKeys) keys.push(...m.genKeys);
+  const found = await memcached.getMany(keys);
   reading.now = Date.now();
   for (const m of wanted) {
+    if (m.genKeys) stampFromMemcached(m, found, l2);
     const entry = found.get(m.key);
     const hit = answerFrom(entry, m, reading);
     reading.tally.cacheEvent(m.coordinate, m.fetch.source.name, 'memcached', hit);
@@ -79,11 +81,14 @@ interface Reading {
 function answerFrom(entry: CacheEntry | undefined, m: MemoEntry, reading: Reading): boolean {
   if (entry === undefined) return false;
   const { tally, stale } = reading;
+  if (entry.generation !== m.generation) return false; // retired by @invalidate(prefix: true), or not stamped
   const state = entryState(entry, reading.now);
+  // Kept with its validators: its refetch revalidates it (execute/revalidate.ts).
+  if (entry.validators && m.fetch.source.revalidate) m.revalidate = entry;
   if (state === 'expired') return false;
   const source = m.fetch.source.name;
   if (entry.missing) {
-    m.outcome = NOT_FOUND;
+    m.outcome = { kind: 'not-found', detail: `GET ${m.path} → 404 (remembered by @cache(missing))` };
     tally.lookupEvent(m.coordinate, source, 'missing-served');
   } else {
     m.outcome = { kind: 'ok', body: entry.value };
@@ -109,13 +114,14 @@ export function fillCaches(memos: readonly MemoEntry[], tiers: CacheTiers): void
     if (!cache || outcome === undefined) continue;
     let entry: CacheEntry | undefined;
     if (outcome.kind === 'ok') {
-      if (outcome.body !== null && outcome.body !== undefined) entry = valueEntry(outcome.body, cache, now);
+      if (outcome.body !== null && outcome.body !== undefined) entry = valueEntry(outcome.body, cache, now, outcome.validators);
     } else if (outcome.kind === 'not-found') {
       entry = missingEntry(cache, now);
     }
     if (entry === undefined) continue;
+    if (m.generation !== undefined) entry = { ...entry, generation: m.generation };
     tiers.l2.set(m.key, entry, now);
     if (tiers.memcached) (shared ??= []).push({ key: m.key, entry });
   }
-  if (tiers.memcached && shared) tiers.memcached.setMany(shared);
+  if (tiers.memcached && shared) void tiers.memcached.setMany(shared);
 }

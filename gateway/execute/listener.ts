@@ -56,6 +56,10 @@ export interface ExecutionListener {
   /** A lookup answered by an identical subrequest already made in this request. */
   onDedupe?(event: { readonly coordinate: string; readonly source: string; readonly count?: number }): void;
   onOperation?(event: OperationEvent): void;
+  /** A GET answered a redirect: followed (same origin and base, hops left) or refused (its status is the error). */
+  onRedirect?(event: { readonly coordinate: string; readonly source: string; readonly followed: boolean }): void;
+  /** An expired or stale entry was revalidated: a 304 (`not_modified`) or a new value (`modified`). */
+  onRevalidation?(event: { readonly coordinate: string; readonly source: string; readonly result: 'not_modified' | 'modified' }): void;
   onLookups?(event: { readonly coordinate: string; readonly source: string; readonly kind: LookupEventKind; readonly count: number }): void;
 }
 

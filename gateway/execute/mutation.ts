@@ -3,9 +3,12 @@ import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry, PlanSelection } from '../plan/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { renderFetchBody } from './body.js';
+import { refusedOutcome, resolveFetchPath } from './fetch-path.js';
+import { renewGeneration } from './generations.js';
 import { argsOf, NULL_SLOT, selected, sendSubrequest, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
 import { runRounds } from './run-rounds.js';
-import { lookupKey, type HeaderForwarder, type OutcomeSlot } from './state.js';
+import type { HeaderForwarder, OutcomeSlot } from './state.js';
+import { lookupKey } from '../cache/cache-key.js';
 import { collectLookups, descend, Lookups, type Walk } from './walk.js';
 
 /** What a mutation needs beyond a round's dependencies. */
@@ -90,8 +93,9 @@ async function sendMutation(
   const fetch = entry.blueprint.fetch!;
   const args = argsOf(entry, state);
   const auth = state.access?.claims;
-  const path = resolvePathTemplate(fetch.template, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY, auth });
+  const path = resolveFetchPath(fetch, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY, auth });
   if (path === null) return { outcome: NULL_VALUE, args, sent: false };
+  if (typeof path !== 'string') return { outcome: refusedOutcome(path, entry.blueprint.coordinate, fetch.source.name), args, sent: false };
   if (state.stats.subrequests + 1 > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
   state.stats.rounds++;
   const source = fetch.source.name;
@@ -123,7 +127,8 @@ async function sendMutation(
 /**
  * Deletes the entries a succeeded mutation names (SPEC.md "@invalidate"): `{source}:{resolved path}`
  * from L2 and memcached, for a source with forward_headers both the caller's entry and the entry of
- * a caller without headers. A path whose placeholder is null names no entry. memcached failures
+ * a caller without headers; a `prefix: true` path renews its prefix's generation instead, which
+ * retires every entry under it for every caller (execute/generations.ts). A path whose placeholder is null names no entry. memcached failures
  * are counted by the tier and never fail the mutation.
  */
 async function invalidate(
@@ -134,12 +139,18 @@ async function invalidate(
 ): Promise<void> {
   if (fetch.invalidates.length === 0) return;
   const keys = new Set<string>();
+  const renewals: Array<Promise<void>> = [];
   for (const inv of fetch.invalidates) {
     const path = resolvePathTemplate(inv.template, { parent: scope.result, args: scope.args, keys: undefined, key: NO_KEY });
-    if (path === null) continue;
+    if (typeof path !== 'string') continue; // null or refused: names no entry
+    if (inv.prefix) {
+      renewals.push(renewGeneration(inv.source.name, path, deps));
+      continue;
+    }
     const callers = [state.forwarder.for(inv.source).keySuffix, deps.anonymous.for(inv.source).keySuffix];
     for (const select of inv.selectSuffixes) for (const caller of callers) keys.add(lookupKey(inv.source.name, path, select + caller));
   }
   for (const key of keys) deps.l2.delete(key);
   if (deps.memcached && keys.size > 0) await deps.memcached.deleteMany([...keys]);
+  await Promise.all(renewals);
 }

@@ -24,8 +24,12 @@ import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
 import { ResultStore } from './result-store.js';
-import { lookupKey, writeLookupKey, type HeaderForwarder, type MemoEntry, type OperationStats, type OutcomeSlot } from './state.js';
+import type { HeaderForwarder, MemoEntry, OperationStats, OutcomeSlot } from './state.js';
+import { lookupKey, writeLookupKey } from '../cache/cache-key.js';
 import { renderFetchBody } from './body.js';
+import { refusedOutcome, resolveFetchPath } from './fetch-path.js';
+import { conditionalHeaders, notModifiedJudge, revalidationResult } from './revalidate.js';
+import { isRedirectStatus } from '../upstream/client.js';
 import type { HttpMethod } from '../../directives/request.js';
 import type { Lookups } from './walk.js';
 import type { RequestAccess } from './access.js';
@@ -137,7 +141,7 @@ export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_VALUE }) as 
 class RoundLookups {
   readonly tally: RoundTally;
   readonly fresh: MemoEntry[] = [];
-  readonly listAttached: Array<{ slot: OutcomeSlot; fetch: FetchBlueprint; memos: Array<MemoEntry | null> }> = [];
+  readonly listAttached: Array<{ slot: OutcomeSlot; fetch: FetchBlueprint; memos: Array<MemoEntry | OutcomeSlot | null> }> = [];
   /** Claimed lookups of fields with @fetch fields below them: where the walk goes on after the round. */
   readonly claimed: Claimed = { entries: [], slots: [] };
   /** The parent whose lookup memo() claims; undefined while it resolves the elements of a list key. */
@@ -173,12 +177,16 @@ class RoundLookups {
         slot.outcome = NULL_VALUE;
         return;
       }
-      const memos: Array<MemoEntry | null> = [];
+      const memos: Array<MemoEntry | OutcomeSlot | null> = [];
       this.claiming = undefined;
       for (const element of elements) {
         const batchKey = keyString(element);
         input.key = element;
         const path = batchKey === undefined ? null : resolvePathTemplate(fetch.template, input);
+        if (path !== null && typeof path !== 'string') {
+          memos.push({ outcome: refusedOutcome(path, entry.blueprint.coordinate, fetch.source.name) });
+          continue;
+        }
         memos.push(path === null ? null : this.memo(entry, path, batchKey, element));
       }
       this.listAttached.push({ slot, fetch, memos });
@@ -187,9 +195,13 @@ class RoundLookups {
     const rawKey = batch ? batch.readKey(parent) : undefined;
     const batchKey = batch ? keyString(rawKey) : undefined;
     const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
-    const path = known ? known.path : resolvePathTemplate(fetch.template, input);
+    const path = known ? known.path : resolveFetchPath(fetch, input);
     if (path === null || (batch && batchKey === undefined)) {
       this.claim(entry, parent, NULL_SLOT);
+      return;
+    }
+    if (typeof path !== 'string') {
+      this.claim(entry, parent, { outcome: refusedOutcome(path, entry.blueprint.coordinate, fetch.source.name) });
       return;
     }
     this.claiming = parent;
@@ -252,6 +264,9 @@ class RoundLookups {
       outcome: undefined,
       call: undefined,
       leader: undefined,
+      revalidate: undefined,
+      genKeys: undefined,
+      generation: undefined,
     };
     // A new entry's lookup was not claimed before: that claim would have made the entry.
     if (parent !== undefined) this.claim(entry, parent, memo, true);
@@ -267,12 +282,12 @@ class RoundLookups {
  * A missing item is null, or a NOT_FOUND error at its own path when the items are non-null; a
  * failed one is its failure, at its own path.
  */
-function listKeyValue(fetch: FetchBlueprint, memos: ReadonlyArray<MemoEntry | null>, exposeDetail: boolean): UpstreamOutcome {
+function listKeyValue(fetch: FetchBlueprint, memos: ReadonlyArray<MemoEntry | OutcomeSlot | null>, exposeDetail: boolean): UpstreamOutcome {
   const items: unknown[] = new Array(memos.length);
   for (let i = 0; i < memos.length; i++) {
     const o = memos[i]?.outcome;
     if (o === undefined || o.kind === 'not-found') {
-      items[i] = o && fetch.itemNonNull ? notFoundError(memos[i]!.coordinate, fetch.source.name) : null;
+      items[i] = o && fetch.itemNonNull ? notFoundError((memos[i] as MemoEntry).coordinate, fetch.source.name) : null;
     } else if (o.kind === 'error') {
       items[i] = upstreamError(o.error, exposeDetail);
     } else {
@@ -435,14 +450,18 @@ function coalesces(m: MemoEntry, state: RequestState): boolean {
 function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void> {
   let sent: Promise<UpstreamOutcome>;
   try {
+    const headers = by.state.forwarder.for(m.fetch.source).headers;
     const sub: Subrequest = {
       source: m.fetch.source.name,
       coordinate: m.coordinate,
       method: m.fetch.method,
       path: m.path,
       body: m.body,
-      headers: by.state.forwarder.for(m.fetch.source).headers,
+      headers: m.revalidate ? conditionalHeaders(headers, m.revalidate) : headers,
       mayResend: true,
+      whole: m.fetch.response,
+      validators: m.fetch.cache !== undefined && m.fetch.source.revalidate === true,
+      judge: m.revalidate && notModifiedJudge(m.revalidate),
     };
     sent = sendSubrequest(sub, by, deps);
   } catch (err) {
@@ -452,7 +471,8 @@ function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void>
   return sent.then(
     (outcome) => {
       try {
-        m.outcome = selected(outcome, m.fetch.select);
+        const renewed = m.revalidate && revalidationResult(m, outcome, deps.listener);
+        m.outcome = renewed === 'not_modified' ? outcome : selected(outcome, m.fetch.select);
       } finally {
         singleEnded(by, deps);
       }
@@ -499,7 +519,7 @@ async function sendChunk(chunk: BatchChunk, by: RequestBy, deps: RoundDeps): Pro
   try {
     let answer: UpstreamOutcome;
     try {
-      answer = await sendOne(chunk, true, by);
+      answer = chunk.refused ? refusedOutcome(chunk.refused, group.coordinate, group.fetch.source.name) : await sendOne(chunk, true, by);
     } finally {
       if (call) by.deadline!.release();
     }
@@ -523,7 +543,8 @@ async function sendChunk(chunk: BatchChunk, by: RequestBy, deps: RoundDeps): Pro
 /** A single fetch's value: with `select`, that dotted path of the body (missing: null). */
 export function selected(outcome: UpstreamOutcome, select: readonly string[] | undefined): UpstreamOutcome {
   if (!select || outcome.kind !== 'ok') return outcome;
-  return { kind: 'ok', body: readDotted(outcome.body, select) ?? null };
+  const body = readDotted(outcome.body, select) ?? null;
+  return outcome.validators ? { kind: 'ok', body, validators: outcome.validators } : { kind: 'ok', body };
 }
 
 /** Who a subrequest is sent for (the request whose stats count it), what cancels it, under which deadline. */
@@ -553,7 +574,13 @@ export interface Subrequest {
   readonly batchSize?: number;
   readonly mayResend: boolean;
   /** Turns a well-formed HTTP answer into what the lookup makes of it; identity when absent. */
-  readonly judge?: (outcome: UpstreamOutcome) => UpstreamOutcome;
+  readonly judge?: ((outcome: UpstreamOutcome) => UpstreamOutcome) | undefined;
+  /** `@fetch(response: true)`: the answer is `{status, headers, body}`. */
+  readonly whole?: boolean;
+  /** The answer's ETag / Last-Modified are kept (a @cache field of a source with revalidate). */
+  readonly validators?: boolean;
+  /** Redirects followed to get here (follow_redirects). */
+  readonly hops?: number;
 }
 
 /**
@@ -593,6 +620,9 @@ function attempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, n: 1 | 2): Pro
         durationMs: performance.now() - t0,
         errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
       });
+      if (outcome.kind === 'error' && isRedirectStatus(outcome.error.status) && sub.method === 'GET') {
+        return followRedirect(sub, outcome, { by, deps, n });
+      }
       if (
         n === 2 ||
         !sub.mayResend ||
@@ -609,6 +639,26 @@ function attempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, n: 1 | 2): Pro
       throw err;
     },
   );
+}
+
+/**
+ * A GET answered with a redirect (SPEC.md "@cache", follow_redirects): sent again to its Location
+ * when the client found it followable (same origin and base path) and fewer than the source's
+ * `follow_redirects` hops were made (each hop is a subrequest, under the same deadline, keyed
+ * under the path asked); otherwise the redirect is the outcome (UPSTREAM_HTTP_ERROR with its status).
+ */
+function followRedirect(
+  sub: Subrequest,
+  outcome: UpstreamOutcome & { kind: 'error' },
+  at: { readonly by: RequestBy; readonly deps: RoundDeps; readonly n: 1 | 2 },
+): Promise<UpstreamOutcome> | UpstreamOutcome {
+  const { by, deps } = at;
+  const hops = sub.hops ?? 0;
+  const to = outcome.error.redirect;
+  const followed =
+    to !== undefined && hops < deps.clients.get(sub.source)!.followRedirects && by.state.stats.subrequests < deps.maxSubrequests;
+  deps.listener.onRedirect?.({ coordinate: sub.coordinate, source: sub.source, followed });
+  return followed ? attempt({ ...sub, path: to, hops: hops + 1 }, by, deps, at.n) : outcome;
 }
 
 /** The field's argument values for this request (coerced once per plan entry). */

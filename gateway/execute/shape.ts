@@ -132,7 +132,7 @@ function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: strin
     if (outcome.kind === 'ok') return outcome.body;
     if (outcome.kind === 'not-found') {
       if (!nonNull) return null;
-      throw notFoundError(coordinate, sourceName);
+      throw notFoundError(coordinate, sourceName, ctx.exposeDetail ? outcome.detail : undefined);
     }
     throw upstreamError(outcome.error, ctx.exposeDetail);
   };

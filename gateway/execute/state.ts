@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { ClaimHeader, SourceConfig } from '../config/types.js';
 import { readDotted } from '../../directives/dotted.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import { NO_HEADERS } from '../upstream/client.js';
 import type { SharedCall } from './coalesce.js';
+import type { CacheEntry } from '../cache/entry.js';
+import { forwardedKeySuffix } from '../cache/cache-key.js';
 
 /**
  * One subrequest-to-be of a request, identified by its memo key `{source}:{path}` (plus a hash of
@@ -30,23 +31,15 @@ export interface MemoEntry {
   call: SharedCall | undefined;
   /** Set when the entry waits for another request's call: the entry whose outcome it takes. */
   leader: MemoEntry | undefined;
-}
-
-/**
- * The memo and cache key of a single fetch: `{source}:{path}` and the forwarded-headers suffix
- * (SPEC.md "@cache"). A read with another method than GET (never cached) is keyed by its method
- * and body too, so only identical requests are deduped. @invalidate builds the keys it deletes
- * here as well, so they are exactly the keys reads fill.
- */
-export function lookupKey(source: string, path: string, keySuffix: string): string {
-  return `${source}:${path}${keySuffix}`;
-}
-
-export function writeLookupKey(
-  request: { readonly source: string; readonly method: string; readonly path: string; readonly body: string | undefined },
-  keySuffix: string,
-): string {
-  return `${request.source}:${request.method} ${request.path} ${request.body ?? ''}${keySuffix}`;
+  /**
+   * The expired (or stale-served) cache entry with validators this lookup's refetch revalidates
+   * (`revalidate = true`; execute/revalidate.ts); undefined for a plain fetch.
+   */
+  revalidate: CacheEntry | undefined;
+  /** The generation keys of the invalidation prefixes of `path` (a @cache field of a source with prefix rules). */
+  genKeys: readonly string[] | undefined;
+  /** Their generations when looked up: what an entry must carry to answer, and what a fill stamps. */
+  generation: string | undefined;
 }
 
 /** Forwarded headers of one source for this request, and the suffix that keeps cache keys apart. */
@@ -107,8 +100,7 @@ export class HeaderForwarder {
         pairs.push([claimHeader.name, v]);
         if (v !== null) headers[claimHeader.name] = v;
       }
-      const hash = createHash('sha256').update(JSON.stringify(pairs)).digest('base64url').slice(0, 32);
-      f = { headers, keySuffix: `#h=${hash}` };
+      f = { headers, keySuffix: forwardedKeySuffix(pairs) };
       this.cache.set(source.name, f);
     }
     return f;

@@ -12,7 +12,12 @@ export function upstreamError(failure: UpstreamFailure, exposeDetail: boolean): 
   return new GraphQLError(failure.message, { extensions });
 }
 
-/** A non-null value (field or list item) whose lookup found nothing. */
-export function notFoundError(coordinate: string, source: string): GraphQLError {
-  return new GraphQLError(`${coordinate} was not found`, { extensions: { code: 'NOT_FOUND', source } });
+/**
+ * A non-null value (field or list item) whose lookup found nothing. In debug mode `detail` (method,
+ * path, status, as UPSTREAM_HTTP_ERROR's) is in `extensions.detail` when the lookup has one.
+ */
+export function notFoundError(coordinate: string, source: string, detail?: string): GraphQLError {
+  const extensions: Record<string, unknown> = { code: 'NOT_FOUND', source };
+  if (detail !== undefined) extensions.detail = detail;
+  return new GraphQLError(`${coordinate} was not found`, { extensions });
 }

@@ -44,6 +44,8 @@ export interface MetricSet {
   readonly fastPath: HotCounter;
   readonly documentsParsed: HotCounter;
   readonly tracingDroppedSpans: HotCounter;
+  readonly revalidations: HotCounter<'coordinate' | 'source' | 'result'>;
+  readonly redirects: HotCounter<'coordinate' | 'source' | 'result'>;
 }
 
 /** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
@@ -171,6 +173,18 @@ export function defineMetrics(registry: Registry): MetricSet {
     tracingDroppedSpans: new HotCounter({
       name: 'gqlgw_tracing_dropped_spans_total',
       help: 'Finished trace spans never exported: the export queue was full, or their export failed or timed out ([tracing]).',
+      registers,
+    }),
+    revalidations: new HotCounter({
+      name: 'gqlgw_cache_revalidations_total',
+      help: 'Conditional refetches (If-None-Match / If-Modified-Since) of expired or stale cache entries, background refreshes included; result is "not_modified" (a 304 renewed the entry) or "modified".',
+      labelNames: ['coordinate', 'source', 'result'],
+      registers,
+    }),
+    redirects: new HotCounter({
+      name: 'gqlgw_upstream_redirects_total',
+      help: 'Redirects sources answered to GETs; result is "followed" (same origin and base path, within follow_redirects) or "refused" (an UPSTREAM_HTTP_ERROR with its status).',
+      labelNames: ['coordinate', 'source', 'result'],
       registers,
     }),
   };

@@ -136,6 +136,14 @@ export function createMetrics(): GatewayMetrics {
         if (counter) counter.inc(where(event), count(event.count) ?? 1);
       },
     ),
+    onRevalidation: guarded(
+      (event: { readonly coordinate: string; readonly source: string; readonly result: 'not_modified' | 'modified' }) => {
+        set.revalidations.inc({ ...where(event), result: event.result === 'not_modified' ? 'not_modified' : 'modified' });
+      },
+    ),
+    onRedirect: guarded((event: { readonly coordinate: string; readonly source: string; readonly followed: boolean }) => {
+      set.redirects.inc({ ...where(event), result: event.followed ? 'followed' : 'refused' });
+    }),
     onOperation: guarded((event: OperationEvent) => {
       const name = event.operationName ? String(event.operationName) : ANONYMOUS_OPERATION;
       recordOperation(

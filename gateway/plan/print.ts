@@ -78,7 +78,7 @@ function walk(sel: PlanSelection, path: string[], printed: Printed): void {
       const single = `${fetch.template.text}${options(fetch.template.repeat, fetch.body?.template.text, fetch.select)}`;
       const how = fetch.batch
         ? `batch ${fetch.source.name} ${methodOf(fetch.batch.method)}${fetch.batch.template.text}${options(fetch.batch.template.repeat, fetch.batch.body?.text, undefined)} (match ${fetch.batch.match}, max ${fetch.batch.max}${fetch.batch.select ? `, select ${fetch.batch.select.join('.')}` : ''}${fetch.batch.listKeys ? ', a key per list element' : ''}; single ${methodOf(fetch.method)}${single})`
-        : `fetch ${fetch.source.name} ${methodOf(fetch.method)}${single}`;
+        : `fetch ${fetch.source.name} ${methodOf(fetch.method)}${fetch.link ? 'url ' : ''}${single}${fetch.response ? ' (whole response)' : ''}`;
       const cache = printCache(fetch.cache);
       if (fetch.source.coalesce) printed.coalescing.add(fetch.source.name);
       const conds = e.conditions.length ? `, when ${e.conditions.map(printCondition).join(' and ')}` : '';

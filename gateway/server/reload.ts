@@ -1,3 +1,4 @@
+import { fetchKeyPrefix } from '../cache/cache-key.js';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadConfig } from '../config/load.js';
@@ -155,11 +156,9 @@ function fetchSignature(fetch: FetchBlueprint): string {
   ]);
 }
 
-/** `{source}:` + the @fetch path up to its first placeholder or `?`: every cache key of that fetch starts so. */
+/** What every cache key of a fetch starts with (cache/cache-key.ts). */
 function keyPrefix(fetch: FetchBlueprint): string {
-  const text = fetch.template.text;
-  const end = text.search(/[{?]/);
-  return `${fetch.source.name}:${end < 0 ? text : text.slice(0, end)}`;
+  return fetchKeyPrefix(fetch.source.name, fetch.template.text);
 }
 
 /** Config text and every matched schema file with its text: equal strings mean nothing to reload. */

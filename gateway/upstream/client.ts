@@ -6,6 +6,8 @@ import { Deadline } from './deadline.js';
 import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
+import { headerValue, responseValue, validatorsOf } from './response-value.js';
+import { pathOfUrl, type SourceBase } from '../../directives/url-link.js';
 
 export type { HttpMethod };
 
@@ -17,6 +19,18 @@ export interface UpstreamRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** JSON text, sent with `content-type: application/json`; absent: no body. */
   readonly body?: string;
+  /** `@fetch(response: true)`: a 2xx answer's value is `{status, headers, body}`. */
+  readonly whole?: boolean;
+  /** Revalidation: a 2xx answer carries its ETag / Last-Modified (outcome `validators`). */
+  readonly validators?: boolean;
+}
+
+/** Redirect statuses that may be followed (follow_redirects). */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Whether `status` is a redirect follow_redirects may follow. */
+export function isRedirectStatus(status: number | undefined): boolean {
+  return status !== undefined && REDIRECTS.has(status);
 }
 
 /** The headers of a request that adds none to the source's own (no forward_headers). */
@@ -50,10 +64,16 @@ export class SourceClient {
   /** How much of an answer's body is read: `max_response_bytes` of a 2xx, an excerpt of any other. */
   private readonly caps: BodyCaps;
 
+  /** Where a followed redirect may lead: this source's origin and base path. */
+  private readonly base: SourceBase;
+
   constructor(private readonly config: SourceConfig) {
     const url = new URL(config.url);
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.fixedHeaders = { accept: 'application/json', ...config.headers };
+    this.base = { origin: url.origin, basePath: this.basePath };
+    // `headers` may set its own user-agent, which then wins.
+    const agent = config.userAgent ? { 'user-agent': config.userAgent } : undefined;
+    this.fixedHeaders = { accept: 'application/json', ...agent, ...config.headers };
     this.fixedJsonHeaders = { ...this.fixedHeaders, 'content-type': 'application/json' };
     this.admission = new Admission(config.connections);
     this.caps = { ok: config.maxResponseBytes, other: ERROR_BODY_READ_BYTES };
@@ -67,6 +87,11 @@ export class SourceClient {
 
   get name(): string {
     return this.config.name;
+  }
+
+  /** How many redirect hops a GET may follow (follow_redirects). */
+  get followRedirects(): number {
+    return this.config.followRedirects ?? 0;
   }
 
   /**
@@ -113,7 +138,7 @@ export class SourceClient {
 
   /** The exchange of an admitted request and what its answer is; it then leaves the admission. */
   private async admitted(request: UpstreamRequest, deadline: Deadline, shared: Deadline | undefined): Promise<UpstreamOutcome> {
-    const { name, maxResponseBytes } = this.config;
+    const { name } = this.config;
     const { method, path } = request;
     let answer: RawAnswer;
     try {
@@ -130,18 +155,39 @@ export class SourceClient {
     this.admission.release();
     this.done(deadline, shared);
     const status = answer.status;
-    if (status === 404) return { kind: 'not-found' };
     if (!isSuccess(status)) {
       const shown = answer.body === undefined ? '(body over the read cap)' : decode(answer.body).slice(0, ERROR_DETAIL_CHARS);
+      const detail = `${method} ${path} → ${status}: ${shown}`;
+      if (status === 404) return { kind: 'not-found', detail };
       return failure({
         code: 'UPSTREAM_HTTP_ERROR',
         source: name,
         message: `source "${name}" answered HTTP ${status}`,
-        detail: `${method} ${path} → ${status}: ${shown}`,
+        detail,
         status,
+        redirect: this.redirectOf(request, status, answer.headers),
       });
     }
-    if (status === 204) return NULL_BODY;
+    if (request.whole || request.validators) return this.described(request, answer);
+    return this.bodyOf(request, answer);
+  }
+
+  /**
+   * A 2xx answer read with its headers: as `{status, headers, body}` for `whole`, with the
+   * answer's validators for `validators`.
+   */
+  private described(request: UpstreamRequest, answer: RawAnswer): UpstreamOutcome {
+    const plain = this.bodyOf(request, answer);
+    if (plain.kind !== 'ok') return plain;
+    const body = request.whole ? responseValue(answer.status, answer.headers, plain.body) : plain.body;
+    const validators = request.validators ? validatorsOf(answer.headers) : undefined;
+    return validators ? { kind: 'ok', body, validators } : { kind: 'ok', body };
+  }
+
+  /** The JSON body of a 2xx answer (null for a 204 or an empty body). */
+  private bodyOf(request: UpstreamRequest, answer: RawAnswer): UpstreamOutcome {
+    const { name, maxResponseBytes } = this.config;
+    if (answer.status === 204) return NULL_BODY;
     if (answer.body === undefined) {
       return this.tooLarge(request, answer.declared > maxResponseBytes ? `content-length ${answer.declared}` : 'body over the cap');
     }
@@ -154,10 +200,31 @@ export class SourceClient {
         code: 'UPSTREAM_BAD_RESPONSE',
         source: name,
         message: `source "${name}" answered a body that is not JSON`,
-        detail: `${method} ${path}: ${text.slice(0, 80)}`,
+        detail: `${request.method} ${request.path}: ${text.slice(0, 80)}`,
         cause: 'not-json',
       });
     }
+  }
+
+  /**
+   * Where a redirect of a GET may be followed (SPEC.md "@cache", follow_redirects): the path after
+   * the base of a Location with this source's origin and base path (resolved against the URL
+   * asked); undefined when it may not be (another method, no hops allowed, elsewhere).
+   */
+  private redirectOf(request: UpstreamRequest, status: number, headers: RawAnswer['headers']): string | undefined {
+    if (!REDIRECTS.has(status) || request.method !== 'GET' || !(this.config.followRedirects! > 0)) return undefined;
+    const location = headerValue(headers, 'location');
+    if (location === undefined) return undefined;
+    let target: string;
+    try {
+      const url = new URL(location, this.base.origin + this.basePath + request.path);
+      url.hash = '';
+      target = url.href;
+    } catch {
+      return undefined;
+    }
+    const path = pathOfUrl(target, this.base);
+    return typeof path === 'string' ? path : undefined;
   }
 
   /**

@@ -11,6 +11,8 @@ export interface RawAnswer {
    * more bytes than it): the exchange was then cut there and its connection dropped.
    */
   readonly body: Buffer | undefined;
+  /** undici's raw headers (name, value, …), kept as they came. */
+  readonly headers: Buffer[] | string[] | null;
 }
 
 /** How many body bytes are read: of a 2xx answer, and of any other (an error's excerpt). */
@@ -58,6 +60,7 @@ const NO_CHUNKS: Buffer[] = [];
 class Collector {
   private status = 0;
   private declared = Number.NaN;
+  private headers: Buffer[] | string[] | null = null;
   private cap = 0;
   private size = 0;
   private chunks: Buffer[] = [];
@@ -97,6 +100,7 @@ class Collector {
   onHeaders(status: number, rawHeaders: Buffer[] | string[] | null): boolean {
     if (status < 200) return true; // informational: the answer is still to come
     this.status = status;
+    this.headers = rawHeaders;
     this.declared = contentLength(rawHeaders);
     this.cap = isSuccess(status) ? this.caps.ok : this.caps.other;
     if (this.declared > this.cap) this.cut();
@@ -116,9 +120,9 @@ class Collector {
 
   onComplete(): void {
     if (this.settled) return;
-    const { chunks: c, resolve } = this;
+    const { chunks: c, resolve, headers } = this;
     this.settle();
-    resolve({ status: this.status, declared: this.declared, body: c.length === 1 ? c[0]! : Buffer.concat(c) });
+    resolve({ status: this.status, declared: this.declared, body: c.length === 1 ? c[0]! : Buffer.concat(c), headers });
   }
 
   onError(err: unknown): void {
@@ -130,9 +134,9 @@ class Collector {
 
   /** The answer is over its cap: resolve without a body and drop the connection. */
   private cut(): void {
-    const { resolve, abortRequest } = this;
+    const { resolve, abortRequest, headers } = this;
     this.settle();
-    resolve({ status: this.status, declared: this.declared, body: undefined });
+    resolve({ status: this.status, declared: this.declared, body: undefined, headers });
     abortRequest?.(new Error('answer over its size cap'));
   }
 
@@ -143,6 +147,7 @@ class Collector {
     this.resolve = IGNORE;
     this.reject = IGNORE;
     this.chunks = NO_CHUNKS;
+    this.headers = null;
     this.abortRequest = undefined;
   }
 }

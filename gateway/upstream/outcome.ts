@@ -1,10 +1,16 @@
-/** The `extensions.code` of a GraphQL error caused by a failed lookup (SPEC.md "Errors and limits"). */
+/**
+ * The `extensions.code` of a GraphQL error caused by a failed lookup (SPEC.md "Errors and limits").
+ * UPSTREAM_URL_REFUSED (a `@fetch(url:)` value that is no URL of its source) and BAD_USER_INPUT (an
+ * argument that would make a path segment `.`, `..` or empty) are lookups refused before sending.
+ */
 export const UPSTREAM_ERROR_CODES = [
   'UPSTREAM_HTTP_ERROR',
   'UPSTREAM_TIMEOUT',
   'UPSTREAM_BAD_RESPONSE',
   'UPSTREAM_UNREACHABLE',
   'NOT_FOUND',
+  'UPSTREAM_URL_REFUSED',
+  'BAD_USER_INPUT',
 ] as const;
 export type UpstreamErrorCode = (typeof UPSTREAM_ERROR_CODES)[number];
 
@@ -13,8 +19,10 @@ export type UpstreamErrorCode = (typeof UPSTREAM_ERROR_CODES)[number];
  * null (nullable field) or a NOT_FOUND error (non-null field).
  */
 export type UpstreamOutcome =
-  | { readonly kind: 'ok'; readonly body: unknown }
-  | { readonly kind: 'not-found' }
+  /** `validators`: the answer's ETag / Last-Modified, when the request asked for them (revalidate). */
+  | { readonly kind: 'ok'; readonly body: unknown; readonly validators?: Validators }
+  /** `detail`: method, path and status, for debug mode (absent when a cache tier remembered the miss). */
+  | { readonly kind: 'not-found'; readonly detail?: string }
   | { readonly kind: 'error'; readonly error: UpstreamFailure };
 
 /**
@@ -39,6 +47,8 @@ export interface UpstreamFailure {
   readonly detail: string;
   /** For the retry policy; never shown to clients. */
   readonly cause: FailureCause;
+  /** A followable redirect (follow_redirects): the path after the source's base its Location names. */
+  readonly redirect?: string;
 }
 
 /** A failed outcome; `cause` defaults to 'status' when there is a status, else 'other'. */
@@ -46,5 +56,12 @@ export function failure(
   f: Omit<UpstreamFailure, 'status' | 'cause'> & { readonly status?: number; readonly cause?: FailureCause },
 ): UpstreamOutcome {
   const { code, source, message, detail, status } = f;
-  return { kind: 'error', error: { code, source, status, message, detail, cause: f.cause ?? (status !== undefined ? 'status' : 'other') } };
+  const error: UpstreamFailure = { code, source, status, message, detail, cause: f.cause ?? (status !== undefined ? 'status' : 'other') };
+  return { kind: 'error', error: f.redirect === undefined ? error : { ...error, redirect: f.redirect } };
+}
+
+/** An answer's ETag / Last-Modified: what a conditional refetch sends (SPEC.md "@cache", revalidate). */
+export interface Validators {
+  readonly etag: string | undefined;
+  readonly lastModified: string | undefined;
 }

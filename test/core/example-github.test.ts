@@ -1,20 +1,26 @@
 /**
  * The GitHub-shaped example (examples/github): its own gateway.toml and schema, served against its
- * service on a free port (`${GITHUB_EXAMPLE_PORT:-4011}` in the config), answer real queries with
- * the request counts the directives promise.
+ * service on a free port (`${GITHUB_EXAMPLE_PORT:-4011}` in the config), which sends GitHub's
+ * shapes: 301s for renamed repositories, ETags and 304s, Link headers on comment pages, search
+ * `q` qualifiers, and 401/403 without a token or a User-Agent. Each test asserts the exact requests
+ * the service received for a query: method, path and query, If-None-Match, User-Agent and
+ * Authorization, and the status it answered.
  */
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import { startGateway, type RunningGateway } from '../../gateway/server/start.js';
-import { startGithubService } from '../../examples/github/service.js';
-import type { RunningService } from '../../examples/blog/http.js';
+import { startGithubService, type GithubService, type ReceivedRequest } from '../../examples/github/service.js';
+import { PACKAGE_VERSION } from '../../gateway/config/version.js';
+import { until } from '../support/wait.js';
 
 // dist/test/core/example-github.test.js → repository root
 const CONFIG = fileURLToPath(new URL('../../../examples/github/gateway.toml', import.meta.url));
+const UA = `gqlgw/${PACKAGE_VERSION}`;
+const AUTH = 'Bearer example-token';
 
 describe('examples/github', () => {
-  let service: RunningService;
+  let service: GithubService;
   let gateway: RunningGateway;
 
   before(async () => {
@@ -30,6 +36,7 @@ describe('examples/github', () => {
     await gateway.close();
     await service.close();
   });
+  beforeEach(() => service.reset());
 
   async function query(q: string): Promise<{ body: { data?: Record<string, unknown>; errors?: unknown[] }; counts: string }> {
     const res = await fetch(gateway.url, {
@@ -40,6 +47,13 @@ describe('examples/github', () => {
     const counts = ['x-gql-rounds', 'x-gql-subrequests', 'x-gql-batches'].map((h) => res.headers.get(h)).join('/');
     return { body: (await res.json()) as { data?: Record<string, unknown> }, counts };
   }
+  /** `METHOD url status`, with If-None-Match when sent; every request must carry the token and the User-Agent. */
+  const lines = (): string[] =>
+    service.requests.map((r: ReceivedRequest) => {
+      assert.equal(r.authorization, AUTH, `${r.url} carries the token`);
+      assert.equal(r.userAgent, UA, `${r.url} carries the User-Agent`);
+      return `${r.method} ${r.url} ${r.status}${r.ifNoneMatch ? ` if-none-match ${r.ifNoneMatch}` : ''}`;
+    });
 
   test('a repo with its owner profile, issues, their authors and assignees, events by type', async () => {
     const { body, counts } = await query(`{
@@ -57,7 +71,10 @@ describe('examples/github', () => {
       licenseName: 'MIT License',
       topics: ['example', 'git'],
       ownerProfile: { name: 'The Octocat', city: 'San Francisco' },
-      issues: [{ number: 1, author: { login: 'monalisa' }, assignees: [{ login: 'octocat' }, { login: 'hubot' }] }],
+      issues: [
+        { number: 1, author: { login: 'monalisa' }, assignees: [{ login: 'octocat' }, { login: 'hubot' }] },
+        { number: 4, author: { login: 'octocat' }, assignees: [] },
+      ],
       events: [
         { __typename: 'PushEvent', ref: 'refs/heads/main', commits: 2 },
         { __typename: 'IssuesEvent', action: 'opened', issueNumber: 1 },
@@ -66,6 +83,113 @@ describe('examples/github', () => {
     });
     // repo; then ownerProfile (batch), issues, events; then author (batch) and assignees (POST batch).
     assert.equal(counts, '3/6/3');
+    assert.deepEqual(lines().sort(), [
+      'GET /repos/octocat/hello-world 200',
+      'GET /repos/octocat/hello-world/events 200',
+      'GET /repos/octocat/hello-world/issues?state=open&labels=bug 200',
+      'GET /users?login=monalisa 200',
+      'GET /users?login=octocat 200',
+      'POST /users/lookup 200',
+    ]);
+  });
+
+  test('issue search with optional qualifiers: a null label or state leaves its qualifier out, never q', async () => {
+    const { body } = await query(`{
+      all: searchIssues(repo: "octocat/hello-world") { total items { number pullRequest { mergedAt } } }
+      bugs: searchIssues(repo: "octocat/hello-world", label: "bug") { total }
+      openBugs: searchIssues(repo: "octocat/hello-world", label: "bug", state: "open") { total }
+      closed: searchIssues(repo: "octocat/hello-world", state: "closed") { items { title } }
+    }`);
+    assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+    assert.deepEqual(body.data, {
+      all: {
+        total: 4,
+        items: [
+          { number: 1, pullRequest: null },
+          { number: 2, pullRequest: null },
+          { number: 3, pullRequest: null },
+          { number: 4, pullRequest: { mergedAt: null } },
+        ],
+      },
+      bugs: { total: 2 },
+      openBugs: { total: 2 },
+      closed: { items: [{ title: 'Old question' }] },
+    });
+    assert.deepEqual(lines().sort(), [
+      'GET /search/issues?q=repo:octocat%2Fhello-world&per_page=30 200',
+      'GET /search/issues?q=repo:octocat%2Fhello-world+label:bug&per_page=30 200',
+      'GET /search/issues?q=repo:octocat%2Fhello-world+label:bug+state:open&per_page=30 200',
+      'GET /search/issues?q=repo:octocat%2Fhello-world+state:closed&per_page=30 200',
+    ]);
+  });
+
+  test('comments followed through comments_url; a page has next and total from Link and X-Total-Count; next is fetched by its URL', async () => {
+    const { body, counts } = await query(`{
+      searchIssues(repo: "octocat/hello-world", label: "bug", state: "open") {
+        items { number commentCount comments { total next items { body author { login } } nextPage { next items { body } } } }
+      }
+    }`);
+    assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+    const at = `${service.url}/repos/octocat/hello-world/issues/1/comments`;
+    assert.deepEqual(body.data, {
+      searchIssues: {
+        items: [
+          {
+            number: 1,
+            commentCount: 3,
+            comments: {
+              total: 3,
+              next: `${at}?page=2`,
+              items: [
+                { body: 'Me too', author: { login: 'hubot' } },
+                { body: 'Which version?', author: { login: 'octocat' } },
+              ],
+              nextPage: { next: null, items: [{ body: 'The latest' }] },
+            },
+          },
+          { number: 4, commentCount: 0, comments: { total: 0, next: null, items: [], nextPage: null } },
+        ],
+      },
+    });
+    assert.equal(counts, '3/4/0');
+    assert.deepEqual(lines().sort(), [
+      'GET /repos/octocat/hello-world/issues/1/comments 200',
+      'GET /repos/octocat/hello-world/issues/1/comments?page=2 200',
+      'GET /repos/octocat/hello-world/issues/4/comments 200',
+      'GET /search/issues?q=repo:octocat%2Fhello-world+label:bug+state:open&per_page=30 200',
+    ]);
+  });
+
+  test('a renamed repository: the 301 is followed to /repositories/ID and cached under the name asked', async () => {
+    const first = await query('{ repo(owner: "octocat", name: "old-hello") { fullName ownerProfile { login } } }');
+    assert.deepEqual(first.body.data, { repo: { fullName: 'octocat/hello-world', ownerProfile: { login: 'octocat' } } });
+    assert.equal(first.counts, '2/3/1');
+    assert.deepEqual(lines(), ['GET /repos/octocat/old-hello 301', 'GET /repositories/101 200', 'GET /users?login=octocat 200']);
+    service.reset();
+    const again = await query('{ repo(owner: "octocat", name: "old-hello") { fullName } }');
+    assert.deepEqual(again.body.data, { repo: { fullName: 'octocat/hello-world' } });
+    assert.equal(again.counts, '1/0/0');
+    assert.deepEqual(lines(), []);
+  });
+
+  test('ETags: once the entry is stale, its background refetch sends If-None-Match and the 304 renews it', async () => {
+    await query('{ repo(owner: "monalisa", name: "smile") { stars } }');
+    const fetched = Date.now();
+    assert.equal(service.requests.length, 1);
+    const etag = /^W\/"[0-9a-f]{16}"$/;
+    await until(() => Date.now() > fetched + 1050, 'the ttl is over');
+    service.reset();
+    const stale = await query('{ repo(owner: "monalisa", name: "smile") { stars } }');
+    assert.deepEqual(stale.body.data, { repo: { stars: 42 } });
+    assert.equal(stale.counts, '1/0/0', 'served stale: the refetch is in the background');
+    await until(() => service.requests.length === 1 && service.requests[0]!.status !== 0, 'the background revalidation');
+    const [line] = lines();
+    assert.match(line!, /^GET \/repos\/monalisa\/smile 304 if-none-match W\/"[0-9a-f]{16}"$/);
+    assert.match(service.requests[0]!.ifNoneMatch!, etag);
+    // Renewed: fresh again, nothing is asked.
+    service.reset();
+    assert.equal((await query('{ repo(owner: "monalisa", name: "smile") { stars } }')).counts, '1/0/0');
+    assert.deepEqual(lines(), []);
   });
 
   test('search through an envelope, users with their repos', async () => {
@@ -76,5 +200,10 @@ describe('examples/github', () => {
       searchRepos: [{ name: 'spoon-knife', owner: { login: 'octocat' } }],
       user: { city: null, repos: [{ name: 'hubot-scripts' }] },
     });
+    assert.deepEqual(lines().sort(), [
+      'GET /search/repositories?q=example&per_page=1 200',
+      'GET /users/hubot 200',
+      'GET /users/hubot/repos 200',
+    ]);
   });
 });

@@ -30,7 +30,7 @@ test('gqlgw sdl and the editor config: graphql-config loads it, the language ser
   const schema = await project.getSchema();
   assert.deepEqual(
     schema.getDirective('fetch')?.args.map((a) => a.name),
-    ['source', 'path', 'method', 'body', 'select', 'repeat'],
+    ['source', 'path', 'url', 'method', 'body', 'select', 'repeat', 'response'],
   );
   assert.ok(schema.getQueryType()?.getFields().posts, 'the schema files are loaded too');
 

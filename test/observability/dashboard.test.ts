@@ -36,6 +36,8 @@ async function exported(): Promise<PromText> {
   metrics.onCacheTierFailure('timeout', 'get');
   metrics.onCacheTierSkip('get');
   metrics.onHttpAnswer(200, 'ok');
+  metrics.listener.onRevalidation({ ...at, result: 'not_modified' });
+  metrics.listener.onRedirect({ ...at, followed: true });
   return parsePromText(await metrics.render());
 }
 
@@ -117,6 +119,8 @@ describe('Grafana dashboard', () => {
       'gqlgw_upstream_errors_total',
       'gqlgw_operation_rounds',
       'gqlgw_operation_subrequests',
+      'gqlgw_cache_revalidations_total',
+      'gqlgw_upstream_redirects_total',
     ]) {
       assert.ok(read.has(required), `no panel reads ${required}`);
     }
