@@ -3,7 +3,11 @@ import { readDotted, type DottedReader } from '../../directives/dotted.js';
 import { renderBodyTemplate, type BodyTemplate } from '../../directives/body-template.js';
 import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
-import { splitInHalves } from '../upstream/retry-policy.js';
+import { shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
+import { fillCaches } from './cache-tiers.js';
+import type { SharedCall } from './coalesce.js';
+import { spare, type DispatchContext } from './dispatch.js';
+import type { BatchWarning, RoundDeps } from './request-context.js';
 import type { ForwardedHeaders, MemoEntry } from './state.js';
 
 /**
@@ -57,7 +61,8 @@ export class BatchGroups {
    * Adds a memo entry of a @batch field with a batch key to its group; false (nothing added) when
    * a null `{args.*}` in the path part of the @batch path leaves no path to send.
    */
-  add(m: MemoEntry, headers: ForwardedHeaders): boolean {
+  add(m: MemoEntry): boolean {
+    const headers = m.forwarded;
     const batch = m.fetch.batch!;
     const variant = batch.hasArgs ? batchVariant(batch, m.args) : '';
     if (variant === null) return false;
@@ -128,6 +133,57 @@ export function chunkEntries(chunk: BatchChunk): readonly MemoEntry[] {
     if (more) all.push(...more);
   }
   return all;
+}
+
+/** How one chunk is sent: for whom and under which deadlines, as which shared call, where warnings go. */
+export interface ChunkSending {
+  readonly ctx: DispatchContext;
+  /** Set when the chunk is a shared call other requests may wait for (execute/coalesce.ts). */
+  readonly call?: SharedCall;
+  readonly warnings?: BatchWarning[];
+}
+
+/**
+ * A chunk's whole life (SPEC.md "@batch"): sends it; when it failed in a way worth splitting
+ * (upstream/retry-policy.ts) and the budget of every request it counts for has room for two more,
+ * sends it again as two halves, concurrently, each under a deadline of its own; settles every key
+ * from the answers (a failed chunk or half fails only its own keys); ends its shared call, whatever
+ * happened, so its keys are never joinable again; then fills the caches with what came back.
+ */
+export async function sendChunk(chunk: BatchChunk, sending: ChunkSending, deps: RoundDeps): Promise<void> {
+  const { ctx, call, warnings } = sending;
+  try {
+    const answer = await dispatchChunk(chunk, ctx, deps, true);
+    if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && spare(ctx, 2)) {
+      const later: DispatchContext = { for: ctx.for, signal: ctx.signal, deadlines: undefined };
+      const halves = splitBatchChunk(chunk);
+      await Promise.all(halves.map(async (half) => settleBatchChunk(half, await dispatchChunk(half, later, deps, false), warnings)));
+    } else {
+      settleBatchChunk(chunk, answer, warnings);
+    }
+  } finally {
+    if (call) deps.inFlight.settle(call);
+  }
+  if (chunk.group.fetch.cache) fillCaches(call ? call.memos : chunkEntries(chunk), deps);
+}
+
+/** One request of a chunk (or of a split half, which is never sent again). */
+function dispatchChunk(chunk: BatchChunk, ctx: DispatchContext, deps: RoundDeps, mayResend: boolean): Promise<UpstreamOutcome> {
+  const { group } = chunk;
+  return deps.dispatch(
+    {
+      source: group.fetch.source.name,
+      coordinate: group.coordinate,
+      method: group.batch.method,
+      path: chunk.path,
+      body: chunk.body,
+      headers: group.headers.headers,
+      batchSize: chunk.keys.length,
+      mayResend,
+      judge: (o) => checkBatchAnswer(chunk, o),
+    },
+    ctx,
+  );
 }
 
 /** Settles the key whose first entry is `first`: that entry and every other waiting for the key. */
@@ -209,22 +265,6 @@ export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): U
     });
   }
   return select ? { kind: 'ok', body: items } : outcome;
-}
-
-/**
- * Something a batch answer did that is probably a mistake in the schema, shown in debug mode in the
- * response's `extensions.warnings`: its items matched none of the keys asked.
- */
-export interface BatchWarning {
-  readonly code: 'BATCH_MATCHED_NOTHING';
-  readonly message: string;
-  readonly coordinate: string;
-  readonly match: string;
-  /** Up to 10 keys asked, and up to 10 `match` values the items carried (string form). */
-  readonly keysAsked: readonly string[];
-  readonly keysSeen: readonly string[];
-  /** The fields of the first item, to spot a misspelt `match`. */
-  readonly itemFields: readonly string[];
 }
 
 const SHOWN = 10;

@@ -7,7 +7,9 @@ import { InFlight } from './coalesce.js';
 import { SubrequestKeys } from './subrequest-keys.js';
 import type { ExecutionListener } from './listener.js';
 import { runMutationFields, type MutationDeps } from './mutation.js';
-import { SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
+import { SubrequestBudget, SubrequestLimitError } from './budget.js';
+import { createDispatch, type DispatchDeps } from './dispatch.js';
+import type { RequestState, RoundDeps } from './request-context.js';
 import { runRounds } from './run-rounds.js';
 import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
@@ -41,8 +43,11 @@ export interface ExecutedOperation {
   readonly dataJson?: string;
 }
 
-export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight' | 'keys'> {
+export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight' | 'keys' | 'dispatch'> {
   readonly blueprint: Blueprint;
+  readonly clients: DispatchDeps['clients'];
+  /** Extra dispatch layers (execute/dispatch.ts), such as tracing's client span. */
+  readonly layers?: DispatchDeps['layers'];
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
   readonly exposeDetail: boolean;
@@ -65,6 +70,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const listener = options.listener ?? {};
   const deps: MutationDeps = {
     ...options,
+    dispatch: createDispatch({ clients: options.clients, listener, layers: options.layers }),
     listener,
     inFlight: new InFlight(),
     keys: new SubrequestKeys(),
@@ -108,6 +114,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       store,
       memo: new Map(),
       stats,
+      budget: new SubrequestBudget(stats, options.maxSubrequests),
       forwarder: new HeaderForwarder(request.header),
       args: new Map(),
       signal: request.signal,

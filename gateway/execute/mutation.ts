@@ -3,7 +3,9 @@ import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry, PlanSelection } from '../plan/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { renderFetchBody } from './body.js';
-import { argsOf, NULL_SLOT, selected, sendSubrequest, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
+import { argsOf, type RequestState, type RoundDeps } from './request-context.js';
+import { NULL_SLOT } from './round.js';
+import { selected } from './single.js';
 import { runRounds } from './run-rounds.js';
 import { lookupKey, type HeaderForwarder, type OutcomeSlot } from './state.js';
 import { collectLookups, descend, Lookups, type Walk } from './walk.js';
@@ -90,10 +92,10 @@ async function sendMutation(
   const args = argsOf(entry, state);
   const path = resolvePathTemplate(fetch.template, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY });
   if (path === null) return { outcome: NULL_VALUE, args, sent: false };
-  if (state.stats.subrequests + 1 > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
+  state.budget.reserve(1);
   state.stats.rounds++;
   const source = fetch.source.name;
-  const answer = await sendSubrequest(
+  const answer = await deps.dispatch(
     {
       source,
       coordinate: entry.blueprint.coordinate,
@@ -103,8 +105,7 @@ async function sendMutation(
       headers: state.forwarder.for(fetch.source).headers,
       mayResend: false,
     },
-    { state, signal: state.signal },
-    deps,
+    { for: [state], signal: state.signal, deadlines: undefined },
   );
   if (answer.kind === 'not-found') {
     const detail = `${fetch.method} ${path} → 404`;

@@ -1,72 +1,22 @@
-import { getArgumentValues } from 'graphql';
 import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
-import { readDotted } from '../../directives/dotted.js';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry } from '../plan/types.js';
-import type { SourceClient } from '../upstream/client.js';
-import type { Deadline } from '../upstream/deadline.js';
-import type { Abortable } from '../upstream/canceller.js';
+import { DeadlineScope } from '../upstream/deadline.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
-import { shouldResend, shouldSplitChunk } from '../upstream/retry-policy.js';
-import {
-  BatchGroups,
-  checkBatchAnswer,
-  chunkEntries,
-  settleBatchChunk,
-  splitBatchChunk,
-  type BatchChunk,
-  type BatchWarning,
-} from './batch.js';
-import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
-import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
-import type { ExecutionListener } from './listener.js';
+import { BatchGroups, chunkEntries, sendChunk } from './batch.js';
+import { SubrequestBudget } from './budget.js';
+import { readCaches } from './cache-tiers.js';
+import { RoundWaits } from './coalesce.js';
+import { releasing, type DispatchContext } from './dispatch.js';
+import { argsOf, type RequestState, type RoundDeps } from './request-context.js';
+import { sendSingle } from './single.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
 import { ResultStore } from './result-store.js';
 import { lookupKey, writeLookupKey, type HeaderForwarder, type MemoEntry, type OperationStats, type OutcomeSlot } from './state.js';
 import { renderFetchBody } from './body.js';
-import type { HttpMethod } from '../../directives/request.js';
 import type { Lookups } from './walk.js';
-
-/** What a round needs from the running gateway. */
-export interface RoundDeps extends CacheTiers {
-  readonly clients: ReadonlyMap<string, SourceClient>;
-  readonly listener: ExecutionListener;
-  readonly maxSubrequests: number;
-  /** Calls in flight in this process, for coalescing and background refreshes (one per executor). */
-  readonly inFlight: InFlight;
-  /** @batch lookups' keys, built once per distinct key value (one per executor). */
-  readonly keys: SubrequestKeys;
-  /** Debug mode: upstream details go into error extensions. */
-  readonly exposeDetail?: boolean;
-}
-
-/** The per-request state a round reads and fills. */
-export interface RequestState {
-  readonly variables: Readonly<Record<string, unknown>>;
-  readonly store: ResultStore;
-  readonly memo: Map<string, MemoEntry>;
-  readonly stats: OperationStats;
-  readonly forwarder: HeaderForwarder;
-  readonly args: Map<PlanEntry, Record<string, unknown>>;
-  /** Aborts when the client went away: no more subrequests are sent, in-flight ones are cancelled. */
-  readonly signal?: Abortable;
-  /** Debug mode only: what looked wrong without failing (a batch answer that matched none of its keys). */
-  readonly warnings?: BatchWarning[];
-  /**
-   * Whether this request may share calls with other requests (execute/coalesce.ts), on sources with
-   * `coalesce = true`: queries only. A mutation operation never coalesces (SPEC.md "Mutations").
-   */
-  readonly coalesce: boolean;
-}
-
-/** Raised before sending when a round would take the operation over its subrequest limit. */
-export class SubrequestLimitError extends Error {
-  constructor(readonly limit: number) {
-    super(`this operation needs more than ${limit} subrequests (limits.max_subrequests); ask for less data per query`);
-  }
-}
 
 const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
 /** What a waiter gets if the call it waited for ended without an outcome (a bug; never seen in tests). */
@@ -219,11 +169,12 @@ class RoundLookups {
     const coordinate = entry.blueprint.coordinate;
     const body = fetch.body && renderFetchBody(fetch.body, this.input);
     const path = typeof at === 'string' ? at : at.path;
+    const forwarded = this.state.forwarder.for(fetch.source);
     let key: string;
     if (typeof at !== 'string') {
       key = at.key;
     } else {
-      const suffix = fetch.keySuffix + this.state.forwarder.for(fetch.source).keySuffix;
+      const suffix = fetch.keySuffix + forwarded.keySuffix;
       key =
         fetch.method === 'GET'
           ? lookupKey(fetch.source.name, path, suffix)
@@ -246,6 +197,7 @@ class RoundLookups {
       batchKeyValue,
       args: this.input.args,
       body,
+      forwarded,
       outcome: undefined,
       call: undefined,
       leader: undefined,
@@ -296,11 +248,13 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
   const tally = new RoundTally();
   for (const m of renew) tally.lookupEvent(m.coordinate, m.fetch.source.name, 'refreshed');
   tally.flush(deps.listener);
+  const stats: OperationStats = { rounds: 1, subrequests: 0, batches: 0 };
   const state: RequestState = {
     variables: {},
     store: new ResultStore(),
     memo: new Map(),
-    stats: { rounds: 1, subrequests: 0, batches: 0 },
+    stats,
+    budget: new SubrequestBudget(stats, deps.maxSubrequests),
     forwarder,
     args: new Map(),
     coalesce: true,
@@ -351,266 +305,53 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
     }
     // A null {args.*} in the path part of the @batch path: as for a single fetch (SPEC.md
     // "@fetch"), the field is null and nothing is sent.
-    if (!groups.add(m, state.forwarder.for(m.fetch.source))) m.outcome = NULL_VALUE;
+    if (!groups.add(m)) m.outcome = NULL_VALUE;
   }
   tally.flush(deps.listener); // coalesced lookups show while they wait, not only once answered
   const chunks = groups.chunks();
-  const planned = singles.length + chunks.length;
-  if (state.stats.subrequests + planned > deps.maxSubrequests) return Promise.reject(new SubrequestLimitError(deps.maxSubrequests));
+  state.budget.reserve(singles.length + chunks.length);
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
-  // This request's own subrequests to one source share one deadline (upstream/deadline.ts); a shared
+  // This request's own subrequests share one deadline per source (upstream/deadline.ts); a shared
   // call has its own, bound to the call's signal rather than to this client's.
   const own: Array<Promise<void>> = [];
-  const ownBy = new Map<string, RequestBy>();
-  const byForOwn = (source: string): RequestBy => {
-    let by = ownBy.get(source);
-    if (!by) {
-      by = { state, signal: state.signal, deadline: deps.clients.get(source)!.deadline(state.signal) };
-      ownBy.set(source, by);
-    }
-    return by;
-  };
-  const byForCall = (source: string, call: SharedCall): RequestBy => ({
-    state,
-    signal: call.signal,
-    deadline: deps.clients.get(source)!.deadline(call.signal),
-    call,
-  });
-  const release = (): void => {
-    for (const by of ownBy.values()) by.deadline!.release();
-  };
+  const scope = new DeadlineScope(state.signal);
+  const ownCtx: DispatchContext = { for: [state], signal: state.signal, deadlines: scope };
   let settled: Promise<void>;
   try {
     for (const m of singles) {
-      const source = m.fetch.source.name;
       if (!coalesces(m, state)) {
-        own.push(sendSingle(m, byForOwn(source), deps));
+        own.push(sendSingle(m, ownCtx, deps));
         continue;
       }
       const call = deps.inFlight.lead([m]);
-      call.done = sendSingle(m, byForCall(source, call), deps).catch(ignore);
+      const callScope = new DeadlineScope(call.signal);
+      const ctx: DispatchContext = { for: [state], signal: call.signal, deadlines: callScope };
+      call.done = releasing(callScope, sendSingle(m, ctx, deps, call)).catch(ignore);
       waits.wait(call, false);
     }
     for (const c of chunks) {
       const source = c.group.fetch.source;
       if (!state.coalesce || !source.coalesce) {
-        own.push(sendChunk(c, byForOwn(source.name), deps));
+        own.push(sendChunk(c, { ctx: ownCtx, warnings: state.warnings }, deps));
         continue;
       }
       const call = deps.inFlight.lead(chunkEntries(c));
-      call.done = sendChunk(c, byForCall(source.name, call), deps).catch(ignore);
+      const callScope = new DeadlineScope(call.signal);
+      const ctx: DispatchContext = { for: [state], signal: call.signal, deadlines: callScope };
+      call.done = releasing(callScope, sendChunk(c, { ctx, call, warnings: state.warnings }, deps)).catch(ignore);
       waits.wait(call, false);
     }
     settled = waits.settle(own, state.signal);
   } catch (err) {
-    release();
+    scope.release();
     return Promise.reject(err);
   }
-  return settled.then(
-    () => {
-      release();
-      for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
-    },
-    (err: unknown) => {
-      release();
-      throw err;
-    },
-  );
+  return releasing(scope, settled).then(() => {
+    for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
+  });
 }
 
 /** Only GET subrequests of a coalescing source are shared across requests (SPEC.md "Coalescing"). */
 function coalesces(m: MemoEntry, state: RequestState): boolean {
   return state.coalesce && m.fetch.source.coalesce && m.fetch.method === 'GET';
-}
-
-/**
- * Sends one single fetch (as a shared call when `by.call` is set) and stores its answer in the caches.
- * Written as continuations, not an async function: a round of a hundred singles to a source of 64
- * connections leaves most of them waiting for one, and each would hold its frame meanwhile.
- */
-function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void> {
-  let sent: Promise<UpstreamOutcome>;
-  try {
-    const sub: Subrequest = {
-      source: m.fetch.source.name,
-      coordinate: m.coordinate,
-      method: m.fetch.method,
-      path: m.path,
-      body: m.body,
-      headers: by.state.forwarder.for(m.fetch.source).headers,
-      mayResend: true,
-    };
-    sent = sendSubrequest(sub, by, deps);
-  } catch (err) {
-    // As an async function would: a throw is a rejection, so a shared call is still settled below.
-    sent = Promise.reject(err);
-  }
-  return sent.then(
-    (outcome) => {
-      try {
-        m.outcome = selected(outcome, m.fetch.select);
-      } finally {
-        singleEnded(by, deps);
-      }
-      if (m.fetch.cache) fillCaches([m], deps);
-    },
-    (err: unknown) => {
-      singleEnded(by, deps);
-      throw err;
-    },
-  );
-}
-
-/** A single fetch sent as a shared call ended: its deadline is released and its key is never joinable again. */
-function singleEnded(by: RequestBy, deps: RoundDeps): void {
-  if (!by.call) return;
-  by.deadline!.release();
-  deps.inFlight.settle(by.call);
-}
-
-/**
- * Sends one @batch chunk (as a shared call when `by.call` is set); a failed chunk may be sent again
- * once as two halves (upstream/retry-policy.ts), under a deadline of their own. Stores the keys'
- * answers in the caches.
- */
-async function sendChunk(chunk: BatchChunk, by: RequestBy, deps: RoundDeps): Promise<void> {
-  const { group } = chunk;
-  const { state, call } = by;
-  const sendOne = (c: BatchChunk, mayResend: boolean, under: RequestBy) =>
-    sendSubrequest(
-      {
-        source: group.fetch.source.name,
-        coordinate: group.coordinate,
-        method: group.batch.method,
-        path: c.path,
-        body: c.body,
-        headers: group.headers.headers,
-        batchSize: c.keys.length,
-        mayResend,
-        judge: (o) => checkBatchAnswer(c, o),
-      },
-      under,
-      deps,
-    );
-  try {
-    let answer: UpstreamOutcome;
-    try {
-      answer = await sendOne(chunk, true, by);
-    } finally {
-      if (call) by.deadline!.release();
-    }
-    if (
-      answer.kind === 'error' &&
-      shouldSplitChunk(answer.error, chunk.keys.length) &&
-      state.stats.subrequests + 2 <= deps.maxSubrequests
-    ) {
-      const halves = splitBatchChunk(chunk);
-      const later: RequestBy = { ...by, deadline: undefined };
-      await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false, later), state.warnings)));
-    } else {
-      settleBatchChunk(chunk, answer, state.warnings);
-    }
-  } finally {
-    if (call) deps.inFlight.settle(call); // whatever happened, its keys are never joinable again
-  }
-  if (group.fetch.cache) fillCaches(call ? call.memos : chunkEntries(chunk), deps);
-}
-
-/** A single fetch's value: with `select`, that dotted path of the body (missing: null). */
-export function selected(outcome: UpstreamOutcome, select: readonly string[] | undefined): UpstreamOutcome {
-  if (!select || outcome.kind !== 'ok') return outcome;
-  return { kind: 'ok', body: readDotted(outcome.body, select) ?? null };
-}
-
-/** Who a subrequest is sent for (the request whose stats count it), what cancels it, under which deadline. */
-export interface RequestBy {
-  readonly state: RequestState;
-  /** The client's signal, or a shared call's (aborted once every waiter left). */
-  readonly signal: Abortable | undefined;
-  /**
-   * Shared by the requests sent together (upstream/deadline.ts), released by whoever made it;
-   * absent: each attempt gets one of its own, bound to `signal`.
-   */
-  readonly deadline?: Deadline;
-  /** Set when this is a shared call other requests may wait for (execute/coalesce.ts). */
-  readonly call?: SharedCall;
-}
-
-/** One request to send: to which source, for which field, and how its answer is judged. */
-export interface Subrequest {
-  readonly source: string;
-  readonly coordinate: string;
-  readonly method: HttpMethod;
-  readonly path: string;
-  /** JSON text for a method other than GET. */
-  readonly body?: string;
-  readonly headers: Readonly<Record<string, string>>;
-  /** Keys in the request for a @batch chunk; undefined for a single fetch. */
-  readonly batchSize?: number;
-  readonly mayResend: boolean;
-  /** Turns a well-formed HTTP answer into what the lookup makes of it; identity when absent. */
-  readonly judge?: (outcome: UpstreamOutcome) => UpstreamOutcome;
-}
-
-/**
- * Sends one request and reports it to the listener; every attempt is a counted subrequest. `judge`
- * turns a well-formed HTTP answer into what the lookup makes of it (a batch answer that is not an
- * array is an error), so metrics count what the keys see. With `mayResend`, a reset connection
- * is sent once more if upstream/retry-policy.ts allows it (a GET only) and max_subrequests too,
- * under a deadline of its own (its timeout counts from its own send).
- */
-export function sendSubrequest(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise<UpstreamOutcome> {
-  return attempt(sub, by, deps, 1);
-}
-
-/**
- * One attempt of sendSubrequest: the first under the shared deadline, a re-send under one of its
- * own (its timeout counts from its own send). Continuations rather than an async function, so that
- * an attempt waiting for a connection holds no frame (see sendSingle).
- */
-function attempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, n: 1 | 2): Promise<UpstreamOutcome> {
-  const client = deps.clients.get(sub.source)!;
-  const { stats } = by.state;
-  const shared = n === 1 ? by.deadline : undefined;
-  stats.subrequests++;
-  if (sub.batchSize !== undefined) stats.batches++;
-  const t0 = performance.now();
-  const deadline = shared ?? client.deadline(by.signal);
-  return client.send(sub, deadline).then(
-    (answer) => {
-      if (!shared) deadline.release();
-      const outcome = sub.judge ? sub.judge(answer) : answer;
-      deps.listener.onSubrequest?.({
-        coordinate: sub.coordinate,
-        source: sub.source,
-        batchSize: sub.batchSize,
-        durationMs: performance.now() - t0,
-        errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
-      });
-      if (
-        n === 2 ||
-        !sub.mayResend ||
-        outcome.kind !== 'error' ||
-        !shouldResend(outcome.error, sub.method) ||
-        stats.subrequests >= deps.maxSubrequests
-      )
-        return outcome;
-      return attempt(sub, by, deps, 2);
-    },
-    (err: unknown) => {
-      if (!shared) deadline.release();
-      throw err;
-    },
-  );
-}
-
-/** The field's argument values for this request (coerced once per plan entry). */
-export function argsOf(entry: PlanEntry, state: RequestState): Readonly<Record<string, unknown>> {
-  if (entry.constantArgs) return entry.constantArgs;
-  let args = state.args.get(entry);
-  if (!args) {
-    args = entry.fieldDef.args.length ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>) : {};
-    state.args.set(entry, args);
-  }
-  return args;
 }
