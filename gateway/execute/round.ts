@@ -343,8 +343,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
     }
     settled = waits.settle(own, state.signal);
   } catch (err) {
-    scope.release();
-    return Promise.reject(err);
+    settled = Promise.reject(err);
   }
   return releasing(scope, settled).then(() => {
     for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
