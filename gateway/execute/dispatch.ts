@@ -74,8 +74,9 @@ export interface DispatchDeps {
  *   to the listener with what `judge` made of its answer;
  * - `deadline`: the attempt runs under its scope's deadline for the source, or under one of its own
  *   that this layer releases (the only deadline released outside `releasing`);
- * - the source's client (upstream/client.ts): admission (a connection's turn), exchange (undici
- *   dispatch, capped body), decode (status and JSON into an outcome).
+ * - the source's client (upstream/client.ts): admission (a connection's turn, upstream/admission.ts),
+ *   exchange (undici dispatch, capped body, upstream/exchange.ts), decode (status and JSON into an
+ *   outcome, upstream/decode.ts).
  */
 export function createDispatch(deps: DispatchDeps): Dispatch {
   const layers: Layer[] = [resend, ...(deps.layers ?? []), countLayer(deps.listener), deadlineLayer];
