@@ -175,13 +175,15 @@ export interface TemplateInput {
   readonly keys: readonly unknown[] | undefined;
   /** Unless NO_KEY, the value every `{parent.*}` renders: one element of a list of keys. */
   readonly key: unknown;
+  /** With `key` set: `{args.*}` renders it instead (a @batch keyed by its @fetch's one `{args.A}`). */
+  readonly keyIsArgs?: boolean;
 }
 
 /** The value a placeholder stands for in `input` (undefined counts as null). */
 export function placeholderValue(p: Placeholder, input: TemplateInput): unknown {
   if (p.kind === 'keys') return input.keys;
   if (p.kind === 'parent') return input.key !== NO_KEY ? input.key : readDotted(input.parent, p.read);
-  return readDotted(input.args, p.read);
+  return input.keyIsArgs === true && input.key !== NO_KEY ? input.key : readDotted(input.args, p.read);
 }
 
 /** Resolves a template to `path?query`, or null when a path-part placeholder is null or an empty list. */

@@ -20,6 +20,10 @@ export interface SourceConfig {
   readonly maxQueued: number;
   /** Identical GET subrequests and @batch keys in flight for other requests are shared (SPEC.md "Coalescing across requests"). */
   readonly coalesce: boolean;
+  /** @batch keys of concurrent requests share chunks (SPEC.md "Batching across requests"). */
+  readonly batchAcrossRequests: boolean;
+  /** > 0: a shared chunk that is not full waits up to this long for more keys; 0: to the end of the event-loop turn. */
+  readonly batchWindowMs: number;
 }
 
 export interface MemcachedConfig {

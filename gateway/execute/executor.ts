@@ -4,6 +4,7 @@ import type { Abortable } from '../upstream/canceller.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { InFlight } from './coalesce.js';
+import { BatchCollector } from './batch-collector.js';
 import { SubrequestKeys } from './subrequest-keys.js';
 import type { ExecutionListener } from './listener.js';
 import { runMutationFields, type MutationDeps } from './mutation.js';
@@ -43,7 +44,7 @@ export interface ExecutedOperation {
   readonly dataJson?: string;
 }
 
-export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight' | 'keys' | 'dispatch'> {
+export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight' | 'keys' | 'dispatch' | 'collector'> {
   readonly blueprint: Blueprint;
   readonly clients: DispatchDeps['clients'];
   /** Extra dispatch layers (execute/dispatch.ts), such as tracing's client span. */
@@ -73,6 +74,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     dispatch: createDispatch({ clients: options.clients, listener, layers: options.layers }),
     listener,
     inFlight: new InFlight(),
+    collector: new BatchCollector(),
     keys: new SubrequestKeys(),
     anonymous: new HeaderForwarder(() => undefined),
   };

@@ -1,6 +1,8 @@
 import { getArgumentValues } from 'graphql';
 import type { PlanEntry } from '../plan/types.js';
 import type { Abortable } from '../upstream/canceller.js';
+import type { BatchWarning } from './batch.js';
+import type { BatchCollector } from './batch-collector.js';
 import type { SubrequestBudget } from './budget.js';
 import type { CacheTiers } from './cache-tiers.js';
 import type { InFlight } from './coalesce.js';
@@ -18,6 +20,8 @@ export interface RoundDeps extends CacheTiers {
   readonly maxSubrequests: number;
   /** Calls in flight in this process, for coalescing and background refreshes (one per executor). */
   readonly inFlight: InFlight;
+  /** Chunks shared across requests, waiting for the end of the turn (one per executor). */
+  readonly collector: BatchCollector;
   /** @batch lookups' keys, built once per distinct key value (one per executor). */
   readonly keys: SubrequestKeys;
   /** Debug mode: upstream details go into error extensions. */
@@ -54,20 +58,4 @@ export function argsOf(entry: PlanEntry, state: RequestState): Readonly<Record<s
     state.args.set(entry, args);
   }
   return args;
-}
-
-/**
- * Something a batch answer did that is probably a mistake in the schema, shown in debug mode in the
- * response's `extensions.warnings`: its items matched none of the keys asked.
- */
-export interface BatchWarning {
-  readonly code: 'BATCH_MATCHED_NOTHING';
-  readonly message: string;
-  readonly coordinate: string;
-  readonly match: string;
-  /** Up to 10 keys asked, and up to 10 `match` values the items carried (string form). */
-  readonly keysAsked: readonly string[];
-  readonly keysSeen: readonly string[];
-  /** The fields of the first item, to spot a misspelt `match`. */
-  readonly itemFields: readonly string[];
 }

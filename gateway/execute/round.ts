@@ -88,12 +88,14 @@ class RoundLookups {
   /** The parent whose lookup memo() claims; undefined while it resolves the elements of a list key. */
   private claiming: object | undefined;
   /** Reused for every template resolution of the round. */
-  private readonly input: { parent: unknown; args: Readonly<Record<string, unknown>>; keys: undefined; key: unknown } = {
-    parent: undefined,
-    args: {},
-    keys: undefined,
-    key: NO_KEY,
-  };
+  private readonly input: { parent: unknown; args: Readonly<Record<string, unknown>>; keys: undefined; key: unknown; keyIsArgs: boolean } =
+    {
+      parent: undefined,
+      args: {},
+      keys: undefined,
+      key: NO_KEY,
+      keyIsArgs: false,
+    };
 
   constructor(
     private readonly state: RequestState,
@@ -112,10 +114,11 @@ class RoundLookups {
     input.parent = parent;
     input.args = argsOf(entry, this.state);
     input.key = NO_KEY;
+    input.keyIsArgs = batch?.keyFromArgs === true;
     if (batch?.listKeys) {
       const slot: OutcomeSlot = { outcome: undefined };
       if (!this.claim(entry, parent, slot)) return;
-      const elements = batch.readKey(parent);
+      const elements = batch.readKey(batch.keyFromArgs ? input.args : parent);
       if (!Array.isArray(elements)) {
         slot.outcome = NULL_VALUE;
         return;
@@ -131,7 +134,7 @@ class RoundLookups {
       this.listAttached.push({ slot, fetch, memos });
       return;
     }
-    const rawKey = batch ? batch.readKey(parent) : undefined;
+    const rawKey = batch ? batch.readKey(batch.keyFromArgs ? input.args : parent) : undefined;
     const batchKey = batch ? keyString(rawKey) : undefined;
     const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
     const path = known ? known.path : resolvePathTemplate(fetch.template, input);
@@ -288,7 +291,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   const waits = new RoundWaits(deps.inFlight);
   const joined: MemoEntry[] = [];
   const singles: MemoEntry[] = [];
-  const groups = new BatchGroups();
+  const groups = new BatchGroups(state, state.warnings);
   for (const m of entries) {
     if (coalesces(m, state)) {
       const call = deps.inFlight.join(m);
@@ -331,14 +334,17 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
     }
     for (const c of chunks) {
       const source = c.group.fetch.source;
+      if (state.coalesce && source.batchAcrossRequests) {
+        waits.wait(deps.collector.place(c, deps), true);
+        continue;
+      }
       if (!state.coalesce || !source.coalesce) {
-        own.push(sendChunk(c, { ctx: ownCtx, warnings: state.warnings }, deps));
+        own.push(sendChunk(c, { signal: state.signal, deadlines: scope }, deps));
         continue;
       }
       const call = deps.inFlight.lead(chunkEntries(c));
       const callScope = new DeadlineScope(call.signal);
-      const ctx: DispatchContext = { for: [state], signal: call.signal, deadlines: callScope };
-      call.done = releasing(callScope, sendChunk(c, { ctx, call, warnings: state.warnings }, deps)).catch(ignore);
+      call.done = releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)).catch(ignore);
       waits.wait(call, false);
     }
     settled = waits.settle(own, state.signal);
