@@ -409,11 +409,11 @@ function addMore(chunk: BatchChunk, first: MemoEntry, entries: readonly MemoEntr
 export function splitBatchChunk(chunk: BatchChunk): [BatchChunk, BatchChunk] {
   const [k1, k2] = splitInHalves(chunk.keys);
   const [e1, e2] = splitInHalves(chunk.entries);
-  return [half(chunk, k1, e1, 0), half(chunk, k2, e2, k1.length)];
+  return [halfOf(chunk, k1, e1, 0), halfOf(chunk, k2, e2, k1.length)];
 }
 
 /** The part of `chunk` from key `from` on, for exactly these keys; it counts for the requests with a key in it. */
-function half(chunk: BatchChunk, keys: string[], entries: MemoEntry[], from: number): BatchChunk {
+function halfOf(chunk: BatchChunk, keys: string[], entries: MemoEntry[], from: number): BatchChunk {
   const to = from + keys.length;
   const blocks: ChunkBlock[] = [];
   for (const b of chunk.blocks) {
