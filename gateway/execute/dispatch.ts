@@ -113,6 +113,7 @@ function countLayer(listener: ExecutionListener): Layer {
         batchSize: sub.batchSize,
         durationMs: performance.now() - t0,
         errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
+        requests: ctx.for.length,
       });
       return outcome;
     });
