@@ -167,7 +167,7 @@ describe('@batch beside an {args.A} fetch, and several fields in one batch', () 
 
   test('author + editor: one call per chunk of their distinct keys, under the smaller max; counted under the first coordinate', async () => {
     up.users.reset();
-    const before = parsePromText((await gw.get('/metrics')).text);
+    const metricsBefore = parsePromText((await gw.get('/metrics')).text);
     const r = await gw.query('{ posts { id author { name } editor { name } } }');
     assert.equal(r.body.errors, undefined);
     const list = r.body.data?.posts as Array<{ id: string; author: { name: string }; editor: { name: string } }>;
@@ -186,9 +186,9 @@ describe('@batch beside an {args.A} fetch, and several fields in one batch', () 
     for (const keys of calls) assert.ok(keys.length <= 3, `a chunk of ${keys.length} keys under editor's max 3`);
     assert.deepEqual(calls.flat().sort(), [...distinct].sort(), 'every key once, over both fields');
     assert.deepEqual(debugCounts(r), { rounds: 2, subrequests: 1 + calls.length, batches: calls.length });
-    const after = parsePromText((await gw.get('/metrics')).text);
+    const metricsAfter = parsePromText((await gw.get('/metrics')).text);
     const batches = (coordinate: string) =>
-      sumOf(after, 'gqlgw_batches_total', { coordinate }) - sumOf(before, 'gqlgw_batches_total', { coordinate });
+      sumOf(metricsAfter, 'gqlgw_batches_total', { coordinate }) - sumOf(metricsBefore, 'gqlgw_batches_total', { coordinate });
     assert.equal(batches('Post.author'), calls.length, 'each call counted once, under the coordinate first in the document');
     assert.equal(batches('Post.editor'), 0);
   });
