@@ -77,14 +77,20 @@ interface Upstreams {
   readonly posts: CountingUpstream;
   readonly postsGate: Gate;
   readonly usersGate: Gate;
+  /** How users answers batches: as asked, 500 to a batch of several keys, or 503 to every one. */
+  mode: 'ok' | 'several-500' | 'all-503';
 }
 
 async function startUpstreams(): Promise<Upstreams> {
   const postsGate = new Gate();
   const usersGate = new Gate();
+  const up = { mode: 'ok' } as { mode: Upstreams['mode'] };
   const users = await startUpstream({
     'GET /users': async ({ query, headers }) => {
       await usersGate.passed();
+      const asked = splitIds(query.get('ids'));
+      if (up.mode === 'all-503' || (up.mode === 'several-500' && asked.length > 1))
+        return { status: up.mode === 'all-503' ? 503 : 500, json: {} };
       const who = headers.authorization ? ` for ${headers.authorization}` : '';
       return { json: splitIds(query.get('ids')).flatMap((id) => (id === '404' ? [] : [{ id, name: `User ${id}${who}` }])) };
     },
@@ -96,7 +102,7 @@ async function startUpstreams(): Promise<Upstreams> {
       return { json: POSTS[Number(params.id) - 1] ?? null };
     },
   });
-  return { users, posts, postsGate, usersGate };
+  return Object.assign(up, { users, posts, postsGate, usersGate });
 }
 
 function startScene(up: Upstreams, options: { schema?: SchemaOptions; users?: string; forward?: boolean } = {}): Promise<TestGateway> {
@@ -295,6 +301,39 @@ describe('batching across requests', { timeout: 60_000 }, () => {
     const again = await gw.query(POST_QUERY, { id: '1' });
     assert.deepEqual(again.body.data, { post: { id: '1', author: { name: `User ${authorOf(1)}` } } });
     assert.equal(batchCalls(up.users).length, calls.length, 'answered from the cache the shared chunk filled');
+  });
+
+  test("a failed shared chunk is split for every sharer, and fails every sharer's keys with the usual code", async () => {
+    const gw = await scene({});
+    up.mode = 'several-500';
+    try {
+      const healed = await concurrentPosts(gw, up, 2);
+      healed.forEach((r, k) => {
+        assert.deepEqual(
+          [r.body.data, r.body.errors],
+          [{ post: { id: String(k + 1), author: { name: `User ${authorOf(k + 1)}` } } }, undefined],
+        );
+        assert.deepEqual(debugCounts(r), { rounds: 2, subrequests: 3, batches: 2 }, 'the shared chunk and the half with its key');
+      });
+      assert.deepEqual(
+        batchCalls(up.users).map((q) => splitIds(q.query.get('ids')).length),
+        [2, 1, 1],
+      );
+      up.users.reset();
+      up.posts.reset();
+      up.mode = 'all-503';
+      const failed = await concurrentPosts(gw, up, 2);
+      for (const r of failed) {
+        assert.equal((r.body.data?.post as { author: unknown }).author, null);
+        assert.deepEqual(
+          r.body.errors?.map((e) => [e.extensions?.code, e.extensions?.status, e.path]),
+          [['UPSTREAM_HTTP_ERROR', 503, ['post', 'author']]],
+        );
+      }
+      assert.equal(batchCalls(up.users).length, 3, 'one shared chunk, split once');
+    } finally {
+      up.mode = 'ok';
+    }
   });
 
   test('batch_across_requests = false: one call per request', async () => {
