@@ -10,31 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { parsePromText, sumOf, valueOf } from '../support/prom-text.js';
+import { Gate } from '../support/gate.js';
 import { pollUntil, sleep, until } from '../support/wait.js';
-
-/**
- * Holds a route's answers while closed, so a test can let every request join the call in flight
- * (it watches gqlgw_coalesced_total) before the source answers: counts, never clocks.
- */
-class Gate {
-  private promise: Promise<void> = Promise.resolve();
-  private release: () => void = () => undefined;
-
-  close(): void {
-    this.promise = new Promise((resolve) => {
-      this.release = resolve;
-    });
-  }
-
-  open(): void {
-    this.release();
-    this.promise = Promise.resolve();
-  }
-
-  passed(): Promise<void> {
-    return this.promise;
-  }
-}
 
 const SCHEMA = `
 type Query {

@@ -10,28 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { splitIds, startUpstream, type CountingUpstream, type RecordedRequest } from '../support/upstream.js';
 import { parsePromText, sumOf } from '../support/prom-text.js';
+import { Gate } from '../support/gate.js';
 import { pollUntil, until } from '../support/wait.js';
-
-/** Holds answers until opened (a route awaits `passed()`). */
-class Gate {
-  private promise: Promise<void> = Promise.resolve();
-  private release: () => void = () => undefined;
-
-  close(): void {
-    this.promise = new Promise((resolve) => {
-      this.release = resolve;
-    });
-  }
-
-  open(): void {
-    this.release();
-    this.promise = Promise.resolve();
-  }
-
-  passed(): Promise<void> {
-    return this.promise;
-  }
-}
 
 interface SchemaOptions {
   readonly authorMax?: number;
@@ -144,32 +124,32 @@ describe('@batch beside an {args.A} fetch, and several fields in one batch', () 
     await up?.posts.close();
   });
 
-  test('aliases of a root field: one call over their distinct keys', async () => {
-    up.users.reset();
-    const r = await gw.query('{ u1: user(id: 1) { name } u2: user(id: 2) { name } again: user(id: 1) { id name } }');
-    assert.equal(r.body.errors, undefined);
-    assert.deepEqual(r.body.data, { u1: { name: 'User 1' }, u2: { name: 'User 2' }, again: { id: '1', name: 'User 1' } });
-    assert.deepEqual(
-      up.users.requests.map((q) => q.url),
-      ['/users?ids=1,2'],
-    );
-    assert.deepEqual(debugCounts(r), { rounds: 1, subrequests: 1, batches: 1 });
-  });
-
-  test('a list argument follows the list-parent rule, and shares the call with another field of the same batch', async () => {
-    up.users.reset();
-    const r = await gw.query('{ users(ids: [13, 11, 13, 404]) { name } u: user(id: 12) { name } }');
-    assert.equal(r.body.errors, undefined);
-    assert.deepEqual(r.body.data, {
-      users: [{ name: 'User 13' }, { name: 'User 11' }, { name: 'User 13' }, null],
-      u: { name: 'User 12' },
+  const oneCall = [
+    {
+      name: 'aliases of a root field: one call over their distinct keys',
+      query: '{ u1: user(id: 1) { name } u2: user(id: 2) { name } again: user(id: 1) { id name } }',
+      data: { u1: { name: 'User 1' }, u2: { name: 'User 2' }, again: { id: '1', name: 'User 1' } },
+      url: '/users?ids=1,2',
+    },
+    {
+      name: 'a list argument follows the list-parent rule, and shares the call with another field of the same batch',
+      query: '{ users(ids: [13, 11, 13, 404]) { name } u: user(id: 12) { name } }',
+      data: { users: [{ name: 'User 13' }, { name: 'User 11' }, { name: 'User 13' }, null], u: { name: 'User 12' } },
+      url: '/users?ids=13,11,404,12',
+    },
+  ];
+  for (const row of oneCall) {
+    test(row.name, async () => {
+      up.users.reset();
+      const r = await gw.query(row.query);
+      assert.deepEqual([r.body.data, r.body.errors], [row.data, undefined]);
+      assert.deepEqual(
+        up.users.requests.map((q) => q.url),
+        [row.url],
+      );
+      assert.deepEqual(debugCounts(r), { rounds: 1, subrequests: 1, batches: 1 });
     });
-    assert.deepEqual(
-      up.users.requests.map((q) => q.url),
-      ['/users?ids=13,11,404,12'],
-    );
-    assert.deepEqual(debugCounts(r), { rounds: 1, subrequests: 1, batches: 1 });
-  });
+  }
 
   test('author + editor: one call per chunk of their distinct keys, under the smaller max; counted under the first coordinate', async () => {
     up.users.reset();
