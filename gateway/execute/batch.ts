@@ -195,7 +195,7 @@ export class BatchGroups {
         cached: m.fetch.cache !== undefined,
       };
       groups.set(groupKey, group);
-    } else if (m.fetch !== this.lastFetch) {
+    } else if (m.fetch !== group.fetch) {
       if (batch.max < group.max) group.max = batch.max;
       group.oneToMany = joinOneToMany(group.oneToMany, collectsAll(m.fetch) ? 'all' : 'none');
       group.cached ||= m.fetch.cache !== undefined;
