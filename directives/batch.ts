@@ -73,7 +73,8 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   if (fetch) {
     const all = fetch.template.placeholders;
     const parents = all.filter((p) => p.kind === 'parent');
-    const key = parents.length === 1 ? parents[0]! : parents.length === 0 && all.length === 1 && all[0]!.kind === 'args' ? all[0]! : undefined;
+    const key =
+      parents.length === 1 ? parents[0]! : parents.length === 0 && all.length === 1 && all[0]!.kind === 'args' ? all[0]! : undefined;
     if (key === undefined || key.kind === 'keys') {
       const args = all.filter((p) => p.kind === 'args').length;
       const or = parents.length === 0 && args > 1 ? `, or one {args.*} as its only placeholder, found ${args} {args.*}` : '';
