@@ -370,11 +370,11 @@ function groupChunk(group: BatchGroup, keys: string[], entries: MemoEntry[]): Ba
  */
 export function mergeChunk(into: BatchChunk, block: BatchChunk): boolean {
   const max = Math.min(into.max, block.max);
-  const positions = into.positions ?? positionsOf(into.keys);
+  if (into.keys.length >= max) return false;
+  const positions = (into.positions ??= positionsOf(into.keys));
   let fresh = 0;
   for (const k of block.keys) if (!positions.has(k)) fresh++;
   if (into.keys.length + fresh > max) return false;
-  into.positions = positions;
   const start = into.keys.length;
   for (let i = 0; i < block.keys.length; i++) {
     const key = block.keys[i]!;

@@ -273,6 +273,9 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
  * Sends a round's remaining lookups. A lookup of a coalescing source whose key is already in flight
  * for another request waits for that call (not counted in this request's stats); the others go out
  * as this request's subrequests, and those of coalescing sources become shared calls others may join.
+ * A query's @batch chunks on a source with `batch_across_requests` go to the collector
+ * (execute/batch-collector.ts), where concurrent requests' keys join them; each chunk is handed on
+ * once, to sendChunk (batch.ts) or to the collector.
  */
 function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, tally: RoundTally): Promise<void> {
   try {
