@@ -10,8 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { parsePromText, sumOf, valueOf } from '../support/prom-text.js';
-import { Gate } from '../support/gate.js';
 import { pollUntil, sleep, until } from '../support/wait.js';
+import { Gate } from '../support/gate.js';
 
 const SCHEMA = `
 type Query {
