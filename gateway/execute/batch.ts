@@ -246,13 +246,13 @@ export interface ChunkSending {
 export async function sendChunk(chunk: BatchChunk, sending: ChunkSending, deps: ChunkDeps): Promise<void> {
   const { signal, call } = sending;
   try {
-    const ctx: DispatchContext = { for: sendersOf(chunk), signal, deadlines: sending.deadlines };
+    const ctx: DispatchContext = { for: sendersOf(chunk), signal, deadlines: sending.deadlines, call };
     const answer = await dispatchChunk(chunk, ctx, deps, true);
     if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && spare(ctx, 2)) {
       const halves = splitBatchChunk(chunk);
       await Promise.all(
         halves.map(async (half) => {
-          const later: DispatchContext = { for: sendersOf(half), signal, deadlines: undefined };
+          const later: DispatchContext = { for: sendersOf(half), signal, deadlines: undefined, call };
           settleBatchChunk(half, await dispatchChunk(half, later, deps, false));
         }),
       );

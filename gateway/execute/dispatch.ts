@@ -5,6 +5,7 @@ import { DeadlineScope } from '../upstream/deadline.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend } from '../upstream/retry-policy.js';
 import type { SubrequestBudget } from './budget.js';
+import type { SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
 import type { OperationStats } from './state.js';
 
@@ -47,6 +48,8 @@ export interface DispatchContext {
    * the scope (see `releasing`); absent: the attempt runs under a deadline of its own.
    */
   readonly deadlines: DeadlineScope | undefined;
+  /** Set when it is a call other requests may wait for or share (execute/coalesce.ts, batch-collector.ts). */
+  readonly call?: SharedCall;
 }
 
 /** Sends one subrequest; resolves with its outcome, rejects only with the caller's abort reason. */
@@ -123,7 +126,7 @@ function countLayer(listener: ExecutionListener): Layer {
 const deadlineLayer: Layer = (next) => (sub, ctx) => {
   if (sub.attempt !== 2 && ctx.deadlines) return next(sub, ctx);
   const own = new DeadlineScope(ctx.signal);
-  return releasing(own, next(sub, { for: ctx.for, signal: ctx.signal, deadlines: own }));
+  return releasing(own, next(sub, { for: ctx.for, signal: ctx.signal, deadlines: own, call: ctx.call }));
 };
 
 function clientDispatch(clients: ReadonlyMap<string, SourceClient>): Dispatch {

@@ -331,7 +331,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       }
       const call = deps.inFlight.lead([m]);
       const callScope = new DeadlineScope(call.signal);
-      const ctx: DispatchContext = { for: [state], signal: call.signal, deadlines: callScope };
+      const ctx: DispatchContext = { for: [state], signal: call.signal, deadlines: callScope, call };
       call.done = releasing(callScope, sendSingle(m, ctx, deps, call)).catch(ignore);
       waits.wait(call, false);
     }
