@@ -13,8 +13,13 @@ export interface CompiledBatch {
   readonly match: string;
   readonly matchSteps: readonly string[];
   readonly max: number;
-  /** The JSON steps of the @fetch path's single `{parent.*}`: where each parent's batch key is read. */
+  /** The JSON steps of the @fetch path's key placeholder: where each lookup's batch key is read. */
   readonly keyRead: readonly string[];
+  /**
+   * Where the key is read: `parent` for the @fetch path's single `{parent.*}`; `args` when the
+   * path's one placeholder is `{args.A}` (root fields and aliases: `user(id:)`).
+   */
+  readonly keyFrom: 'parent' | 'args';
   /** That key is a list (`tagIds: [ID!]!`): each element is a key; the field is a list of the matched items. */
   readonly listKeys: boolean;
   /** `select: "data.users"`: where the item array is inside the answer; undefined: the answer is the array. */
@@ -37,7 +42,8 @@ const AUTH_IN_BATCH =
 
 /**
  * `@batch(path, match, max, method, body, select, repeat)`: beside a @fetch whose path holds
- * exactly one `{parent.*}`; its own path, or its POST body, holds exactly one `{keys}`.
+ * exactly one `{parent.*}`, or whose one placeholder is `{args.A}` (a scalar or a list of them);
+ * its own path, or its POST body, holds exactly one `{keys}`.
  */
 export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldContext, problems: Problem[]): CompiledBatch | undefined {
   const { fetch, hasFetch } = beside;
@@ -65,22 +71,28 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   }
   const select = compileSelect('@batch', use, ctx, problems);
   let keyRead: readonly string[] | undefined;
+  let keyFrom: 'parent' | 'args' = 'parent';
   let listKeys = false;
   if (fetch) {
-    const parents = fetch.template.placeholders.filter((p) => p.kind === 'parent');
-    if (parents.length !== 1) {
+    const all = fetch.template.placeholders;
+    const parents = all.filter((p) => p.kind === 'parent');
+    const key =
+      parents.length === 1 ? parents[0]! : parents.length === 0 && all.length === 1 && all[0]!.kind === 'args' ? all[0]! : undefined;
+    if (key === undefined || key.kind === 'keys' || key.kind === 'auth') {
+      const args = all.filter((p) => p.kind === 'args').length;
+      const or = parents.length === 0 && args > 1 ? `, or one {args.*} as its only placeholder, found ${args} {args.*}` : '';
       problems.push({
-        message: `${at} needs exactly one {parent.*} placeholder in its @fetch path, found ${parents.length}`,
+        message: `${at} needs exactly one {parent.*} placeholder in its @fetch path${or}${or ? '' : `, found ${parents.length}`}`,
         node: use.node,
       });
     } else {
-      const key = parents[0]!;
-      keyRead = key.kind === 'parent' ? key.read : undefined;
+      keyRead = key.read;
+      keyFrom = key.kind;
       listKeys = fetch.lists.includes(key);
       const type = isNonNullType(ctx.field.type) ? ctx.field.type.ofType : ctx.field.type;
-      if (listKeys && !isListType(type) && key.kind === 'parent') {
+      if (listKeys && !isListType(type)) {
         problems.push({
-          message: `${at}: {parent.${key.name}} is a list, so each element is a key and the value is the list of matched items; declare ${ctx.coordinate} as a list ([${String(type)}])`,
+          message: `${at}: {${key.kind}.${key.name}} is a list, so each element is a key and the value is the list of matched items; declare ${ctx.coordinate} as a list ([${String(type)}])`,
           node: use.node,
         });
       }
@@ -116,6 +128,7 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
     matchSteps,
     max,
     keyRead,
+    keyFrom,
     listKeys,
     select,
     method: method as 'GET' | 'POST',

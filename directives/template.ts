@@ -241,6 +241,8 @@ export interface TemplateInput {
   readonly key: unknown;
   /** The verified token's claims, for `{auth.*}`; undefined without a valid token. */
   readonly auth?: unknown;
+  /** With `key` set: `{args.*}` renders it instead (a @batch keyed by its @fetch's one `{args.A}`). */
+  readonly keyIsArgs?: boolean;
 }
 
 /** The value a placeholder stands for in `input` (undefined counts as null). */
@@ -248,7 +250,7 @@ export function placeholderValue(p: Placeholder, input: TemplateInput): unknown 
   if (p.kind === 'keys') return input.keys;
   if (p.kind === 'parent') return input.key !== NO_KEY ? input.key : readDotted(input.parent, p.read);
   if (p.kind === 'auth') return readDotted(input.auth, p.read);
-  return readDotted(input.args, p.read);
+  return input.keyIsArgs === true && input.key !== NO_KEY ? input.key : readDotted(input.args, p.read);
 }
 
 /**

@@ -34,6 +34,7 @@ import { dottedReader } from '../../directives/dotted.js';
 import { sourceBase } from '../../directives/url-link.js';
 import { prefixRulesBySource } from './prefix-rules.js';
 import type { DirectiveUse, FieldContext } from '../../directives/context.js';
+import type { CompiledBatch } from '../../directives/batch.js';
 import type { Problem } from '../../directives/problem.js';
 import type { GatewayConfig } from '../config/types.js';
 import { GatewayConfigError, type Diagnostic } from '../config/diagnostics.js';
@@ -162,9 +163,13 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
             readMatch: dottedReader(compiled.batch.matchSteps),
             max: compiled.batch.max,
             readKey: dottedReader(compiled.batch.keyRead),
+            keyFromArgs: compiled.batch.keyFrom === 'args',
+            shareKey: batchShareKey(compiled.fetch.source, compiled.batch),
             listKeys: compiled.batch.listKeys,
             keyAlone:
-              !compiled.batch.listKeys && !compiled.request?.body && compiled.fetch.template.placeholders.every((p) => p.kind !== 'args'),
+              !compiled.batch.listKeys &&
+              !compiled.request?.body &&
+              (compiled.batch.keyFrom === 'args' || compiled.fetch.template.placeholders.every((p) => p.kind !== 'args')),
             hasArgs:
               compiled.batch.template.placeholders.some((p) => p.kind === 'args') ||
               (compiled.batch.body?.placeholders.some((p) => p.kind === 'args') ?? false),
@@ -343,4 +348,10 @@ function safeRead(file: string): string {
   } catch {
     return '';
   }
+}
+
+/** BatchBlueprint `shareKey`: what two fields' @batch must have alike to share chunks. */
+function batchShareKey(source: string, batch: CompiledBatch): string {
+  const { method, template, body, select, match } = batch;
+  return JSON.stringify([source, method, template.text, template.repeat, body?.text ?? null, select ?? null, match]);
 }

@@ -105,8 +105,15 @@ export interface BatchBlueprint {
   /** Reads `match` from an item: readDotted of its steps, compiled once (directives/dotted.ts dottedReader). */
   readonly readMatch: DottedReader;
   readonly max: number;
-  /** Reads a parent's batch key: the JSON steps of the @fetch path's `{parent.*}`, compiled once. */
+  /** Reads a lookup's batch key from its parent (or its arguments, with `keyFromArgs`), compiled once. */
   readonly readKey: DottedReader;
+  /** The key is the @fetch path's one `{args.A}` (root fields, aliases), not a `{parent.*}`. */
+  readonly keyFromArgs: boolean;
+  /**
+   * What lookups of one round share chunks by (SPEC.md "One batch, several fields"): source,
+   * method, batch path, body, select, match and repeat, as one string.
+   */
+  readonly shareKey: string;
   /** The key is a list: each element is a key, and the field's value lists the matched items in order. */
   readonly listKeys: boolean;
   /**

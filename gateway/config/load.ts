@@ -133,6 +133,8 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
       connections: s.int('connections', DEFAULTS.connections, 1, 10_000),
       maxQueued: s.int('max_queued', DEFAULTS.maxQueued, 0, 1_000_000),
       coalesce: s.bool('coalesce', true),
+      batchAcrossRequests: s.bool('batch_across_requests', true),
+      batchWindowMs: s.int('batch_window_ms', 0, 0, 60_000),
       headers: headers.fixed,
       claimHeaders: headers.claims,
       ...restSourceKeys(s, name),

@@ -31,6 +31,10 @@ export interface SourceConfig {
   readonly revalidate?: boolean;
   /** Sent as `user-agent` unless `headers` sets one; '' or absent sends none. */
   readonly userAgent?: string;
+  /** @batch keys of concurrent requests share chunks (SPEC.md "Batching across requests"). */
+  readonly batchAcrossRequests: boolean;
+  /** > 0: a shared chunk that is not full waits up to this long for more keys; 0: to the end of the event-loop turn. */
+  readonly batchWindowMs: number;
 }
 
 /** A source header whose value is text and `{auth.CLAIM}` placeholders (`"user-{auth.sub}"`). */

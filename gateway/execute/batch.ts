@@ -1,71 +1,156 @@
 import { NO_KEY, keyString, resolvePathTemplate, type PathRefusal } from '../../directives/template.js';
+import { refusedOutcome } from './fetch-path.js';
 import { readDotted, type DottedReader } from '../../directives/dotted.js';
 import { renderBodyTemplate, type BodyTemplate } from '../../directives/body-template.js';
 import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
+import type { Abortable } from '../upstream/canceller.js';
+import type { DeadlineScope } from '../upstream/deadline.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
-import { splitInHalves } from '../upstream/retry-policy.js';
+import { shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
+import { fillCaches, type CacheTiers } from './cache-tiers.js';
+import type { InFlight, SharedCall } from './coalesce.js';
+import { spare, type Dispatch, type DispatchContext, type Sender } from './dispatch.js';
 import type { ForwardedHeaders, MemoEntry } from './state.js';
 
+/** What a chunk's life needs from the running gateway (execute/request-context.ts RoundDeps has it). */
+export interface ChunkDeps extends CacheTiers {
+  readonly dispatch: Dispatch;
+  readonly inFlight: InFlight;
+}
+
 /**
- * The keys one @batch field needs in one round, for one resolved batch path and one set of
- * forwarded headers. Sent as one request per chunk of `max` distinct keys (SPEC.md "@batch").
+ * Something a batch answer did that is probably a mistake in the schema, shown in debug mode in the
+ * response's `extensions.warnings`: its items matched none of the keys asked.
+ */
+export interface BatchWarning {
+  readonly code: 'BATCH_MATCHED_NOTHING';
+  readonly message: string;
+  readonly coordinate: string;
+  readonly match: string;
+  /** Up to 10 keys asked, and up to 10 `match` values the items carried (string form). */
+  readonly keysAsked: readonly string[];
+  readonly keysSeen: readonly string[];
+  /** The fields of the first item, to spot a misspelt `match`. */
+  readonly itemFields: readonly string[];
+}
+
+/** Whether the fields of a group or chunk collect every item of a key (one-to-many): all, none, or some. */
+export type OneToMany = 'none' | 'all' | 'some';
+
+/**
+ * The keys one round of one request needs for one batch (SPEC.md "One batch, several fields"):
+ * every @batch field whose BatchBlueprint `shareKey` is the same (source, method, path, body,
+ * select, match, repeat), for one resolved batch path without keys and one partition of forwarded
+ * header values. Sent as one request per chunk of at most `max` distinct keys, `max` being the
+ * smallest of the fields'.
  */
 export interface BatchGroup {
+  /** The field that made the group: first in the query document; its coordinate names the calls. */
   readonly coordinate: string;
   readonly fetch: FetchBlueprint;
   readonly batch: BatchBlueprint;
   readonly headers: ForwardedHeaders;
   readonly args: Readonly<Record<string, unknown>>;
+  /**
+   * Who may share this group's chunks with other requests' (execute/batch-collector.ts): the share
+   * key, the resolved variant and the forwarded-header partition; the one place that decides it.
+   */
+  readonly partition: string;
+  /** The request whose lookups these are. */
+  readonly sender: Sender;
+  readonly warnings: BatchWarning[] | undefined;
   /** Distinct keys (string form), in the order first asked. */
   readonly keys: string[];
   /** The memo entry that asked each key first: `entries[i]` waits for `keys[i]`. */
   readonly entries: MemoEntry[];
   /**
-   * Only when the batch key does not decide the memo entry (BatchBlueprint `keyAlone` false): each
-   * key's position in `keys`, and the entries that asked a key after its first (by the first).
-   * With `keyAlone` the request memo already gives each key one entry: nothing to look up.
+   * Only when the batch key does not decide the memo entry (BatchBlueprint `keyAlone` false, or a
+   * second field joined): each key's position in `keys`, and the entries that asked a key after
+   * its first (by the first). Otherwise the request memo already gives each key one entry.
    */
-  readonly positions: Map<string, number> | undefined;
-  readonly sharing: Map<MemoEntry, MemoEntry[]> | undefined;
+  positions: Map<string, number> | undefined;
+  sharing: Map<MemoEntry, MemoEntry[]> | undefined;
+  max: number;
+  oneToMany: OneToMany;
+  /** Some field of the group has @cache. */
+  cached: boolean;
 }
 
+/** One request's part of a chunk: its keys are `keys[start..end)` (and entries in `more`). */
+export interface ChunkBlock {
+  readonly sender: Sender;
+  readonly warnings: BatchWarning[] | undefined;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** At most `max` distinct keys sent as one request: of one group, or of several requests' groups. */
 export interface BatchChunk {
+  /** The first group in it: the source, batch, headers and argument values every group in it shares. */
   readonly group: BatchGroup;
-  readonly keys: readonly string[];
-  /** The first memo entry waiting for each key: `entries[i]` for `keys[i]` (the others: `group.sharing`). */
-  readonly entries: readonly MemoEntry[];
-  readonly path: string;
-  /** The JSON body of a POST batch, with `{keys}` as the array of the keys' original values. */
-  readonly body: string | undefined;
-  /** Set when the keys would make a path segment `.`, `..` or empty: the chunk is never sent. */
-  readonly refused?: PathRefusal;
+  readonly keys: string[];
+  /** The first memo entry waiting for each key: `entries[i]` for `keys[i]`. */
+  readonly entries: MemoEntry[];
+  /** The other entries waiting for a key, by that key's first entry; undefined when there are none. */
+  more: Map<MemoEntry, MemoEntry[]> | undefined;
+  /** Each key's position, once a second group's keys joined (batch-collector.ts). */
+  positions: Map<string, number> | undefined;
+  max: number;
+  oneToMany: OneToMany;
+  cached: boolean;
+  /** The requests it counts for, in the order their keys joined. */
+  readonly blocks: ChunkBlock[];
+  /** The request path and POST body, resolved when it is sent (with `{keys}`). */
+  path: string;
+  body: string | undefined;
 }
 
 /** Stands for the keys when only a batch path's `{args.*}` matter (grouping by argument values). */
 const VARIANT_KEYS: readonly unknown[] = ['_'];
 
+/** A field collects every item of a key: a list field whose key is not a list. */
+function collectsAll(fetch: FetchBlueprint): boolean {
+  return fetch.isList && !fetch.batch!.listKeys;
+}
+
+function joinOneToMany(a: OneToMany, b: OneToMany): OneToMany {
+  return a === b ? a : 'some';
+}
+
 /**
- * A round's @batch lookups gathered into groups: per field (its fetch blueprint), then per resolved
+ * A round's @batch lookups of one request gathered into groups: per share key, then per resolved
  * batch path without keys and per forwarded headers. The inner key is '' in the common case of a
  * path without {args.*} and a source that forwards no headers.
  */
 export class BatchGroups {
-  private readonly byField = new Map<FetchBlueprint, Map<string, BatchGroup>>();
-  /** The group the last entry went to, and its group key: a round's entries of one field come together. */
+  private readonly byShare = new Map<string, Map<string, BatchGroup>>();
+  /** The group the last entry went to, its field and group key: a round's entries of one field come together. */
   private last: BatchGroup | undefined;
+  private lastFetch: FetchBlueprint | undefined;
   private lastKey = '';
+
+  constructor(
+    private readonly sender: Sender,
+    private readonly warnings: BatchWarning[] | undefined,
+  ) {}
 
   /**
    * Adds a memo entry of a @batch field with a batch key to its group; false (nothing added) when
    * a null `{args.*}` in the path part of the @batch path leaves no path to send.
    */
-  add(m: MemoEntry, headers: ForwardedHeaders): boolean {
+  add(m: MemoEntry): boolean {
+    const headers = m.forwarded;
     const batch = m.fetch.batch!;
     const variant = batch.hasArgs ? batchVariant(batch, m.args) : '';
     if (variant === null) return false;
     const groupKey = headers.keySuffix === '' ? variant : `${variant}${headers.keySuffix}`;
     const last = this.last;
-    const group = last !== undefined && last.fetch === m.fetch && this.lastKey === groupKey ? last : this.group(m, groupKey, headers);
+    const group = last !== undefined && this.lastFetch === m.fetch && this.lastKey === groupKey ? last : this.group(m, groupKey, headers);
+    if (m.fetch !== group.fetch && group.positions === undefined) {
+      // A second field shares the group: its entries for a key are not the first field's.
+      group.positions = positionsOf(group.keys);
+      group.sharing = new Map();
+    }
     const key = m.batchKey!;
     const { positions } = group;
     const at = positions?.get(key);
@@ -83,30 +168,41 @@ export class BatchGroups {
     return true;
   }
 
-  /** The group of `m`'s field for `groupKey`, made when new; remembered as the last one used. */
+  /** The group of `m`'s batch for `groupKey`, made when new; remembered as the last one used. */
   private group(m: MemoEntry, groupKey: string, headers: ForwardedHeaders): BatchGroup {
-    let groups = this.byField.get(m.fetch);
+    const batch = m.fetch.batch!;
+    let groups = this.byShare.get(batch.shareKey);
     if (!groups) {
       groups = new Map();
-      this.byField.set(m.fetch, groups);
+      this.byShare.set(batch.shareKey, groups);
     }
     let group = groups.get(groupKey);
     if (!group) {
-      const batch = m.fetch.batch!;
       group = {
         coordinate: m.coordinate,
         fetch: m.fetch,
         batch,
         headers,
         args: m.args,
+        partition: `${batch.shareKey} ${groupKey}`,
+        sender: this.sender,
+        warnings: this.warnings,
         keys: [],
         entries: [],
         positions: batch.keyAlone ? undefined : new Map(),
         sharing: batch.keyAlone ? undefined : new Map(),
+        max: batch.max,
+        oneToMany: collectsAll(m.fetch) ? 'all' : 'none',
+        cached: m.fetch.cache !== undefined,
       };
       groups.set(groupKey, group);
+    } else if (m.fetch !== group.fetch) {
+      if (batch.max < group.max) group.max = batch.max;
+      group.oneToMany = joinOneToMany(group.oneToMany, collectsAll(m.fetch) ? 'all' : 'none');
+      group.cached ||= m.fetch.cache !== undefined;
     }
     this.last = group;
+    this.lastFetch = m.fetch;
     this.lastKey = groupKey;
     return group;
   }
@@ -114,68 +210,223 @@ export class BatchGroups {
   /** Every group's chunks, in the order the groups were made. */
   chunks(): BatchChunk[] {
     const chunks: BatchChunk[] = [];
-    for (const groups of this.byField.values()) for (const g of groups.values()) chunks.push(...chunkBatchGroup(g));
+    for (const groups of this.byShare.values()) for (const g of groups.values()) chunks.push(...chunkBatchGroup(g));
     return chunks;
   }
 }
 
 /** Every memo entry waiting for the chunk's keys (the chunk's own list when no key is shared). */
 export function chunkEntries(chunk: BatchChunk): readonly MemoEntry[] {
-  const { sharing } = chunk.group;
-  if (sharing === undefined || sharing.size === 0) return chunk.entries;
+  const { more } = chunk;
+  if (more === undefined || more.size === 0) return chunk.entries;
   const all: MemoEntry[] = [];
   for (const first of chunk.entries) {
     all.push(first);
-    const more = sharing.get(first);
-    if (more) all.push(...more);
+    const others = more.get(first);
+    if (others) all.push(...others);
   }
   return all;
 }
 
+/** How one chunk is sent: what cancels it, under which deadlines, as which shared call. */
+export interface ChunkSending {
+  readonly signal: Abortable | undefined;
+  readonly deadlines: DeadlineScope | undefined;
+  /** Set when the chunk is a shared call other requests may wait for (execute/coalesce.ts). */
+  readonly call?: SharedCall;
+}
+
+/**
+ * A chunk's whole life (SPEC.md "@batch"): sends it; when it failed in a way worth splitting
+ * (upstream/retry-policy.ts) and the budget of every request it counts for has room for two more,
+ * sends it again as two halves, concurrently, each under a deadline of its own; settles every key
+ * from the answers (a failed chunk or half fails only its own keys); ends its shared call, whatever
+ * happened, so its keys are never joinable again; then fills the caches with what came back.
+ * Every call counts for each request with a key in it (its `blocks`).
+ */
+export async function sendChunk(chunk: BatchChunk, sending: ChunkSending, deps: ChunkDeps): Promise<void> {
+  const { signal, call } = sending;
+  try {
+    const ctx: DispatchContext = { for: sendersOf(chunk), signal, deadlines: sending.deadlines, call };
+    const answer = await dispatchChunk(chunk, ctx, deps, true);
+    if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && spare(ctx, 2)) {
+      const halves = splitBatchChunk(chunk);
+      await Promise.all(
+        halves.map(async (half) => {
+          const later: DispatchContext = { for: sendersOf(half), signal, deadlines: undefined, call };
+          settleBatchChunk(half, await dispatchChunk(half, later, deps, false));
+        }),
+      );
+    } else {
+      settleBatchChunk(chunk, answer);
+    }
+  } finally {
+    if (call) deps.inFlight.settle(call);
+  }
+  if (chunk.cached) fillCaches(chunkEntries(chunk), deps);
+}
+
+/** The requests a chunk counts for, each once. */
+function sendersOf(chunk: BatchChunk): Sender[] {
+  const { blocks } = chunk;
+  if (blocks.length === 1) return [blocks[0]!.sender];
+  const senders: Sender[] = [];
+  for (const b of blocks) if (!senders.includes(b.sender)) senders.push(b.sender);
+  return senders;
+}
+
+/** One request of a chunk (or of a split half, which is never sent again). */
+function dispatchChunk(chunk: BatchChunk, ctx: DispatchContext, deps: ChunkDeps, mayResend: boolean): Promise<UpstreamOutcome> {
+  const { group } = chunk;
+  const refused = resolveChunk(chunk);
+  if (refused) return Promise.resolve(refusedOutcome(refused, group.coordinate, group.fetch.source.name));
+  return deps.dispatch(
+    {
+      source: group.fetch.source.name,
+      coordinate: group.coordinate,
+      method: group.batch.method,
+      path: chunk.path,
+      body: chunk.body,
+      headers: group.headers.headers,
+      batchSize: chunk.keys.length,
+      mayResend,
+      judge: (o) => checkBatchAnswer(chunk, o),
+    },
+    ctx,
+  );
+}
+
+/**
+ * Resolves the chunk's path and body for its keys. A group's path always resolves: lookups whose
+ * batch path is null never join a group (round.ts), and groups share a chunk only with the same
+ * resolved variant.
+ */
+function resolveChunk(chunk: BatchChunk): PathRefusal | undefined {
+  const { group, entries } = chunk;
+  const values = new Array<unknown>(entries.length);
+  for (let i = 0; i < entries.length; i++) values[i] = entries[i]!.batchKeyValue;
+  const path = resolvePathTemplate(group.batch.template, { parent: undefined, args: group.args, keys: values, key: NO_KEY });
+  if (path === null) throw new Error(`internal: the @batch path of ${group.coordinate} resolved to null for a group`);
+  chunk.body = group.batch.body && renderBatchBody(group.batch.body, group.args, values);
+  // Keys that would make a path segment `.`, `..` or empty: the chunk is never sent.
+  if (typeof path !== 'string') return path;
+  chunk.path = path;
+  return undefined;
+}
+
 /** Settles the key whose first entry is `first`: that entry and every other waiting for the key. */
-function settleKey(group: BatchGroup, first: MemoEntry, outcome: UpstreamOutcome): void {
+function settleKey(chunk: BatchChunk, first: MemoEntry, outcome: UpstreamOutcome): void {
   first.outcome = outcome;
-  const more = group.sharing?.get(first);
+  const more = chunk.more?.get(first);
   if (more) for (const m of more) m.outcome = outcome;
+}
+
+/** Settles a key whose entries' fields differ in one-to-many: each gets its own value of the key's items. */
+function settleKeyEach(chunk: BatchChunk, first: MemoEntry, items: unknown[] | undefined): void {
+  first.outcome = valueOfItems(first, items);
+  const more = chunk.more?.get(first);
+  if (more) for (const m of more) m.outcome = valueOfItems(m, items);
+}
+
+function valueOfItems(m: MemoEntry, items: unknown[] | undefined): UpstreamOutcome {
+  if (collectsAll(m.fetch)) return { kind: 'ok', body: items ?? [] };
+  return items ? { kind: 'ok', body: items[0] } : NOT_FOUND;
 }
 
 /** What tells apart batch groups of one field whose `{args.*}` differ: the path and body without keys; null when a null `{args.*}` in the path part leaves no path. */
 function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unknown>>): string | null {
   const path = resolvePathTemplate(batch.template, { parent: undefined, args, keys: VARIANT_KEYS, key: NO_KEY });
   if (typeof path !== 'string') return null; // a refused argument: as null, the keys' single fetches were checked
-
   return batch.body ? `${path} ${renderBatchBody(batch.body, args, VARIANT_KEYS)}` : path;
 }
 
-/** Splits a group into chunks of at most `max` keys, each with its resolved request path. */
+/** Splits a group into chunks of at most its `max` keys. */
 function chunkBatchGroup(group: BatchGroup): BatchChunk[] {
-  const { keys, entries } = group;
-  const { max } = group.batch;
-  if (keys.length <= max) return [batchChunk(group, keys, entries)];
+  const { keys, entries, max } = group;
+  if (keys.length <= max) return [groupChunk(group, keys, entries)];
   const chunks: BatchChunk[] = [];
-  for (let i = 0; i < keys.length; i += max) chunks.push(batchChunk(group, keys.slice(i, i + max), entries.slice(i, i + max)));
+  for (let i = 0; i < keys.length; i += max) chunks.push(groupChunk(group, keys.slice(i, i + max), entries.slice(i, i + max)));
   return chunks;
+}
+
+/** A chunk of one group's keys, `entries` holding each key's first memo entry. */
+function groupChunk(group: BatchGroup, keys: string[], entries: MemoEntry[]): BatchChunk {
+  const block: ChunkBlock = { sender: group.sender, warnings: group.warnings, start: 0, end: keys.length };
+  return {
+    group,
+    keys,
+    entries,
+    more: group.sharing,
+    positions: undefined,
+    max: group.max,
+    oneToMany: group.oneToMany,
+    cached: group.cached,
+    blocks: [block],
+    path: '',
+    body: undefined,
+  };
+}
+
+/**
+ * Adds the keys of `block` (one request's chunk) to `into` when all of them fit under the smaller
+ * `max` of the two; a key already in `into` is asked once, its entries waiting with the first.
+ * False, and nothing changed, when they do not all fit: so a request counts as many calls as it
+ * would alone.
+ */
+export function mergeChunk(into: BatchChunk, block: BatchChunk): boolean {
+  const max = Math.min(into.max, block.max);
+  if (into.keys.length >= max) return false;
+  const positions = (into.positions ??= positionsOf(into.keys));
+  let fresh = 0;
+  for (const k of block.keys) if (!positions.has(k)) fresh++;
+  if (into.keys.length + fresh > max) return false;
+  const start = into.keys.length;
+  for (let i = 0; i < block.keys.length; i++) {
+    const key = block.keys[i]!;
+    const entry = block.entries[i]!;
+    const others = block.more?.get(entry);
+    const at = positions.get(key);
+    if (at === undefined) {
+      positions.set(key, into.keys.length);
+      into.keys.push(key);
+      into.entries.push(entry);
+      if (others) addMore(into, entry, others);
+    } else {
+      addMore(into, into.entries[at]!, others ? [entry, ...others] : [entry]);
+    }
+  }
+  into.max = max;
+  into.oneToMany = joinOneToMany(into.oneToMany, block.oneToMany);
+  into.cached ||= block.cached;
+  const b = block.blocks[0]!;
+  into.blocks.push({ sender: b.sender, warnings: b.warnings, start, end: into.keys.length });
+  return true;
+}
+
+function addMore(chunk: BatchChunk, first: MemoEntry, entries: readonly MemoEntry[]): void {
+  chunk.more ??= new Map();
+  const list = chunk.more.get(first);
+  if (list) list.push(...entries);
+  else chunk.more.set(first, [...entries]);
 }
 
 /** A failed chunk's keys as two chunks of half as many (upstream/retry-policy.ts decides when). */
 export function splitBatchChunk(chunk: BatchChunk): [BatchChunk, BatchChunk] {
   const [k1, k2] = splitInHalves(chunk.keys);
   const [e1, e2] = splitInHalves(chunk.entries);
-  return [batchChunk(chunk.group, k1, e1), batchChunk(chunk.group, k2, e2)];
+  return [halfOf(chunk, k1, e1, 0), halfOf(chunk, k2, e2, k1.length)];
 }
 
-/**
- * The chunk of `group` for exactly these keys, `entries` holding each key's first memo entry. A
- * group's path always resolves: lookups whose batch path is null never join a group (round.ts).
- */
-function batchChunk(group: BatchGroup, keys: readonly string[], entries: readonly MemoEntry[]): BatchChunk {
-  const values = new Array<unknown>(entries.length);
-  for (let i = 0; i < entries.length; i++) values[i] = entries[i]!.batchKeyValue;
-  const path = resolvePathTemplate(group.batch.template, { parent: undefined, args: group.args, keys: values, key: NO_KEY });
-  if (path === null) throw new Error(`internal: the @batch path of ${group.coordinate} resolved to null for a group`);
-  const body = group.batch.body && renderBatchBody(group.batch.body, group.args, values);
-  if (typeof path !== 'string') return { group, keys, entries, path: '', body, refused: path };
-  return { group, keys, entries, path, body };
+/** The part of `chunk` from key `from` on, for exactly these keys; it counts for the requests with a key in it. */
+function halfOf(chunk: BatchChunk, keys: string[], entries: MemoEntry[], from: number): BatchChunk {
+  const to = from + keys.length;
+  const blocks: ChunkBlock[] = [];
+  for (const b of chunk.blocks) {
+    const inside = b.start === b.end ? from === 0 : b.start < to && b.end > from;
+    if (inside)
+      blocks.push({ sender: b.sender, warnings: b.warnings, start: Math.max(b.start, from) - from, end: Math.min(b.end, to) - from });
+  }
+  return { ...chunk, keys, entries, positions: undefined, blocks, path: '', body: undefined };
 }
 
 /** A batch body: `{keys}` is the keys' array, `{args.a.b}` the field's argument values. */
@@ -215,22 +466,6 @@ export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): U
   return select ? { kind: 'ok', body: items } : outcome;
 }
 
-/**
- * Something a batch answer did that is probably a mistake in the schema, shown in debug mode in the
- * response's `extensions.warnings`: its items matched none of the keys asked.
- */
-export interface BatchWarning {
-  readonly code: 'BATCH_MATCHED_NOTHING';
-  readonly message: string;
-  readonly coordinate: string;
-  readonly match: string;
-  /** Up to 10 keys asked, and up to 10 `match` values the items carried (string form). */
-  readonly keysAsked: readonly string[];
-  readonly keysSeen: readonly string[];
-  /** The fields of the first item, to spot a misspelt `match`. */
-  readonly itemFields: readonly string[];
-}
-
 const SHOWN = 10;
 
 /**
@@ -239,19 +474,18 @@ const SHOWN = 10;
  * form equals the string form of their dotted `match` field, in any order; on a list field every
  * item of a key is collected (one-to-many), on a single field, and for each element of list keys,
  * the first wins. Items for keys not asked are dropped. A key with no item is not-found (an empty
- * list for a one-to-many field). A failed chunk fails only its own keys. With `warnings` (debug),
- * an answer whose items matched none of the keys adds a warning.
+ * list for a one-to-many field). A failed chunk fails only its own keys. An answer whose items
+ * matched none of the keys adds a warning for every request in the chunk that collects them (debug).
  */
-export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, warnings?: BatchWarning[]): void {
+export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome): void {
   const { group, keys, entries } = chunk;
   if (answer.kind !== 'ok') {
-    for (const first of entries) settleKey(group, first, answer);
+    for (const first of entries) settleKey(chunk, first, answer);
     return;
   }
   const body = answer.body as unknown[];
-  const oneToMany = group.fetch.isList && !group.batch.listKeys;
   let matched = 0;
-  if (!oneToMany) {
+  if (chunk.oneToMany === 'none') {
     // On a single field each matched item settles its key at once. Batch APIs mostly answer in the
     // order asked: while they do, the next item's key is the next key asked and nothing is looked
     // up; from the first item out of that order on, the keys' positions are looked up in a map.
@@ -268,19 +502,22 @@ export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, war
         i = at.get(key);
       }
       if (i === undefined || entries[i]!.outcome !== undefined) continue; // the first item of a key wins
-      settleKey(group, entries[i]!, { kind: 'ok', body: item });
+      settleKey(chunk, entries[i]!, { kind: 'ok', body: item });
       matched++;
     }
-    for (const first of entries) if (first.outcome === undefined) settleKey(group, first, NOT_FOUND);
+    for (const first of entries) if (first.outcome === undefined) settleKey(chunk, first, NOT_FOUND);
   } else {
     const items = matchBatchItems(body, group.batch.readMatch, new Set(keys), true);
     matched = items.size;
     for (let i = 0; i < keys.length; i++) {
-      const v = items.get(keys[i]!);
-      settleKey(group, entries[i]!, { kind: 'ok', body: v ?? [] });
+      const v = items.get(keys[i]!) as unknown[] | undefined;
+      if (chunk.oneToMany === 'all') settleKey(chunk, entries[i]!, { kind: 'ok', body: v ?? [] });
+      else settleKeyEach(chunk, entries[i]!, v);
     }
   }
-  if (warnings && matched === 0 && body.length > 0) warnings.push(matchedNothing(chunk, body));
+  if (matched === 0 && body.length > 0) {
+    for (const b of chunk.blocks) if (b.warnings) b.warnings.push(matchedNothing(chunk, body));
+  }
 }
 
 /** Each key's position in `keys`. */

@@ -42,12 +42,18 @@ export class InFlight {
 
   /** Starts a call for these memo entries (they lead their keys from now on); its leader is one waiter. */
   lead(memos: readonly MemoEntry[]): SharedCall {
-    const call = new SharedCall(memos);
+    const call = new SharedCall([]);
+    this.add(call, memos);
+    return call;
+  }
+
+  /** Makes these memo entries lead their keys in `call` (a shared @batch chunk that grows, batch-collector.ts). */
+  add(call: SharedCall, memos: readonly MemoEntry[]): void {
     for (const m of memos) {
+      call.memos.push(m);
       m.call = call;
       if (!this.leaders.has(m.key)) this.leaders.set(m.key, m);
     }
-    return call;
   }
 
   /** The call has its outcomes (or was given up): its keys are no longer joinable. */
@@ -58,10 +64,13 @@ export class InFlight {
     if (this.leaders.size === 0) this.leaders = new Map();
   }
 
-  /** A round stops waiting for `call` (answered or gone); the last one to leave an unsettled call aborts it. */
+  /**
+   * A round stops waiting for `call` (answered or gone); the last one to leave an unsettled call
+   * aborts it, unless it `runsOn` (a chunk shared across requests is settled and fills the caches).
+   */
   leave(call: SharedCall): void {
     call.waiters--;
-    if (call.waiters > 0 || call.settled) return;
+    if (call.waiters > 0 || call.settled || call.runsOn) return;
     this.settle(call);
     call.controller.abort(new Error('every caller waiting for this subrequest went away'));
   }
@@ -73,9 +82,11 @@ export class SharedCall {
   /** Rounds waiting for this call, the leader's included. */
   waiters = 1;
   settled = false;
+  /** Never aborted when every waiter left (SPEC.md "Batching across requests"). */
+  runsOn = false;
   readonly controller = new Canceller();
 
-  constructor(readonly memos: readonly MemoEntry[]) {}
+  constructor(readonly memos: MemoEntry[]) {}
 
   get signal(): Abortable {
     return this.controller;

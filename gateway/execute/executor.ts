@@ -4,10 +4,13 @@ import type { Abortable } from '../upstream/canceller.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { InFlight } from './coalesce.js';
+import { BatchCollector } from './batch-collector.js';
 import { SubrequestKeys } from './subrequest-keys.js';
 import type { ExecutionListener, ObserveRequests, RequestObserver } from './listener.js';
 import { runMutationFields, type MutationDeps } from './mutation.js';
-import { SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
+import { SubrequestBudget, SubrequestLimitError } from './budget.js';
+import { createDispatch, traceLayer, type DispatchDeps } from './dispatch.js';
+import type { RequestState, RoundDeps } from './request-context.js';
 import { runRounds } from './run-rounds.js';
 import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
@@ -42,8 +45,11 @@ export interface ExecutedOperation {
   readonly dataJson?: string;
 }
 
-export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight' | 'keys'> {
+export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight' | 'keys' | 'dispatch' | 'collector'> {
   readonly blueprint: Blueprint;
+  readonly clients: DispatchDeps['clients'];
+  /** Extra dispatch layers (execute/dispatch.ts), such as tracing's client span. */
+  readonly layers?: DispatchDeps['layers'];
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
   readonly exposeDetail: boolean;
@@ -70,8 +76,15 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const listener = options.listener ?? {};
   const deps: MutationDeps = {
     ...options,
+    // Tracing's client span is a layer only when requests are observed: without [tracing] it is not there.
+    dispatch: createDispatch({
+      clients: options.clients,
+      listener,
+      layers: options.observe ? [traceLayer, ...(options.layers ?? [])] : options.layers,
+    }),
     listener,
     inFlight: new InFlight(),
+    collector: new BatchCollector(),
     keys: new SubrequestKeys(),
     anonymous: new HeaderForwarder(() => undefined),
   };
@@ -142,6 +155,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       store,
       memo: new Map(),
       stats,
+      budget: new SubrequestBudget(stats, options.maxSubrequests),
       forwarder: new HeaderForwarder(request.header, access?.claims),
       args: new Map(),
       signal: request.signal,

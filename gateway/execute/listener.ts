@@ -31,6 +31,11 @@ export interface SubrequestEvent {
   readonly durationMs: number;
   /** undefined when the request succeeded. */
   readonly errorCode: UpstreamErrorCode | undefined;
+  /**
+   * How many GraphQL requests the call counted for: more than 1 for a @batch call shared across
+   * requests (SPEC.md "Batching across requests"); 1 when absent.
+   */
+  readonly requests?: number;
 }
 
 export interface CacheEvent {

@@ -5,7 +5,9 @@ import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { renderFetchBody } from './body.js';
 import { refusedOutcome, resolveFetchPath } from './fetch-path.js';
 import { renewGeneration } from './generations.js';
-import { argsOf, NULL_SLOT, selected, sendSubrequest, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
+import { argsOf, type RequestState, type RoundDeps } from './request-context.js';
+import { NULL_SLOT } from './round.js';
+import { selected } from './single.js';
 import { runRounds } from './run-rounds.js';
 import type { HeaderForwarder, OutcomeSlot } from './state.js';
 import { lookupKey } from '../cache/cache-key.js';
@@ -96,10 +98,10 @@ async function sendMutation(
   const path = resolveFetchPath(fetch, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY, auth });
   if (path === null) return { outcome: NULL_VALUE, args, sent: false };
   if (typeof path !== 'string') return { outcome: refusedOutcome(path, entry.blueprint.coordinate, fetch.source.name), args, sent: false };
-  if (state.stats.subrequests + 1 > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
+  state.budget.reserve(1);
   state.stats.rounds++;
   const source = fetch.source.name;
-  const answer = await sendSubrequest(
+  const answer = await deps.dispatch(
     {
       source,
       coordinate: entry.blueprint.coordinate,
@@ -109,8 +111,7 @@ async function sendMutation(
       headers: state.forwarder.for(fetch.source).headers,
       mayResend: false,
     },
-    { state, signal: state.signal },
-    deps,
+    { for: [state], signal: state.signal, deadlines: undefined },
   );
   if (answer.kind === 'not-found') {
     const detail = `${fetch.method} ${path} → 404`;

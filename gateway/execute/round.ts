@@ -1,81 +1,24 @@
-import { getArgumentValues } from 'graphql';
 import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
-import { readDotted } from '../../directives/dotted.js';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry } from '../plan/types.js';
-import type { SourceClient } from '../upstream/client.js';
-import type { Deadline } from '../upstream/deadline.js';
-import type { Abortable } from '../upstream/canceller.js';
+import { DeadlineScope } from '../upstream/deadline.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
-import { shouldResend, shouldSplitChunk } from '../upstream/retry-policy.js';
-import {
-  BatchGroups,
-  checkBatchAnswer,
-  chunkEntries,
-  settleBatchChunk,
-  splitBatchChunk,
-  type BatchChunk,
-  type BatchWarning,
-} from './batch.js';
-import { fillCaches, readCaches, type CacheTiers } from './cache-tiers.js';
-import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
-import type { ExecutionListener, RequestObserver } from './listener.js';
+import { BatchGroups, chunkEntries, sendChunk } from './batch.js';
+import { SubrequestBudget } from './budget.js';
+import { readCaches } from './cache-tiers.js';
+import { RoundWaits } from './coalesce.js';
+import { releasing, type DispatchContext } from './dispatch.js';
+import { argsOf, type RequestState, type RoundDeps } from './request-context.js';
+import { sendSingle } from './single.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
 import { ResultStore } from './result-store.js';
 import type { HeaderForwarder, MemoEntry, OperationStats, OutcomeSlot } from './state.js';
 import { lookupKey, writeLookupKey } from '../cache/cache-key.js';
-import { renderFetchBody } from './body.js';
 import { refusedOutcome, resolveFetchPath } from './fetch-path.js';
-import { conditionalHeaders, notModifiedJudge, revalidationResult } from './revalidate.js';
-import { isRedirectStatus } from '../upstream/client.js';
-import type { HttpMethod } from '../../directives/request.js';
+import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
-import type { RequestAccess } from './access.js';
-
-/** What a round needs from the running gateway. */
-export interface RoundDeps extends CacheTiers {
-  readonly clients: ReadonlyMap<string, SourceClient>;
-  readonly listener: ExecutionListener;
-  readonly maxSubrequests: number;
-  /** Calls in flight in this process, for coalescing and background refreshes (one per executor). */
-  readonly inFlight: InFlight;
-  /** @batch lookups' keys, built once per distinct key value (one per executor). */
-  readonly keys: SubrequestKeys;
-  /** Debug mode: upstream details go into error extensions. */
-  readonly exposeDetail?: boolean;
-}
-
-/** The per-request state a round reads and fills. */
-export interface RequestState {
-  readonly variables: Readonly<Record<string, unknown>>;
-  readonly store: ResultStore;
-  readonly memo: Map<string, MemoEntry>;
-  readonly stats: OperationStats;
-  readonly forwarder: HeaderForwarder;
-  readonly args: Map<PlanEntry, Record<string, unknown>>;
-  /** Aborts when the client went away: no more subrequests are sent, in-flight ones are cancelled. */
-  readonly signal?: Abortable;
-  /** Debug mode only: what looked wrong without failing (a batch answer that matched none of its keys). */
-  readonly warnings?: BatchWarning[];
-  /**
-   * Whether this request may share calls with other requests (execute/coalesce.ts), on sources with
-   * `coalesce = true`: queries only. A mutation operation never coalesces (SPEC.md "Mutations").
-   */
-  readonly coalesce: boolean;
-  /** Who asks (the verified token's claims and scopes); undefined without [auth]. */
-  readonly access?: RequestAccess;
-  /** Observes this request's rounds and subrequests (tracing); undefined: nothing is observed. */
-  readonly observer?: RequestObserver;
-}
-
-/** Raised before sending when a round would take the operation over its subrequest limit. */
-export class SubrequestLimitError extends Error {
-  constructor(readonly limit: number) {
-    super(`this operation needs more than ${limit} subrequests (limits.max_subrequests); ask for less data per query`);
-  }
-}
 
 const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
 /** What a waiter gets if the call it waited for ended without an outcome (a bug; never seen in tests). */
@@ -147,13 +90,20 @@ class RoundLookups {
   /** The parent whose lookup memo() claims; undefined while it resolves the elements of a list key. */
   private claiming: object | undefined;
   /** Reused for every template resolution of the round. */
-  private readonly input: { parent: unknown; args: Readonly<Record<string, unknown>>; keys: undefined; key: unknown; auth: unknown };
+  private readonly input: {
+    parent: unknown;
+    args: Readonly<Record<string, unknown>>;
+    keys: undefined;
+    key: unknown;
+    keyIsArgs: boolean;
+    auth: unknown;
+  };
 
   constructor(
     private readonly state: RequestState,
     private readonly keys: SubrequestKeys,
   ) {
-    this.input = { parent: undefined, args: {}, keys: undefined, key: NO_KEY, auth: state.access?.claims };
+    this.input = { parent: undefined, args: {}, keys: undefined, key: NO_KEY, keyIsArgs: false, auth: state.access?.claims };
     this.tally = new RoundTally(state.observer);
   }
 
@@ -169,10 +119,11 @@ class RoundLookups {
     input.parent = parent;
     input.args = argsOf(entry, this.state);
     input.key = NO_KEY;
+    input.keyIsArgs = batch?.keyFromArgs === true;
     if (batch?.listKeys) {
       const slot: OutcomeSlot = { outcome: undefined };
       if (!this.claim(entry, parent, slot)) return;
-      const elements = batch.readKey(parent);
+      const elements = batch.readKey(batch.keyFromArgs ? input.args : parent);
       if (!Array.isArray(elements)) {
         slot.outcome = NULL_VALUE;
         return;
@@ -192,7 +143,7 @@ class RoundLookups {
       this.listAttached.push({ slot, fetch, memos });
       return;
     }
-    const rawKey = batch ? batch.readKey(parent) : undefined;
+    const rawKey = batch ? batch.readKey(batch.keyFromArgs ? input.args : parent) : undefined;
     const batchKey = batch ? keyString(rawKey) : undefined;
     const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
     const path = known ? known.path : resolveFetchPath(fetch, input);
@@ -234,11 +185,12 @@ class RoundLookups {
     const coordinate = entry.blueprint.coordinate;
     const body = fetch.body && renderFetchBody(fetch.body, this.input);
     const path = typeof at === 'string' ? at : at.path;
+    const forwarded = this.state.forwarder.for(fetch.source);
     let key: string;
     if (typeof at !== 'string') {
       key = at.key;
     } else {
-      const suffix = fetch.keySuffix + this.state.forwarder.for(fetch.source).keySuffix;
+      const suffix = fetch.keySuffix + forwarded.keySuffix;
       key =
         fetch.method === 'GET'
           ? lookupKey(fetch.source.name, path, suffix)
@@ -261,6 +213,7 @@ class RoundLookups {
       batchKeyValue,
       args: this.input.args,
       body,
+      forwarded,
       outcome: undefined,
       call: undefined,
       leader: undefined,
@@ -314,11 +267,13 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
   const tally = new RoundTally();
   for (const m of renew) tally.lookupEvent(m.coordinate, m.fetch.source.name, 'refreshed');
   tally.flush(deps.listener);
+  const stats: OperationStats = { rounds: 1, subrequests: 0, batches: 0 };
   const state: RequestState = {
     variables: {},
     store: new ResultStore(),
     memo: new Map(),
-    stats: { rounds: 1, subrequests: 0, batches: 0 },
+    stats,
+    budget: new SubrequestBudget(stats, deps.maxSubrequests),
     forwarder,
     args: new Map(),
     coalesce: true,
@@ -334,6 +289,9 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
  * Sends a round's remaining lookups. A lookup of a coalescing source whose key is already in flight
  * for another request waits for that call (not counted in this request's stats); the others go out
  * as this request's subrequests, and those of coalescing sources become shared calls others may join.
+ * A query's @batch chunks on a source with `batch_across_requests` go to the collector
+ * (execute/batch-collector.ts), where concurrent requests' keys join them; each chunk is handed on
+ * once, to sendChunk (batch.ts) or to the collector.
  */
 function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, tally: RoundTally): Promise<void> {
   try {
@@ -352,7 +310,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   const waits = new RoundWaits(deps.inFlight);
   const joined: MemoEntry[] = [];
   const singles: MemoEntry[] = [];
-  const groups = new BatchGroups();
+  const groups = new BatchGroups(state, state.warnings);
   for (const m of entries) {
     if (coalesces(m, state)) {
       const call = deps.inFlight.join(m);
@@ -370,304 +328,55 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
     }
     // A null {args.*} in the path part of the @batch path: as for a single fetch (SPEC.md
     // "@fetch"), the field is null and nothing is sent.
-    if (!groups.add(m, state.forwarder.for(m.fetch.source))) m.outcome = NULL_VALUE;
+    if (!groups.add(m)) m.outcome = NULL_VALUE;
   }
   tally.flush(deps.listener); // coalesced lookups show while they wait, not only once answered
   const chunks = groups.chunks();
-  const planned = singles.length + chunks.length;
-  if (state.stats.subrequests + planned > deps.maxSubrequests) return Promise.reject(new SubrequestLimitError(deps.maxSubrequests));
+  state.budget.reserve(singles.length + chunks.length);
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
-  // This request's own subrequests to one source share one deadline (upstream/deadline.ts); a shared
+  // This request's own subrequests share one deadline per source (upstream/deadline.ts); a shared
   // call has its own, bound to the call's signal rather than to this client's.
   const own: Array<Promise<void>> = [];
-  const ownBy = new Map<string, RequestBy>();
-  const byForOwn = (source: string): RequestBy => {
-    let by = ownBy.get(source);
-    if (!by) {
-      by = { state, signal: state.signal, deadline: deps.clients.get(source)!.deadline(state.signal) };
-      ownBy.set(source, by);
-    }
-    return by;
-  };
-  const byForCall = (source: string, call: SharedCall): RequestBy => ({
-    state,
-    signal: call.signal,
-    deadline: deps.clients.get(source)!.deadline(call.signal),
-    call,
-  });
-  const release = (): void => {
-    for (const by of ownBy.values()) by.deadline!.release();
-  };
+  const scope = new DeadlineScope(state.signal);
+  const ownCtx: DispatchContext = { for: [state], signal: state.signal, deadlines: scope };
   let settled: Promise<void>;
   try {
     for (const m of singles) {
-      const source = m.fetch.source.name;
       if (!coalesces(m, state)) {
-        own.push(sendSingle(m, byForOwn(source), deps));
+        own.push(sendSingle(m, ownCtx, deps));
         continue;
       }
       const call = deps.inFlight.lead([m]);
-      call.done = sendSingle(m, byForCall(source, call), deps).catch(ignore);
+      const callScope = new DeadlineScope(call.signal);
+      const ctx: DispatchContext = { for: [state], signal: call.signal, deadlines: callScope, call };
+      call.done = releasing(callScope, sendSingle(m, ctx, deps, call)).catch(ignore);
       waits.wait(call, false);
     }
     for (const c of chunks) {
       const source = c.group.fetch.source;
+      if (state.coalesce && source.batchAcrossRequests) {
+        waits.wait(deps.collector.place(c, deps), true);
+        continue;
+      }
       if (!state.coalesce || !source.coalesce) {
-        own.push(sendChunk(c, byForOwn(source.name), deps));
+        own.push(sendChunk(c, { signal: state.signal, deadlines: scope }, deps));
         continue;
       }
       const call = deps.inFlight.lead(chunkEntries(c));
-      call.done = sendChunk(c, byForCall(source.name, call), deps).catch(ignore);
+      const callScope = new DeadlineScope(call.signal);
+      call.done = releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)).catch(ignore);
       waits.wait(call, false);
     }
     settled = waits.settle(own, state.signal);
   } catch (err) {
-    release();
-    return Promise.reject(err);
+    settled = Promise.reject(err);
   }
-  return settled.then(
-    () => {
-      release();
-      for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
-    },
-    (err: unknown) => {
-      release();
-      throw err;
-    },
-  );
+  return releasing(scope, settled).then(() => {
+    for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
+  });
 }
 
 /** Only GET subrequests of a coalescing source are shared across requests (SPEC.md "Coalescing"). */
 function coalesces(m: MemoEntry, state: RequestState): boolean {
   return state.coalesce && m.fetch.source.coalesce && m.fetch.method === 'GET';
-}
-
-/**
- * Sends one single fetch (as a shared call when `by.call` is set) and stores its answer in the caches.
- * Written as continuations, not an async function: a round of a hundred singles to a source of 64
- * connections leaves most of them waiting for one, and each would hold its frame meanwhile.
- */
-function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void> {
-  let sent: Promise<UpstreamOutcome>;
-  try {
-    const headers = by.state.forwarder.for(m.fetch.source).headers;
-    const sub: Subrequest = {
-      source: m.fetch.source.name,
-      coordinate: m.coordinate,
-      method: m.fetch.method,
-      path: m.path,
-      body: m.body,
-      headers: m.revalidate ? conditionalHeaders(headers, m.revalidate) : headers,
-      mayResend: true,
-      whole: m.fetch.response,
-      validators: m.fetch.cache !== undefined && m.fetch.source.revalidate === true,
-      judge: m.revalidate && notModifiedJudge(m.revalidate),
-    };
-    sent = sendSubrequest(sub, by, deps);
-  } catch (err) {
-    // As an async function would: a throw is a rejection, so a shared call is still settled below.
-    sent = Promise.reject(err);
-  }
-  return sent.then(
-    (outcome) => {
-      try {
-        const renewed = m.revalidate && revalidationResult(m, outcome, deps.listener);
-        m.outcome = renewed === 'not_modified' ? outcome : selected(outcome, m.fetch.select);
-      } finally {
-        singleEnded(by, deps);
-      }
-      if (m.fetch.cache) fillCaches([m], deps);
-    },
-    (err: unknown) => {
-      singleEnded(by, deps);
-      throw err;
-    },
-  );
-}
-
-/** A single fetch sent as a shared call ended: its deadline is released and its key is never joinable again. */
-function singleEnded(by: RequestBy, deps: RoundDeps): void {
-  if (!by.call) return;
-  by.deadline!.release();
-  deps.inFlight.settle(by.call);
-}
-
-/**
- * Sends one @batch chunk (as a shared call when `by.call` is set); a failed chunk may be sent again
- * once as two halves (upstream/retry-policy.ts), under a deadline of their own. Stores the keys'
- * answers in the caches.
- */
-async function sendChunk(chunk: BatchChunk, by: RequestBy, deps: RoundDeps): Promise<void> {
-  const { group } = chunk;
-  const { state, call } = by;
-  const sendOne = (c: BatchChunk, mayResend: boolean, under: RequestBy) =>
-    sendSubrequest(
-      {
-        source: group.fetch.source.name,
-        coordinate: group.coordinate,
-        method: group.batch.method,
-        path: c.path,
-        body: c.body,
-        headers: group.headers.headers,
-        batchSize: c.keys.length,
-        mayResend,
-        judge: (o) => checkBatchAnswer(c, o),
-      },
-      under,
-      deps,
-    );
-  try {
-    let answer: UpstreamOutcome;
-    try {
-      answer = chunk.refused ? refusedOutcome(chunk.refused, group.coordinate, group.fetch.source.name) : await sendOne(chunk, true, by);
-    } finally {
-      if (call) by.deadline!.release();
-    }
-    if (
-      answer.kind === 'error' &&
-      shouldSplitChunk(answer.error, chunk.keys.length) &&
-      state.stats.subrequests + 2 <= deps.maxSubrequests
-    ) {
-      const halves = splitBatchChunk(chunk);
-      const later: RequestBy = { ...by, deadline: undefined };
-      await Promise.all(halves.map(async (half) => settleBatchChunk(half, await sendOne(half, false, later), state.warnings)));
-    } else {
-      settleBatchChunk(chunk, answer, state.warnings);
-    }
-  } finally {
-    if (call) deps.inFlight.settle(call); // whatever happened, its keys are never joinable again
-  }
-  if (group.fetch.cache) fillCaches(call ? call.memos : chunkEntries(chunk), deps);
-}
-
-/** A single fetch's value: with `select`, that dotted path of the body (missing: null). */
-export function selected(outcome: UpstreamOutcome, select: readonly string[] | undefined): UpstreamOutcome {
-  if (!select || outcome.kind !== 'ok') return outcome;
-  const body = readDotted(outcome.body, select) ?? null;
-  return outcome.validators ? { kind: 'ok', body, validators: outcome.validators } : { kind: 'ok', body };
-}
-
-/** Who a subrequest is sent for (the request whose stats count it), what cancels it, under which deadline. */
-export interface RequestBy {
-  readonly state: RequestState;
-  /** The client's signal, or a shared call's (aborted once every waiter left). */
-  readonly signal: Abortable | undefined;
-  /**
-   * Shared by the requests sent together (upstream/deadline.ts), released by whoever made it;
-   * absent: each attempt gets one of its own, bound to `signal`.
-   */
-  readonly deadline?: Deadline;
-  /** Set when this is a shared call other requests may wait for (execute/coalesce.ts). */
-  readonly call?: SharedCall;
-}
-
-/** One request to send: to which source, for which field, and how its answer is judged. */
-export interface Subrequest {
-  readonly source: string;
-  readonly coordinate: string;
-  readonly method: HttpMethod;
-  readonly path: string;
-  /** JSON text for a method other than GET. */
-  readonly body?: string;
-  readonly headers: Readonly<Record<string, string>>;
-  /** Keys in the request for a @batch chunk; undefined for a single fetch. */
-  readonly batchSize?: number;
-  readonly mayResend: boolean;
-  /** Turns a well-formed HTTP answer into what the lookup makes of it; identity when absent. */
-  readonly judge?: ((outcome: UpstreamOutcome) => UpstreamOutcome) | undefined;
-  /** `@fetch(response: true)`: the answer is `{status, headers, body}`. */
-  readonly whole?: boolean;
-  /** The answer's ETag / Last-Modified are kept (a @cache field of a source with revalidate). */
-  readonly validators?: boolean;
-  /** Redirects followed to get here (follow_redirects). */
-  readonly hops?: number;
-}
-
-/**
- * Sends one request and reports it to the listener; every attempt is a counted subrequest. `judge`
- * turns a well-formed HTTP answer into what the lookup makes of it (a batch answer that is not an
- * array is an error), so metrics count what the keys see. With `mayResend`, a reset connection
- * is sent once more if upstream/retry-policy.ts allows it (a GET only) and max_subrequests too,
- * under a deadline of its own (its timeout counts from its own send).
- */
-export function sendSubrequest(sub: Subrequest, by: RequestBy, deps: RoundDeps): Promise<UpstreamOutcome> {
-  return attempt(sub, by, deps, 1);
-}
-
-/**
- * One attempt of sendSubrequest: the first under the shared deadline, a re-send under one of its
- * own (its timeout counts from its own send). Continuations rather than an async function, so that
- * an attempt waiting for a connection holds no frame (see sendSingle).
- */
-function attempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, n: 1 | 2): Promise<UpstreamOutcome> {
-  const client = deps.clients.get(sub.source)!;
-  const { stats } = by.state;
-  const shared = n === 1 ? by.deadline : undefined;
-  stats.subrequests++;
-  if (sub.batchSize !== undefined) stats.batches++;
-  const t0 = performance.now();
-  const deadline = shared ?? client.deadline(by.signal);
-  const observed = by.state.observer?.subrequest(sub, by.call);
-  return client.send(observed ? { ...sub, headers: { ...sub.headers, ...observed.headers } } : sub, deadline).then(
-    (answer) => {
-      if (!shared) deadline.release();
-      const outcome = sub.judge ? sub.judge(answer) : answer;
-      observed?.end(answer, outcome);
-      deps.listener.onSubrequest?.({
-        coordinate: sub.coordinate,
-        source: sub.source,
-        batchSize: sub.batchSize,
-        durationMs: performance.now() - t0,
-        errorCode: outcome.kind === 'error' ? outcome.error.code : undefined,
-      });
-      if (outcome.kind === 'error' && isRedirectStatus(outcome.error.status) && sub.method === 'GET') {
-        return followRedirect(sub, outcome, { by, deps, n });
-      }
-      if (
-        n === 2 ||
-        !sub.mayResend ||
-        outcome.kind !== 'error' ||
-        !shouldResend(outcome.error, sub.method) ||
-        stats.subrequests >= deps.maxSubrequests
-      )
-        return outcome;
-      return attempt(sub, by, deps, 2);
-    },
-    (err: unknown) => {
-      if (!shared) deadline.release();
-      observed?.end(undefined, undefined);
-      throw err;
-    },
-  );
-}
-
-/**
- * A GET answered with a redirect (SPEC.md "@cache", follow_redirects): sent again to its Location
- * when the client found it followable (same origin and base path) and fewer than the source's
- * `follow_redirects` hops were made (each hop is a subrequest, under the same deadline, keyed
- * under the path asked); otherwise the redirect is the outcome (UPSTREAM_HTTP_ERROR with its status).
- */
-function followRedirect(
-  sub: Subrequest,
-  outcome: UpstreamOutcome & { kind: 'error' },
-  at: { readonly by: RequestBy; readonly deps: RoundDeps; readonly n: 1 | 2 },
-): Promise<UpstreamOutcome> | UpstreamOutcome {
-  const { by, deps } = at;
-  const hops = sub.hops ?? 0;
-  const to = outcome.error.redirect;
-  const followed =
-    to !== undefined && hops < deps.clients.get(sub.source)!.followRedirects && by.state.stats.subrequests < deps.maxSubrequests;
-  deps.listener.onRedirect?.({ coordinate: sub.coordinate, source: sub.source, followed });
-  return followed ? attempt({ ...sub, path: to, hops: hops + 1 }, by, deps, at.n) : outcome;
-}
-
-/** The field's argument values for this request (coerced once per plan entry). */
-export function argsOf(entry: PlanEntry, state: RequestState): Readonly<Record<string, unknown>> {
-  if (entry.constantArgs) return entry.constantArgs;
-  let args = state.args.get(entry);
-  if (!args) {
-    args = entry.fieldDef.args.length ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>) : {};
-    state.args.set(entry, args);
-  }
-  return args;
 }

@@ -1,4 +1,5 @@
-import { runRound, type Claimed, type RequestState, type RoundDeps } from './round.js';
+import type { RequestState, RoundDeps } from './request-context.js';
+import { runRound, type Claimed } from './round.js';
 import { descend, Lookups, type Walk } from './walk.js';
 
 const NONE = new Lookups();

@@ -26,6 +26,8 @@ export interface MemoEntry {
   readonly args: Readonly<Record<string, unknown>>;
   /** The rendered JSON body of a non-GET read (`@fetch(method:, body:)`); part of the memo key. */
   readonly body: string | undefined;
+  /** The headers forwarded to its source for the request that made it (their hash is in `key`). */
+  readonly forwarded: ForwardedHeaders;
   outcome: UpstreamOutcome | undefined;
   /** The shared call this entry leads or waits for (coalescing sources only; execute/coalesce.ts). */
   call: SharedCall | undefined;

@@ -13,6 +13,8 @@ import { HotCounter, HotHistogram } from './hot-metrics.js';
 
 /** Keys per @batch request: @batch `max` defaults to 100; the buckets reach 1000. */
 export const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+/** GraphQL requests sharing one @batch call (batch_across_requests). */
+export const BATCH_REQUESTS_BUCKETS = [1, 2, 3, 5, 10, 20, 50, 100];
 /** Seconds, from a sub-millisecond local call to a 10 s timeout. */
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export const ROUND_BUCKETS = [0, 1, 2, 3, 4, 5, 6, 8, 10, 15, 20];
@@ -24,6 +26,7 @@ export const DEFAULT_METRICS_PREFIX = 'gqlgw_';
 export interface MetricSet {
   readonly batches: HotCounter<'coordinate'>;
   readonly batchSize: HotHistogram<'coordinate'>;
+  readonly batchRequests: HotHistogram<'coordinate'>;
   readonly subrequests: HotCounter<'coordinate' | 'source' | 'kind'>;
   readonly cacheRequests: HotCounter<'coordinate' | 'source' | 'tier' | 'result'>;
   readonly upstreamDuration: HotHistogram<'coordinate' | 'source'>;
@@ -65,6 +68,13 @@ export function defineMetrics(registry: Registry): MetricSet {
       help: 'Keys per @batch request.',
       labelNames: ['coordinate'],
       buckets: BATCH_SIZE_BUCKETS,
+      registers,
+    }),
+    batchRequests: new HotHistogram({
+      name: 'gqlgw_batch_requests',
+      help: 'GraphQL requests whose keys one @batch request carried (more than 1: shared across requests, batch_across_requests).',
+      labelNames: ['coordinate'],
+      buckets: BATCH_REQUESTS_BUCKETS,
       registers,
     }),
     subrequests: new HotCounter({

@@ -14,6 +14,7 @@
  * Exported series (definitions.ts has the help texts and buckets):
  *   gqlgw_batches_total{coordinate}                    @batch requests sent (SPEC.md)
  *   gqlgw_batch_size{coordinate}                       histogram of keys per @batch request (SPEC.md)
+ *   gqlgw_batch_requests{coordinate}                   histogram of requests sharing each @batch request (SPEC.md)
  *   gqlgw_subrequests_total{coordinate,source,kind}    kind = single | batch
  *   gqlgw_cache_requests_total{coordinate,source,tier,result}  tier = l1 | l2 | memcached, result = hit | miss
  *   gqlgw_upstream_duration_seconds{coordinate,source} histogram
@@ -184,6 +185,7 @@ function recordSubrequest(set: MetricSet, site: Site, event: SubrequestEvent): v
     set.batches.inc(site.field);
     const size = count(event.batchSize);
     if (size !== undefined) set.batchSize.observe(site.field, size);
+    set.batchRequests.observe(site.field, count(event.requests ?? 1) ?? 1);
   }
   const seconds = toSeconds(event.durationMs);
   if (seconds !== undefined) set.upstreamDuration.observe(site.at, seconds);

@@ -11,7 +11,10 @@ export function printPlan(plan: Plan): string {
   const coalescing = new Set<string>();
   if (plan.operation.operation === 'mutation') return printMutationPlan(plan);
   const rounds = new Map<number, string[]>();
-  walk(plan.root, [], { rounds, coalescing });
+  const shared: SharedBatches = new Map();
+  const across = new Set<string>();
+  walk(plan.root, [], { rounds, coalescing, shared, across });
+  printSharedBatches(shared, rounds);
   const lines = [
     `${plan.operation.operation} ${plan.operationName}: ${plan.maxRound} round${plan.maxRound === 1 ? '' : 's'} when every field is reached`,
   ];
@@ -20,6 +23,12 @@ export function printPlan(plan: Plan): string {
     lines.push(
       `X-GQL-Subrequests counts only what this operation sends: a lookup of ${[...coalescing].sort().join(', ')} (coalesce = true) ` +
         'that another request already has in flight waits for that call and is counted in gqlgw_coalesced_total instead',
+    );
+  }
+  if (across.size > 0) {
+    lines.push(
+      `@batch chunks of ${[...across].sort().join(', ')} (batch_across_requests = true) also carry the keys of concurrent requests: ` +
+        "X-GQL-Subrequests and X-GQL-Batches count every call that carried one of this operation's keys",
     );
   }
   return lines.join('\n') + '\n';
@@ -60,6 +69,32 @@ interface Printed {
   readonly rounds: Map<number, string[]>;
   /** Names of the coalescing sources the plan fetches from. */
   readonly coalescing: Set<string>;
+  /** @batch fields per round and BatchBlueprint `shareKey`, to show which share chunks; absent in a mutation step. */
+  readonly shared?: SharedBatches;
+  /** Names of the sources with batch_across_requests whose @batch the plan uses. */
+  readonly across?: Set<string>;
+}
+
+/** Round → share key → the batch fields (response path, max) of that round with it. */
+type SharedBatches = Map<number, Map<string, Array<{ readonly path: string; readonly max: number; readonly how: string }>>>;
+
+/**
+ * Adds a line to each round whose @batch fields share chunks (SPEC.md "One batch, several fields"):
+ * two or more fields, or aliases, with the same batch go out as one set of chunks over their
+ * distinct keys, under the smallest `max`.
+ */
+function printSharedBatches(shared: SharedBatches, rounds: Map<number, string[]>): void {
+  for (const [round, byKey] of shared) {
+    for (const fields of byKey.values()) {
+      if (fields.length < 2) continue;
+      const max = Math.min(...fields.map((f) => f.max));
+      rounds
+        .get(round)!
+        .push(
+          `shared batch ${fields[0]!.how}: ${fields.map((f) => f.path).join(', ')} (one set of chunks over their distinct keys, max ${max})`,
+        );
+    }
+  }
 }
 
 function printCache(cache: { ttlSeconds: number; staleSeconds: number; missingSeconds: number } | undefined): string {
@@ -81,6 +116,18 @@ function walk(sel: PlanSelection, path: string[], printed: Printed): void {
         : `fetch ${fetch.source.name} ${methodOf(fetch.method)}${fetch.link ? 'url ' : ''}${single}${fetch.response ? ' (whole response)' : ''}`;
       const cache = printCache(fetch.cache);
       if (fetch.source.coalesce) printed.coalescing.add(fetch.source.name);
+      if (fetch.batch && printed.shared) {
+        if (fetch.source.batchAcrossRequests) printed.across?.add(fetch.source.name);
+        const byKey = printed.shared.get(e.round) ?? new Map();
+        printed.shared.set(e.round, byKey);
+        const fields = byKey.get(fetch.batch.shareKey) ?? [];
+        byKey.set(fetch.batch.shareKey, fields);
+        fields.push({
+          path: here.join('.'),
+          max: fetch.batch.max,
+          how: `${fetch.source.name} ${methodOf(fetch.batch.method)}${fetch.batch.template.text}`,
+        });
+      }
       const conds = e.conditions.length ? `, when ${e.conditions.map(printCondition).join(' and ')}` : '';
       const list = rounds.get(e.round) ?? [];
       list.push(`${here.join('.')}  ${e.blueprint.coordinate}  ${how}${cache}${conds}`);

@@ -1,12 +1,13 @@
 import { Pool } from 'undici';
 import type { SourceConfig } from '../config/types.js';
 import { Admission } from './admission.js';
-import { exchange, isSuccess, type BodyCaps, type RawAnswer } from './exchange.js';
+import { decodeAnswer } from './decode.js';
+import { exchange, type BodyCaps, type RawAnswer } from './exchange.js';
 import { Deadline } from './deadline.js';
 import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
-import { headerValue, responseValue, validatorsOf } from './response-value.js';
+import { headerValue } from './response-value.js';
 import { pathOfUrl, type SourceBase } from '../../directives/url-link.js';
 
 export type { HttpMethod };
@@ -36,11 +37,8 @@ export function isRedirectStatus(status: number | undefined): boolean {
 /** The headers of a request that adds none to the source's own (no forward_headers). */
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-/** A 204 or empty 2xx answer. */
-const NULL_BODY: UpstreamOutcome = Object.freeze({ kind: 'ok', body: null });
-/** How much of a non-2xx answer's body is read (then the connection is dropped), and how much of it `detail` keeps. */
+/** How much of a non-2xx answer's body is read (then the connection is dropped). */
 const ERROR_BODY_READ_BYTES = 64 * 1024;
-const ERROR_DETAIL_CHARS = 512;
 
 /**
  * One source's HTTP client: a keep-alive undici Pool whose size (`connections`) is the source's
@@ -136,9 +134,8 @@ export class SourceClient {
     );
   }
 
-  /** The exchange of an admitted request and what its answer is; it then leaves the admission. */
+  /** The exchange of an admitted request and what its answer is (upstream/decode.ts); it then leaves the admission. */
   private async admitted(request: UpstreamRequest, deadline: Deadline, shared: Deadline | undefined): Promise<UpstreamOutcome> {
-    const { name } = this.config;
     const { method, path } = request;
     let answer: RawAnswer;
     try {
@@ -154,56 +151,8 @@ export class SourceClient {
     }
     this.admission.release();
     this.done(deadline, shared);
-    const status = answer.status;
-    if (!isSuccess(status)) {
-      const shown = answer.body === undefined ? '(body over the read cap)' : decode(answer.body).slice(0, ERROR_DETAIL_CHARS);
-      const detail = `${method} ${path} → ${status}: ${shown}`;
-      if (status === 404) return { kind: 'not-found', detail };
-      return failure({
-        code: 'UPSTREAM_HTTP_ERROR',
-        source: name,
-        message: `source "${name}" answered HTTP ${status}`,
-        detail,
-        status,
-        redirect: this.redirectOf(request, status, answer.headers),
-      });
-    }
-    if (request.whole || request.validators) return this.described(request, answer);
-    return this.bodyOf(request, answer);
-  }
-
-  /**
-   * A 2xx answer read with its headers: as `{status, headers, body}` for `whole`, with the
-   * answer's validators for `validators`.
-   */
-  private described(request: UpstreamRequest, answer: RawAnswer): UpstreamOutcome {
-    const plain = this.bodyOf(request, answer);
-    if (plain.kind !== 'ok') return plain;
-    const body = request.whole ? responseValue(answer.status, answer.headers, plain.body) : plain.body;
-    const validators = request.validators ? validatorsOf(answer.headers) : undefined;
-    return validators ? { kind: 'ok', body, validators } : { kind: 'ok', body };
-  }
-
-  /** The JSON body of a 2xx answer (null for a 204 or an empty body). */
-  private bodyOf(request: UpstreamRequest, answer: RawAnswer): UpstreamOutcome {
-    const { name, maxResponseBytes } = this.config;
-    if (answer.status === 204) return NULL_BODY;
-    if (answer.body === undefined) {
-      return this.tooLarge(request, answer.declared > maxResponseBytes ? `content-length ${answer.declared}` : 'body over the cap');
-    }
-    const text = decode(answer.body);
-    if (text.trim() === '') return NULL_BODY;
-    try {
-      return { kind: 'ok', body: JSON.parse(text) as unknown };
-    } catch {
-      return failure({
-        code: 'UPSTREAM_BAD_RESPONSE',
-        source: name,
-        message: `source "${name}" answered a body that is not JSON`,
-        detail: `${request.method} ${request.path}: ${text.slice(0, 80)}`,
-        cause: 'not-json',
-      });
-    }
+    const redirect = this.redirectOf(request, answer.status, answer.headers);
+    return decodeAnswer(answer, request, this.config, redirect);
   }
 
   /**
@@ -254,18 +203,6 @@ export class SourceClient {
     this.active--;
   }
 
-  /** UPSTREAM_BAD_RESPONSE for a body over `max_response_bytes`. */
-  private tooLarge(request: UpstreamRequest, why: string): UpstreamOutcome {
-    const { name, maxResponseBytes } = this.config;
-    return failure({
-      code: 'UPSTREAM_BAD_RESPONSE',
-      source: name,
-      message: `source "${name}" answered a body over ${maxResponseBytes} bytes`,
-      detail: `${request.method} ${request.path}: ${why}`,
-      cause: 'too-large',
-    });
-  }
-
   /** The source's fixed headers, the request's own, and a content type when it has a body. */
   private headersOf(request: UpstreamRequest): Readonly<Record<string, string>> {
     const fixed = request.body === undefined ? this.fixedHeaders : this.fixedJsonHeaders;
@@ -310,10 +247,4 @@ function transportFailure(name: string, what: string, err: unknown): UpstreamOut
   const cause: FailureCause = RESET_CODES.has(code) ? 'reset' : code === 'ECONNREFUSED' ? 'refused' : 'other';
   const message = cause === 'reset' ? `source "${name}" closed the connection before answering` : `source "${name}" could not be reached`;
   return failure({ code: 'UPSTREAM_UNREACHABLE', source: name, message, detail, cause });
-}
-
-/** A body's text as UTF-8, without a leading byte order mark (as undici's `body.text()` read it). */
-function decode(body: Buffer): string {
-  const start = body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-  return body.toString('utf8', start);
 }

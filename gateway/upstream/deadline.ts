@@ -51,3 +51,35 @@ export class Deadline extends Canceller {
     this.abort(this.caller!.reason);
   };
 }
+
+/**
+ * The deadlines of requests sent together (a round's own subrequests, or one shared call): one
+ * Deadline per source, made when first asked, all bound to one caller signal; `release()` once
+ * every request sent under them has ended.
+ */
+export class DeadlineScope {
+  private readonly made = new Map<string, Deadline>();
+
+  constructor(private readonly caller: Abortable | undefined) {}
+
+  /** The deadline of `source`'s requests in this scope (its timeout counts from the first ask). */
+  for(source: DeadlineSource): Deadline {
+    let deadline = this.made.get(source.name);
+    if (!deadline) {
+      deadline = source.deadline(this.caller);
+      this.made.set(source.name, deadline);
+    }
+    return deadline;
+  }
+
+  release(): void {
+    for (const deadline of this.made.values()) deadline.release();
+    this.made.clear();
+  }
+}
+
+/** What makes a source's deadlines (upstream/client.ts SourceClient). */
+export interface DeadlineSource {
+  readonly name: string;
+  deadline(caller: Abortable | undefined): Deadline;
+}

@@ -67,6 +67,19 @@ type Post {
   ]);
 });
 
+test('@batch beside an {args.*} fetch: its one placeholder, and a list field for a list argument', async () => {
+  const sdl = `${BASE}type Query {
+  user(id: ID!, x: Int): User @fetch(source: "users", path: "/users/{args.id}?x={args.x}") @batch(path: "/users?ids={keys}", match: "id")
+  many(ids: [ID!]!): User @fetch(source: "users", path: "/users/{args.ids}") @batch(path: "/users?ids={keys}", match: "id")
+  fine(id: ID!): User @fetch(source: "users", path: "/users/{args.id}") @batch(path: "/users?ids={keys}", match: "id")
+}
+`;
+  assert.deepEqual(await problemsOf(sdl), [
+    '3:92: @batch on Query.user needs exactly one {parent.*} placeholder in its @fetch path, or one {args.*} as its only placeholder, found 2 {args.*}',
+    '4:78: @batch on Query.many: {args.ids} is a list, so each element is a key and the value is the list of matched items; declare Query.many as a list ([User])',
+  ]);
+});
+
 test('@batch path without exactly one {keys}', async () => {
   const sdl = `${BASE}type Query { posts: [Post] @fetch(source: "posts", path: "/posts") }
 type Post {

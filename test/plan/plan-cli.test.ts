@@ -38,6 +38,7 @@ test('the blog query plans into three rounds, batched and cached fields named', 
       '  posts.author.posts  User.posts  batch posts /posts?author_ids={keys} (match author_id, max 50; single /users/{parent.id}/posts), cache 30s',
       '  posts.comments.author  Comment.author  batch users /users?ids={keys} (match id, max 100; single /users/{parent.authorId}), cache 300s',
       'X-GQL-Subrequests counts only what this operation sends: a lookup of comments, posts, users (coalesce = true) that another request already has in flight waits for that call and is counted in gqlgw_coalesced_total instead',
+      "@batch chunks of comments, posts, users (batch_across_requests = true) also carry the keys of concurrent requests: X-GQL-Subrequests and X-GQL-Batches count every call that carried one of this operation's keys",
       '',
     ].join('\n'),
   );

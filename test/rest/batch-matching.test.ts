@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { matchBatchItems, settleBatchChunk, type BatchGroup } from '../../gateway/execute/batch.js';
+import { matchBatchItems, settleBatchChunk, type BatchChunk, type BatchGroup } from '../../gateway/execute/batch.js';
 import { dottedReader } from '../../directives/dotted.js';
 import type { MemoEntry } from '../../gateway/execute/state.js';
 import type { UpstreamOutcome } from '../../gateway/upstream/outcome.js';
@@ -83,8 +83,8 @@ for (const row of rows) {
 }
 
 /**
- * Settles the row's keys, each waited for by two memo entries (the second through the group's
- * `sharing`, as for a field whose batch key does not decide its entry), from the row's items. The
+ * Settles the row's keys, each waited for by two memo entries (the second through the chunk's
+ * `more`, as for a field whose batch key does not decide its entry), from the row's items. The
  * group also holds `otherKeys`, which another chunk asks: their entries must stay unsettled.
  */
 function settled(row: Row, otherKeys: readonly string[]): Record<string, UpstreamOutcome | undefined> {
@@ -96,11 +96,19 @@ function settled(row: Row, otherKeys: readonly string[]): Record<string, Upstrea
     batch: { listKeys: false, readMatch: dottedReader(row.match), match: row.match.join('.'), method: 'GET' },
     keys: [...pairs.keys()],
     entries: [...pairs.values()].map(([first]) => first),
-    positions: new Map([...pairs.keys()].map((k, i) => [k, i])),
-    sharing: new Map([...pairs.values()].map(([first, second]) => [first, [second]])),
   } as unknown as BatchGroup;
   const entries = row.wanted.map((k) => pairs.get(k)![0]);
-  settleBatchChunk({ group, keys: row.wanted, entries, path: '/t', body: undefined }, { kind: 'ok', body: row.items });
+  const chunk = {
+    group,
+    keys: [...row.wanted],
+    entries,
+    more: new Map([...pairs.values()].map(([first, second]) => [first, [second]])),
+    oneToMany: row.oneToMany === true ? 'all' : 'none',
+    blocks: [],
+    path: '/t',
+    body: undefined,
+  } as unknown as BatchChunk;
+  settleBatchChunk(chunk, { kind: 'ok', body: row.items });
   const out: Record<string, UpstreamOutcome | undefined> = {};
   for (const [k, [first, second]] of pairs) {
     assert.equal(first.outcome, second.outcome, `both entries of key ${k} settle alike`);

@@ -124,6 +124,7 @@ type User { id: ID! }`;
         '  repos.profile  Repo.profile  batch gh /users?id={keys} repeat (match id, max 100, select data.users; single /users/{parent.owner.id} select data)',
         '  repos.contributors  Repo.contributors  batch gh POST /users/lookup body {"ids": {keys}} (match id, max 50, a key per list element; single /users/{parent.contributorIds} select data)',
         'X-GQL-Subrequests counts only what this operation sends: a lookup of gh (coalesce = true) that another request already has in flight waits for that call and is counted in gqlgw_coalesced_total instead',
+        "@batch chunks of gh (batch_across_requests = true) also carry the keys of concurrent requests: X-GQL-Subrequests and X-GQL-Batches count every call that carried one of this operation's keys",
         '',
       ].join('\n'),
     );

@@ -114,6 +114,8 @@ describe('one deadline shared by the requests sent together', () => {
       connections: 32,
       maxQueued: 100,
       coalesce: false,
+      batchAcrossRequests: false,
+      batchWindowMs: 0,
     });
     process.on('warning', onWarning);
   });

@@ -32,6 +32,8 @@ describe('upstream client: methods, bodies and empty answers', () => {
       connections: 4,
       maxQueued: 10,
       coalesce: false,
+      batchAcrossRequests: false,
+      batchWindowMs: 0,
     });
   });
   after(async () => {

@@ -85,6 +85,8 @@ describe('upstream exchange: bodies read whole or cut, connections kept or dropp
       connections: 1,
       maxQueued: 10,
       coalesce: false,
+      batchAcrossRequests: false,
+      batchWindowMs: 0,
     });
   });
   after(async () => {

@@ -1,0 +1,66 @@
+import { getArgumentValues } from 'graphql';
+import type { PlanEntry } from '../plan/types.js';
+import type { Abortable } from '../upstream/canceller.js';
+import type { BatchWarning } from './batch.js';
+import type { BatchCollector } from './batch-collector.js';
+import type { SubrequestBudget } from './budget.js';
+import type { CacheTiers } from './cache-tiers.js';
+import type { InFlight } from './coalesce.js';
+import type { Dispatch } from './dispatch.js';
+import type { ExecutionListener, RequestObserver } from './listener.js';
+import type { RequestAccess } from './access.js';
+import type { ResultStore } from './result-store.js';
+import type { HeaderForwarder, MemoEntry, OperationStats } from './state.js';
+import type { SubrequestKeys } from './subrequest-keys.js';
+
+/** What a round needs from the running gateway (one per executor). */
+export interface RoundDeps extends CacheTiers {
+  /** Every subrequest goes through it (execute/dispatch.ts). */
+  readonly dispatch: Dispatch;
+  readonly listener: ExecutionListener;
+  readonly maxSubrequests: number;
+  /** Calls in flight in this process, for coalescing and background refreshes (one per executor). */
+  readonly inFlight: InFlight;
+  /** Chunks shared across requests, waiting for the end of the turn (one per executor). */
+  readonly collector: BatchCollector;
+  /** @batch lookups' keys, built once per distinct key value (one per executor). */
+  readonly keys: SubrequestKeys;
+  /** Debug mode: upstream details go into error extensions. */
+  readonly exposeDetail?: boolean;
+}
+
+/** The per-request state a round reads and fills. */
+export interface RequestState {
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly store: ResultStore;
+  readonly memo: Map<string, MemoEntry>;
+  readonly stats: OperationStats;
+  /** `limits.max_subrequests` over `stats` (execute/budget.ts). */
+  readonly budget: SubrequestBudget;
+  readonly forwarder: HeaderForwarder;
+  readonly args: Map<PlanEntry, Record<string, unknown>>;
+  /** Aborts when the client went away: no more subrequests are sent, in-flight ones are cancelled. */
+  readonly signal?: Abortable;
+  /** Debug mode only: what looked wrong without failing (a batch answer that matched none of its keys). */
+  readonly warnings?: BatchWarning[];
+  /**
+   * Whether this request may share calls with other requests (execute/coalesce.ts), on sources with
+   * `coalesce = true`: queries only. A mutation operation never coalesces (SPEC.md "Mutations").
+   */
+  readonly coalesce: boolean;
+  /** Who asks (the verified token's claims and scopes); undefined without [auth]. */
+  readonly access?: RequestAccess;
+  /** Observes this request's rounds and subrequests (tracing); undefined: nothing is observed. */
+  readonly observer?: RequestObserver;
+}
+
+/** The field's argument values for this request (coerced once per plan entry). */
+export function argsOf(entry: PlanEntry, state: RequestState): Readonly<Record<string, unknown>> {
+  if (entry.constantArgs) return entry.constantArgs;
+  let args = state.args.get(entry);
+  if (!args) {
+    args = entry.fieldDef.args.length ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>) : {};
+    state.args.set(entry, args);
+  }
+  return args;
+}

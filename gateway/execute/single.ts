@@ -1,0 +1,61 @@
+import { readDotted } from '../../directives/dotted.js';
+import type { UpstreamOutcome } from '../upstream/outcome.js';
+import { fillCaches } from './cache-tiers.js';
+import type { SharedCall } from './coalesce.js';
+import type { DispatchContext } from './dispatch.js';
+import type { RoundDeps } from './request-context.js';
+import type { MemoEntry } from './state.js';
+import { conditionalHeaders, notModifiedJudge, revalidationResult } from './revalidate.js';
+
+/**
+ * Sends one single fetch (as the shared call `call`, when given, which then ends with it: its keys
+ * are never joinable again) and stores its answer in the caches. Written as continuations, not an
+ * async function: a round of a hundred singles to a source of 64 connections leaves most of them
+ * waiting for one, and each would hold its frame meanwhile.
+ */
+export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, call?: SharedCall): Promise<void> {
+  let sent: Promise<UpstreamOutcome>;
+  try {
+    const headers = m.forwarded.headers;
+    sent = deps.dispatch(
+      {
+        source: m.fetch.source.name,
+        coordinate: m.coordinate,
+        method: m.fetch.method,
+        path: m.path,
+        body: m.body,
+        headers: m.revalidate ? conditionalHeaders(headers, m.revalidate) : headers,
+        mayResend: true,
+        whole: m.fetch.response,
+        validators: m.fetch.cache !== undefined && m.fetch.source.revalidate === true,
+        judge: m.revalidate && notModifiedJudge(m.revalidate),
+      },
+      ctx,
+    );
+  } catch (err) {
+    // As an async function would: a throw is a rejection, so a shared call is still settled below.
+    sent = Promise.reject(err);
+  }
+  return sent.then(
+    (outcome) => {
+      try {
+        const renewed = m.revalidate && revalidationResult(m, outcome, deps.listener);
+        m.outcome = renewed === 'not_modified' ? outcome : selected(outcome, m.fetch.select);
+      } finally {
+        if (call) deps.inFlight.settle(call);
+      }
+      if (m.fetch.cache) fillCaches([m], deps);
+    },
+    (err: unknown) => {
+      if (call) deps.inFlight.settle(call);
+      throw err;
+    },
+  );
+}
+
+/** A single fetch's value: with `select`, that dotted path of the body (missing: null). */
+export function selected(outcome: UpstreamOutcome, select: readonly string[] | undefined): UpstreamOutcome {
+  if (!select || outcome.kind !== 'ok') return outcome;
+  const body = readDotted(outcome.body, select) ?? null;
+  return outcome.validators ? { kind: 'ok', body, validators: outcome.validators } : { kind: 'ok', body };
+}

@@ -1,0 +1,92 @@
+import type { SourceConfig } from '../config/types.js';
+import { isSuccess, type RawAnswer } from './exchange.js';
+import { failure, type UpstreamOutcome } from './outcome.js';
+import { responseValue, validatorsOf } from './response-value.js';
+
+/** A 204 or empty 2xx answer. */
+const NULL_BODY: UpstreamOutcome = Object.freeze({ kind: 'ok', body: null });
+/** How much of a non-2xx answer's body `detail` keeps. */
+const ERROR_DETAIL_CHARS = 512;
+
+/** What decodeAnswer reads of the request: its line, and whether headers matter for its value. */
+export interface DecodedRequest {
+  readonly method: string;
+  readonly path: string;
+  /** `@fetch(response: true)`: a 2xx answer's value is `{status, headers, body}`. */
+  readonly whole?: boolean;
+  /** Revalidation: a 2xx answer carries its ETag / Last-Modified (outcome `validators`). */
+  readonly validators?: boolean;
+}
+
+/**
+ * What one HTTP answer is, the innermost step of the upstream dispatch: a 404 is `not-found` (its
+ * `detail`, debug only, names the request and status); another non-2xx is UPSTREAM_HTTP_ERROR
+ * whose `detail` holds the start of its body, with `redirect` the path a followable redirect
+ * leads to; a 204 or an empty 2xx body is `ok` with a null body, whatever the method; a body over
+ * `max_response_bytes` or one that is not JSON is UPSTREAM_BAD_RESPONSE; else the parsed JSON,
+ * as `{status, headers, body}` for `whole` and with its validators for `validators`.
+ */
+export function decodeAnswer(
+  answer: RawAnswer,
+  request: DecodedRequest,
+  source: Pick<SourceConfig, 'name' | 'maxResponseBytes'>,
+  redirect?: string,
+): UpstreamOutcome {
+  const { name } = source;
+  const { method, path } = request;
+  const status = answer.status;
+  if (!isSuccess(status)) {
+    const shown = answer.body === undefined ? '(body over the read cap)' : decode(answer.body).slice(0, ERROR_DETAIL_CHARS);
+    const detail = `${method} ${path} → ${status}: ${shown}`;
+    if (status === 404) return { kind: 'not-found', detail };
+    return failure({
+      code: 'UPSTREAM_HTTP_ERROR',
+      source: name,
+      message: `source "${name}" answered HTTP ${status}`,
+      detail,
+      status,
+      redirect,
+    });
+  }
+  const plain = bodyOf(answer, request, source);
+  if (plain.kind !== 'ok' || !(request.whole || request.validators)) return plain;
+  const body = request.whole ? responseValue(answer.status, answer.headers, plain.body) : plain.body;
+  const validators = request.validators ? validatorsOf(answer.headers) : undefined;
+  return validators ? { kind: 'ok', body, validators } : { kind: 'ok', body };
+}
+
+/** The JSON body of a 2xx answer (null for a 204 or an empty body). */
+function bodyOf(answer: RawAnswer, request: DecodedRequest, source: Pick<SourceConfig, 'name' | 'maxResponseBytes'>): UpstreamOutcome {
+  const { name, maxResponseBytes } = source;
+  const { method, path } = request;
+  if (answer.status === 204) return NULL_BODY;
+  if (answer.body === undefined) {
+    const why = answer.declared > maxResponseBytes ? `content-length ${answer.declared}` : 'body over the cap';
+    return failure({
+      code: 'UPSTREAM_BAD_RESPONSE',
+      source: name,
+      message: `source "${name}" answered a body over ${maxResponseBytes} bytes`,
+      detail: `${method} ${path}: ${why}`,
+      cause: 'too-large',
+    });
+  }
+  const text = decode(answer.body);
+  if (text.trim() === '') return NULL_BODY;
+  try {
+    return { kind: 'ok', body: JSON.parse(text) as unknown };
+  } catch {
+    return failure({
+      code: 'UPSTREAM_BAD_RESPONSE',
+      source: name,
+      message: `source "${name}" answered a body that is not JSON`,
+      detail: `${method} ${path}: ${text.slice(0, 80)}`,
+      cause: 'not-json',
+    });
+  }
+}
+
+/** A body's text as UTF-8, without a leading byte order mark (as undici's `body.text()` read it). */
+function decode(body: Buffer): string {
+  const start = body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  return body.toString('utf8', start);
+}
