@@ -84,5 +84,7 @@ export interface GatewayConfig {
     readonly memcached: MemcachedConfig | undefined;
   };
   readonly metrics: { readonly enabled: boolean; readonly path: string };
+  /** [check] (*new*): `accept_n_plus_one`, the `Type.field` coordinates whose N+1 warning is accepted. */
+  readonly check: { readonly acceptNPlusOne: readonly string[] };
   readonly limits: LimitsConfig;
 }
