@@ -25,9 +25,12 @@ const USAGE = `usage:
   gqlgw plan  --config FILE [--operation NAME] (QUERY | --file FILE.graphql)
                                                     print which fields run in which round
   gqlgw sdl                                         print the directive definitions (for editors)
+  gqlgw import openapi SPEC --source NAME --out DIR write .graphqls files for an OpenAPI 3.0/3.1 or Swagger 2.0
+                                                    document (JSON or YAML) and print the [sources.NAME] table
+                                                    to add to gateway.toml; warnings name the JSON pointer
 `;
 
-const COMMANDS = ['serve', 'check', 'plan', 'sdl'];
+const COMMANDS = ['serve', 'check', 'plan', 'sdl', 'import'];
 
 /** Heads `gqlgw sdl`, whose output is committed as directives/definitions.graphql for editors (graphql.config.yml). */
 const SDL_HEADER = `# The directives gqlgw declares itself: schema files use them without declaring them.
@@ -44,9 +47,11 @@ interface CliValues {
   help?: boolean;
   watch?: boolean;
   strict?: boolean;
+  source?: string;
+  out?: string;
 }
 
-/** `gqlgw serve | check | plan | sdl`. A user's mistake prints a message and exits 1, never a stack. */
+/** `gqlgw serve | check | plan | sdl | import`. A user's mistake prints a message and exits 1, never a stack. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   let values: CliValues;
@@ -65,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
         help: { type: 'boolean', short: 'h' },
         watch: { type: 'boolean', short: 'w' },
         strict: { type: 'boolean' },
+        source: { type: 'string' },
+        out: { type: 'string' },
       },
     }));
   } catch (err) {
@@ -78,6 +85,10 @@ async function main(argv: string[]): Promise<number> {
   if (!COMMANDS.includes(command)) {
     process.stderr.write(`gqlgw: unknown command "${command}"${didYouMean(command, COMMANDS)}\n${USAGE}`);
     return 2;
+  }
+  if (command === 'import') {
+    const { importCommand } = await import('./import/command.js');
+    return importCommand(positionals, values, USAGE);
   }
   if (command === 'sdl') {
     process.stdout.write(`${SDL_HEADER}${DIRECTIVE_DEFINITIONS.trim()}\n`);
