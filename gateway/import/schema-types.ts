@@ -196,6 +196,12 @@ export class TypeBuilder {
       if (!members.includes(object.name)) members.push(object.name);
       const resolved = resolveRef(this.rootDocument, alt, altPointer);
       if (resolved?.ref) byPointer.set(resolved.pointer, object.name);
+      const key = discriminator.propertyName;
+      if (resolved && !collectProperties(this.rootDocument, resolved.node, resolved.pointer).some((p) => p.key === key && p.required))
+        this.warnings.add(
+          altPointer,
+          `the discriminator "${key}" is not required in ${object.name}: an item without it cannot be told apart (add a default, a bare "Type", to @from(types:) if the API leaves it out)`,
+        );
     }
     const entries: string[] = [];
     const mapping = isObject(discriminator.mapping) ? discriminator.mapping : {};

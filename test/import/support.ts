@@ -1,0 +1,49 @@
+/**
+ * The importer's tests share these steps: run the real `gqlgw import openapi` into a new folder,
+ * turn the printed table into a gateway.toml pointing at a local upstream (keeping the document's
+ * base path), and run the real `gqlgw check --strict` on it.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runCli, type CliRun } from '../support/cli.js';
+
+/** test/import/fixtures in the source tree (the compiled tests run from dist/). */
+export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test/import/fixtures');
+
+export interface Imported {
+  readonly run: CliRun;
+  readonly dir: string;
+  /** The .graphqls files written, by name. */
+  readonly files: Record<string, string>;
+  /** The url the printed [sources.NAME] table gives. */
+  readonly url: URL;
+}
+
+export async function importSpec(spec: string, source: string): Promise<Imported> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'gqlgw-import-'));
+  const out = path.join(dir, 'schema');
+  const run = await runCli(['import', 'openapi', spec, '--source', source, '--out', out], dir);
+  assert.equal(run.status, 0, run.stderr);
+  const files: Record<string, string> = {};
+  for (const name of (await readdir(out)).sort()) files[`schema/${name}`] = await readFile(path.join(out, name), 'utf8');
+  const url = /^url = "([^"]+)"$/m.exec(run.stdout);
+  assert.ok(url, `the printed table has a url: ${run.stdout}`);
+  return { run, dir, files, url: new URL(url[1]!) };
+}
+
+/** The printed table with its url replaced by `upstream` plus the document's base path, under a [gateway] table. */
+export function gatewayToml(imported: Imported, upstream: string): string {
+  const base = imported.url.pathname.replace(/\/+$/, '');
+  const table = imported.run.stdout.replace(/^url = "[^"]+"$/m, `url = ${JSON.stringify(upstream + base)}`);
+  return `[gateway]\nhost = "127.0.0.1"\nport = 0\nschema = ["schema/*.graphqls"]\ndebug_headers = true\n\n${table}`;
+}
+
+/** `gqlgw check --strict` on the imported files with the printed table: must pass. */
+export async function assertChecks(imported: Imported, configDir: string): Promise<void> {
+  const check = await runCli(['check', '--strict', '--config', 'gateway.toml'], configDir);
+  assert.equal(check.status, 0, `gqlgw check --strict fails on the import:\n${check.stderr}`);
+  assert.equal(check.stdout, 'gateway.toml: ok\n');
+}
