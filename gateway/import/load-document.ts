@@ -82,7 +82,7 @@ async function describeLoadError(file: string, err: unknown): Promise<ImportErro
     return new ImportError(file, where ? `:${where[1]}:${where[2]}` : '', `is neither JSON nor YAML: ${detail}`);
   }
   const missing = /Missing \$ref pointer "([^"]+)"/.exec(message);
-  const external = e.code === 'ERESOLVER' ? /Error opening file ([^:]+):/.exec(message) : null;
+  const external = /Error (?:opening|reading) file "?([^":]+)"?/.exec(message);
   if (missing || external) {
     const raw = await parse(file, OPTIONS).catch(() => undefined);
     const refs = raw ? refsIn(raw as unknown as Json, []) : [];
