@@ -11,17 +11,23 @@ const SOURCE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
  * missing), prints the TOML to add on stdout, warnings and a summary on stderr. Exit 0 when
  * written (warnings or not), 1 for a document it cannot import, 2 for a wrong command line.
  */
-export async function importCommand(positionals: readonly string[], flags: { source?: string; out?: string }, usage: string): Promise<number> {
+export async function importCommand(
+  positionals: readonly string[],
+  flags: { source?: string; out?: string },
+  usage: string,
+): Promise<number> {
   const [kind, spec, ...extra] = positionals;
   const fail = (message: string): number => {
     process.stderr.write(`gqlgw import: ${message}\n${usage}`);
     return 2;
   };
-  if (kind !== 'openapi') return fail(kind ? `unknown format "${kind}": the one format is openapi` : 'name the format: gqlgw import openapi SPEC ...');
+  if (kind !== 'openapi')
+    return fail(kind ? `unknown format "${kind}": the one format is openapi` : 'name the format: gqlgw import openapi SPEC ...');
   if (!spec) return fail('name the OpenAPI document: gqlgw import openapi SPEC --source NAME --out DIR');
   if (extra.length > 0) return fail(`one document at a time; unexpected "${extra.join(' ')}"`);
   if (!flags.source) return fail('--source NAME is required: the [sources.NAME] the fields fetch from');
-  if (!SOURCE_NAME.test(flags.source)) return fail(`--source "${flags.source}" must be letters, digits, "_" or "-", starting with a letter or "_"`);
+  if (!SOURCE_NAME.test(flags.source))
+    return fail(`--source "${flags.source}" must be letters, digits, "_" or "-", starting with a letter or "_"`);
   if (!flags.out) return fail('--out DIR is required: the folder the .graphqls files are written to');
   let result;
   try {
@@ -35,7 +41,9 @@ export async function importCommand(positionals: readonly string[], flags: { sou
     mkdirSync(flags.out, { recursive: true });
     for (const [name, text] of result.files) writeFileSync(join(flags.out, name), text);
   } catch (err) {
-    process.stderr.write(`gqlgw import: cannot write to --out ${flags.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+    process.stderr.write(
+      `gqlgw import: cannot write to --out ${flags.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
+    );
     return 1;
   }
   for (const w of result.warnings) process.stderr.write(`warning: ${formatPlace(spec, w.pointer, w.message)}\n`);

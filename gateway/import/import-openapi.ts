@@ -51,9 +51,27 @@ export async function importOpenApi(file: string, source: string): Promise<Impor
  * `GET /` of the server, with a warning saying to replace it.
  */
 function placeholderQuery(source: string, types: TypeBuilder, warnings: WarningList): RootField {
-  warnings.add('#/paths', 'the document has no GET operation to make a Query field of; Query._root (GET /) stands in, since GraphQL needs one');
-  const operation = { pointer: '#/paths', method: 'get', path: '/', operationId: undefined, summary: undefined, parameters: [], body: undefined, response: undefined, links: [] } as const;
-  return { operation, root: 'Query', argOf: new Map(), field: { name: '_root', type: types.json(), args: [], directives: [`@fetch(source: ${JSON.stringify(source)}, path: "/")`] } };
+  warnings.add(
+    '#/paths',
+    'the document has no GET operation to make a Query field of; Query._root (GET /) stands in, since GraphQL needs one',
+  );
+  const operation = {
+    pointer: '#/paths',
+    method: 'get',
+    path: '/',
+    operationId: undefined,
+    summary: undefined,
+    parameters: [],
+    body: undefined,
+    response: undefined,
+    links: [],
+  } as const;
+  return {
+    operation,
+    root: 'Query',
+    argOf: new Map(),
+    field: { name: '_root', type: types.json(), args: [], directives: [`@fetch(source: ${JSON.stringify(source)}, path: "/")`] },
+  };
 }
 
 function describe(version: '2.0' | '3.0' | '3.1'): string {

@@ -58,7 +58,11 @@ export function addLinks(roots: readonly RootField[], types: TypeBuilder, ctx: {
       const object = types.objectOf(rf.field.type, false);
       const target = roots.find((r) => r.operation.operationId === link.operationId);
       if (!object || !target || target.root !== 'Query') {
-        const why = !object ? 'the answer is not one object' : !target ? `no operation "${link.operationId}"` : 'it leads to an operation that is not a GET';
+        const why = !object
+          ? 'the answer is not one object'
+          : !target
+            ? `no operation "${link.operationId}"`
+            : 'it leads to an operation that is not a GET';
         ctx.warnings.add(link.pointer, `link "${link.name}" is not mapped: ${why}`);
         continue;
       }
@@ -81,17 +85,26 @@ export function addLinks(roots: readonly RootField[], types: TypeBuilder, ctx: {
       const name = camelCase(m[1]!);
       if (object.fieldNames.has(name)) continue;
       const wanted = m[1]!.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
-      const byId = byIdOps.find((b) => b.noun === wanted) ?? byIdOps.find((b) => b.target.name.toLowerCase() === pascalCase(m[1]!).toLowerCase());
+      const byId =
+        byIdOps.find((b) => b.noun === wanted) ?? byIdOps.find((b) => b.target.name.toLowerCase() === pascalCase(m[1]!).toLowerCase());
       if (!byId) continue;
       const path = byId.root.operation.path.replace(`{${byId.param.name}}`, `{parent.${property.field}}`);
-      addField(object, { name, type: byId.target.name, path, target: byId, why: `${byId.root.operation.method.toUpperCase()} ${byId.root.operation.path}: ${whyNoBatch(byId.root, byId)}` });
+      addField(object, {
+        name,
+        type: byId.target.name,
+        path,
+        target: byId,
+        why: `${byId.root.operation.method.toUpperCase()} ${byId.root.operation.path}: ${whyNoBatch(byId.root, byId)}`,
+      });
     }
   }
   return nPlusOne;
 }
 
 function whyNoBatch(target: RootField, byId: ById | undefined): string {
-  return byId ? `the API has no many-by-ids operation for ${byId.target.name}` : `${target.field.name} is not a GET-by-id operation, so it cannot be batched`;
+  return byId
+    ? `the API has no many-by-ids operation for ${byId.target.name}`
+    : `${target.field.name} is not a GET-by-id operation, so it cannot be batched`;
 }
 
 function findByIdOperations(roots: readonly RootField[], types: TypeBuilder): ById[] {
@@ -122,7 +135,12 @@ function singular(noun: string): string {
 const IDS = /(^|_|-)ids?$|[a-z]Ids?$/;
 
 /** Per target type name, the @batch of its many-by-ids operation (the first in document order). */
-function findBatchOperations(roots: readonly RootField[], types: TypeBuilder, byIdOps: readonly ById[], warnings: WarningList): Map<string, Batch> {
+function findBatchOperations(
+  roots: readonly RootField[],
+  types: TypeBuilder,
+  byIdOps: readonly ById[],
+  warnings: WarningList,
+): Map<string, Batch> {
   const out = new Map<string, Batch>();
   for (const root of roots) {
     const op = root.operation;

@@ -67,7 +67,11 @@ function versionOf(file: string, root: JsonObject): LoadedDocument['version'] {
   }
   if (root.swagger !== undefined) {
     if (String(root.swagger) === '2.0') return '2.0';
-    throw new ImportError(file, '#/swagger', `Swagger ${String(root.swagger)} is not supported; this reads OpenAPI 3.0, 3.1 and Swagger 2.0`);
+    throw new ImportError(
+      file,
+      '#/swagger',
+      `Swagger ${String(root.swagger)} is not supported; this reads OpenAPI 3.0, 3.1 and Swagger 2.0`,
+    );
   }
   throw new ImportError(file, '', 'is not an OpenAPI document: it has no "openapi" (3.x) or "swagger" (2.0) key at the top');
 }
@@ -88,7 +92,9 @@ async function describeLoadError(file: string, err: unknown): Promise<ImportErro
     const refs = raw ? refsIn(raw as unknown as Json, []) : [];
     const wanted = missing?.[1];
     const hit = refs.find(([ref]) => (wanted ? ref === wanted || ref.endsWith(wanted) : externalFileMatches(ref, external![1]!)));
-    const what = wanted ? `$ref "${wanted}" points to nothing in the document` : `$ref "${hit?.[0] ?? external![1]}" names a file that cannot be read`;
+    const what = wanted
+      ? `$ref "${wanted}" points to nothing in the document`
+      : `$ref "${hit?.[0] ?? external![1]}" names a file that cannot be read`;
     return new ImportError(file, hit ? hit[1] : '', `${what}; fix the reference or add what it names`);
   }
   return new ImportError(file, '', `cannot be read as OpenAPI: ${firstLine(message)}`);

@@ -127,10 +127,16 @@ function readOperation(input: OperationInput, warnings: WarningList): ApiOperati
       warnings.add(at, `form parameter "${name}" is not mapped: gqlgw sends JSON bodies; the operation is left out`);
       skip = true;
     } else if (where === 'cookie') {
-      warnings.add(at, `cookie parameter "${name}" is not mapped: gqlgw sends no cookies${p.required === true ? '; the operation is left out' : ''}`);
+      warnings.add(
+        at,
+        `cookie parameter "${name}" is not mapped: gqlgw sends no cookies${p.required === true ? '; the operation is left out' : ''}`,
+      );
       if (p.required === true) skip = true;
     } else if (where === 'header') {
-      warnings.add(at, `header parameter "${name}" is not mapped: set it for the whole source with headers or forward_headers in [sources]`);
+      warnings.add(
+        at,
+        `header parameter "${name}" is not mapped: set it for the whole source with headers or forward_headers in [sources]`,
+      );
     }
   }
   if (!v2 && isObject(op.requestBody)) {
@@ -139,7 +145,11 @@ function readOperation(input: OperationInput, warnings: WarningList): ApiOperati
     const content = isObject(rb?.content) ? rb.content : {};
     const json = jsonMediaType(content);
     if (json && isObject(content[json]) && isObject((content[json] as JsonObject).schema)) {
-      body = { schema: (content[json] as JsonObject).schema as JsonObject, pointer: childPointer(at, 'content', json, 'schema'), required: rb?.required === true };
+      body = {
+        schema: (content[json] as JsonObject).schema as JsonObject,
+        pointer: childPointer(at, 'content', json, 'schema'),
+        required: rb?.required === true,
+      };
     } else if (Object.keys(content).length > 0) {
       const types = Object.keys(content).join(', ');
       warnings.add(at, `a ${types} body is not mapped: gqlgw sends JSON bodies; the operation is left out`);
@@ -240,7 +250,10 @@ function readResponse(input: OperationInput, warnings: WarningList): ReadRespons
   const json = jsonMediaType(content);
   if (json) {
     const media = content[json] as JsonObject;
-    return { body: isObject(media.schema) ? { schema: media.schema, pointer: childPointer(at, 'content', json, 'schema') } : undefined, links };
+    return {
+      body: isObject(media.schema) ? { schema: media.schema, pointer: childPointer(at, 'content', json, 'schema') } : undefined,
+      links,
+    };
   }
   if (Object.keys(content).length === 0) return { body: undefined, links };
   if (input.method !== 'get') return { body: undefined, links };
@@ -284,7 +297,10 @@ function serverUrl(root: JsonObject, v2: boolean, warnings: WarningList): string
     return 'http://127.0.0.1';
   }
   if (!/^https?:\/\//.test(url)) {
-    warnings.add(at, `the server url "${url}" is not an absolute http(s) URL: the source url is http://127.0.0.1 followed by it; set the real host`);
+    warnings.add(
+      at,
+      `the server url "${url}" is not an absolute http(s) URL: the source url is http://127.0.0.1 followed by it; set the real host`,
+    );
     url = `http://127.0.0.1${url.startsWith('/') ? '' : '/'}${url}`;
   }
   return url.replace(/\/+$/, '');

@@ -21,7 +21,11 @@ export interface RootField {
  * `explode: false` / Swagger's csv, then comma-joined; a JSON body is the `input` argument sent as
  * `body: "{args.input}"`. A Mutation without an answer body is Boolean (true on 204).
  */
-export function rootFields(operations: readonly ApiOperation[], types: TypeBuilder, ctx: { source: string; warnings: WarningList }): RootField[] {
+export function rootFields(
+  operations: readonly ApiOperation[],
+  types: TypeBuilder,
+  ctx: { source: string; warnings: WarningList },
+): RootField[] {
   const names = { Query: new UniqueNames(ctx.warnings), Mutation: new UniqueNames(ctx.warnings) };
   const out: RootField[] = [];
   for (const op of operations) {
@@ -60,7 +64,11 @@ export function rootFields(operations: readonly ApiOperation[], types: TypeBuild
       args.push({ name: 'input', type: op.body.required ? `${type}!` : type });
     }
     const path = fetchPath(op, argOf);
-    const resultType = op.response ? types.output(op.response.schema, op.response.pointer, `${pascalCase(name)}Response`) : root === 'Query' ? types.json() : 'Boolean';
+    const resultType = op.response
+      ? types.output(op.response.schema, op.response.pointer, `${pascalCase(name)}Response`)
+      : root === 'Query'
+        ? types.json()
+        : 'Boolean';
     const fetchArgs = [`source: ${quote(ctx.source)}`, `path: ${quote(path)}`];
     if (root === 'Mutation') fetchArgs.push(`method: ${quote(op.method.toUpperCase())}`);
     if (op.body) fetchArgs.push(`body: ${quote('{args.input}')}`);

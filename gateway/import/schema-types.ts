@@ -31,7 +31,18 @@ export class TypeBuilder {
     readonly rootDocument: JsonObject,
     private readonly warnings: WarningList,
   ) {
-    this.typeNames = new UniqueNames(warnings, ['Query', 'Mutation', 'Subscription', 'String', 'Int', 'Float', 'Boolean', 'ID', 'JSON', 'Int64']);
+    this.typeNames = new UniqueNames(warnings, [
+      'Query',
+      'Mutation',
+      'Subscription',
+      'String',
+      'Int',
+      'Float',
+      'Boolean',
+      'ID',
+      'JSON',
+      'Int64',
+    ]);
   }
 
   /** The output type reference of a schema node at `pointer`; `hint` names an inline type. */
@@ -163,7 +174,10 @@ export class TypeBuilder {
     const typeName = this.typeNames.claim(pascalCase(name), at, `enum ${at}`);
     this.enumByPointer.set(at, typeName);
     const valueNames = new UniqueNames(this.warnings);
-    const values = [...new Set(wires)].map((wire) => ({ name: valueNames.claim(enumValueName(wire), childPointer(at, 'enum'), `enum value "${wire}" of ${typeName}`), wire }));
+    const values = [...new Set(wires)].map((wire) => ({
+      name: valueNames.claim(enumValueName(wire), childPointer(at, 'enum'), `enum value "${wire}" of ${typeName}`),
+      wire,
+    }));
     const type: SdlEnum = { kind: 'enum', name: typeName, values };
     this.types.set(typeName, type);
     return typeName;
@@ -190,7 +204,10 @@ export class TypeBuilder {
       const object = this.objectOf(type, false);
       if (!object) {
         this.outputByPointer.set(memoKey, this.json());
-        this.warnings.add(altPointer, `${keyword} alternative ${i + 1} is not an object type, so the union cannot hold it: the value is JSON`);
+        this.warnings.add(
+          altPointer,
+          `${keyword} alternative ${i + 1} is not an object type, so the union cannot hold it: the value is JSON`,
+        );
         return this.json();
       }
       if (!members.includes(object.name)) members.push(object.name);
@@ -209,7 +226,10 @@ export class TypeBuilder {
     for (const [value, ref] of Object.entries(mapping)) {
       const target = typeof ref === 'string' ? (byPointer.get(ref) ?? byPointer.get(`#/components/schemas/${ref}`)) : undefined;
       if (!target) {
-        this.warnings.add(childPointer(at, 'discriminator', 'mapping', value), `discriminator mapping "${value}" names no alternative of the ${keyword}; it is left out`);
+        this.warnings.add(
+          childPointer(at, 'discriminator', 'mapping', value),
+          `discriminator mapping "${value}" names no alternative of the ${keyword}; it is left out`,
+        );
         continue;
       }
       entries.push(`${value}=${target}`);

@@ -22,7 +22,13 @@ after(async () => {
 });
 
 const doc = (paths: object, schemas: object = {}) =>
-  JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, servers: [{ url: 'http://127.0.0.1:9/api' }], paths, components: { schemas } });
+  JSON.stringify({
+    openapi: '3.0.3',
+    info: { title: 't', version: '1' },
+    servers: [{ url: 'http://127.0.0.1:9/api' }],
+    paths,
+    components: { schemas },
+  });
 const getJson = (schema: object, operationId?: string) => ({
   get: { ...(operationId ? { operationId } : {}), responses: { 200: { description: 'ok', content: { 'application/json': { schema } } } } },
 });
@@ -41,7 +47,10 @@ describe('gqlgw import openapi: the command line', () => {
     for (const args of [['--help'], ['import', '--help']]) {
       const run = await runCli(args, dir);
       assert.equal(run.status, 0);
-      assert.match(run.stdout, /^ {2}gqlgw import openapi SPEC --source NAME --out DIR write \.graphqls files for an OpenAPI 3\.0\/3\.1 or Swagger 2\.0$/m);
+      assert.match(
+        run.stdout,
+        /^ {2}gqlgw import openapi SPEC --source NAME --out DIR write \.graphqls files for an OpenAPI 3\.0\/3\.1 or Swagger 2\.0$/m,
+      );
     }
   });
 
@@ -50,10 +59,19 @@ describe('gqlgw import openapi: the command line', () => {
       [['import'], 'gqlgw import: name the format: gqlgw import openapi SPEC ...'],
       [['import', 'swagger', 'a.json'], 'gqlgw import: unknown format "swagger": the one format is openapi'],
       [['import', 'openapi'], 'gqlgw import: name the OpenAPI document: gqlgw import openapi SPEC --source NAME --out DIR'],
-      [['import', 'openapi', 'a.json', 'b.json', '--source', 's', '--out', 'o'], 'gqlgw import: one document at a time; unexpected "b.json"'],
+      [
+        ['import', 'openapi', 'a.json', 'b.json', '--source', 's', '--out', 'o'],
+        'gqlgw import: one document at a time; unexpected "b.json"',
+      ],
       [['import', 'openapi', 'a.json', '--out', 'o'], 'gqlgw import: --source NAME is required: the [sources.NAME] the fields fetch from'],
-      [['import', 'openapi', 'a.json', '--source', 'my api', '--out', 'o'], 'gqlgw import: --source "my api" must be letters, digits, "_" or "-", starting with a letter or "_"'],
-      [['import', 'openapi', 'a.json', '--source', 's'], 'gqlgw import: --out DIR is required: the folder the .graphqls files are written to'],
+      [
+        ['import', 'openapi', 'a.json', '--source', 'my api', '--out', 'o'],
+        'gqlgw import: --source "my api" must be letters, digits, "_" or "-", starting with a letter or "_"',
+      ],
+      [
+        ['import', 'openapi', 'a.json', '--source', 's'],
+        'gqlgw import: --out DIR is required: the folder the .graphqls files are written to',
+      ],
     ];
     for (const [args, message] of cases) {
       const run = await runCli(args, dir);
@@ -68,13 +86,31 @@ describe('gqlgw import openapi: the command line', () => {
     const cases: Array<[string, string]> = [
       ['missing.json', 'missing.json: no such file'],
       ['folder.json', 'folder.json: is a folder, not an OpenAPI document'],
-      [await write('truncated.json', '{ "openapi": '), 'truncated.json:1:14: is neither JSON nor YAML: unexpected end of the stream within a flow collection (1:14)'],
-      [await write('bad.yaml', 'openapi: 3.0.0\ninfo: [\n'), 'bad.yaml:3:1: is neither JSON nor YAML: deficient indentation (3:1)'],
-      [await write('other.json', '{"name": "not an API", "version": 1}'), 'other.json: is not an OpenAPI document: it has no "openapi" (3.x) or "swagger" (2.0) key at the top'],
-      [await write('v4.json', '{"openapi": "4.0.0", "info": {"title": "t", "version": "1"}, "paths": {}}'), 'v4.json#/openapi: OpenAPI 4.0.0 is not supported; this reads OpenAPI 3.0, 3.1 and Swagger 2.0'],
-      [await write('v1.json', '{"swagger": "1.2"}'), 'v1.json#/swagger: Swagger 1.2 is not supported; this reads OpenAPI 3.0, 3.1 and Swagger 2.0'],
       [
-        await write('broken-ref.json', doc({ '/pets': getJson({ type: 'array', items: { $ref: '#/components/schemas/Nope' } }) }, { Pet: { type: 'object', properties: { id: { type: 'string' } } } })),
+        await write('truncated.json', '{ "openapi": '),
+        'truncated.json:1:14: is neither JSON nor YAML: unexpected end of the stream within a flow collection (1:14)',
+      ],
+      [await write('bad.yaml', 'openapi: 3.0.0\ninfo: [\n'), 'bad.yaml:3:1: is neither JSON nor YAML: deficient indentation (3:1)'],
+      [
+        await write('other.json', '{"name": "not an API", "version": 1}'),
+        'other.json: is not an OpenAPI document: it has no "openapi" (3.x) or "swagger" (2.0) key at the top',
+      ],
+      [
+        await write('v4.json', '{"openapi": "4.0.0", "info": {"title": "t", "version": "1"}, "paths": {}}'),
+        'v4.json#/openapi: OpenAPI 4.0.0 is not supported; this reads OpenAPI 3.0, 3.1 and Swagger 2.0',
+      ],
+      [
+        await write('v1.json', '{"swagger": "1.2"}'),
+        'v1.json#/swagger: Swagger 1.2 is not supported; this reads OpenAPI 3.0, 3.1 and Swagger 2.0',
+      ],
+      [
+        await write(
+          'broken-ref.json',
+          doc(
+            { '/pets': getJson({ type: 'array', items: { $ref: '#/components/schemas/Nope' } }) },
+            { Pet: { type: 'object', properties: { id: { type: 'string' } } } },
+          ),
+        ),
         'broken-ref.json#/paths/~1pets/get/responses/200/content/application~1json/schema/items: $ref "#/components/schemas/Nope" points to nothing in the document; fix the reference or add what it names',
       ],
       [
@@ -96,9 +132,21 @@ describe('gqlgw import openapi: the command line', () => {
     const file = await write(
       'tree.json',
       doc(
-        { '/nodes/{node_id}': { ...getJson({ $ref: '#/components/schemas/Node' }, 'getNode'), parameters: [{ name: 'node_id', in: 'path', required: true, schema: { type: 'string' } }] } },
         {
-          Node: { type: 'object', properties: { id: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } }, next: { $ref: '#/components/schemas/Edge' } } },
+          '/nodes/{node_id}': {
+            ...getJson({ $ref: '#/components/schemas/Node' }, 'getNode'),
+            parameters: [{ name: 'node_id', in: 'path', required: true, schema: { type: 'string' } }],
+          },
+        },
+        {
+          Node: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+              next: { $ref: '#/components/schemas/Edge' },
+            },
+          },
           Edge: { type: 'object', properties: { to: { $ref: '#/components/schemas/Node' } } },
         },
       ),
@@ -121,7 +169,14 @@ describe('gqlgw import openapi: the command line', () => {
           '/b': getJson({ $ref: '#/components/schemas/PetOwner' }, 'getOwner'),
         },
         {
-          'pet-owner': { type: 'object', properties: { 'first-name': { type: 'string' }, firstName: { type: 'string' }, state: { type: 'string', enum: ['in-use', 'in_use', 'IN USE'] } } },
+          'pet-owner': {
+            type: 'object',
+            properties: {
+              'first-name': { type: 'string' },
+              firstName: { type: 'string' },
+              state: { type: 'string', enum: ['in-use', 'in_use', 'IN USE'] },
+            },
+          },
           PetOwner: { type: 'object', properties: { id: { type: 'string' } } },
         },
       ),
@@ -137,18 +192,30 @@ describe('gqlgw import openapi: the command line', () => {
       'warning: collide.json#/components/schemas/PetOwner: schema #/components/schemas/PetOwner is named PetOwner2: PetOwner is already schema #/components/schemas/pet-owner',
     ]);
     const types = await readFile(path.join(dir, 'collide/c.types.graphqls'), 'utf8');
-    assert.match(types, /type PetOwner \{\n {2}firstName: String @from\(key: "first-name"\)\n {2}firstName2: String @from\(key: "firstName"\)\n {2}state: PetOwnerState\n\}/);
-    assert.match(types, /enum PetOwnerState \{\n {2}IN_USE @from\(value: "in-use"\)\n {2}IN_USE2 @from\(value: "in_use"\)\n {2}IN_USE3 @from\(value: "IN USE"\)\n\}/);
+    assert.match(
+      types,
+      /type PetOwner \{\n {2}firstName: String @from\(key: "first-name"\)\n {2}firstName2: String @from\(key: "firstName"\)\n {2}state: PetOwnerState\n\}/,
+    );
+    assert.match(
+      types,
+      /enum PetOwnerState \{\n {2}IN_USE @from\(value: "in-use"\)\n {2}IN_USE2 @from\(value: "in_use"\)\n {2}IN_USE3 @from\(value: "IN USE"\)\n\}/,
+    );
     assert.match(types, /type PetOwner2 \{\n {2}id: String\n\}/);
   });
 
   test('what cannot be mapped is a warning with its pointer; the rest is written', async () => {
     const run = await importIn([path.join(FIXTURES, 'callbacks-3.0.json'), '--source', 'cb', '--out', 'cb']);
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stderr, /^warning: .*callbacks-3\.0\.json#\/paths\/~1streams\/post\/callbacks: callbacks are not mapped: gqlgw is not called back$/m);
+    assert.match(
+      run.stderr,
+      /^warning: .*callbacks-3\.0\.json#\/paths\/~1streams\/post\/callbacks: callbacks are not mapped: gqlgw is not called back$/m,
+    );
     assert.match(run.stderr, /^gqlgw import: wrote 3 files to cb: 1 Query fields, 1 Mutation fields, 2 types; 3 warnings$/m);
     const petstore = await importIn([path.join(FIXTURES, 'petstore-3.0.json'), '--source', 'p', '--out', 'p']);
-    assert.match(petstore.stderr, /#\/paths\/~1pet~1\{petId\}~1uploadImage\/post\/requestBody: a multipart\/form-data body is not mapped: gqlgw sends JSON bodies; the operation is left out$/m);
+    assert.match(
+      petstore.stderr,
+      /#\/paths\/~1pet~1\{petId\}~1uploadImage\/post\/requestBody: a multipart\/form-data body is not mapped: gqlgw sends JSON bodies; the operation is left out$/m,
+    );
     assert.match(petstore.stderr, /#\/paths\/~1pet~1\{petId\}\/delete\/parameters\/0: header parameter "api_key" is not mapped/m);
   });
 

@@ -42,7 +42,10 @@ async function importVariant(change: (yaml: string) => string): Promise<{ import
   assert.notEqual(changed, text, 'the variant changes the fixture');
   await writeFile(file, changed);
   const imported = await importSpec(file, 'pets');
-  return { imported, cleanup: () => Promise.all([rm(dir, { recursive: true }), rm(imported.dir, { recursive: true })]).then(() => undefined) };
+  return {
+    imported,
+    cleanup: () => Promise.all([rm(dir, { recursive: true }), rm(imported.dir, { recursive: true })]).then(() => undefined),
+  };
 }
 
 const OWNERS_QUERY = '{ pets { owner { name } } }';
@@ -80,7 +83,9 @@ describe('a find-by-ids operation becomes @batch', () => {
     const upstream = await startPetstore();
     const gateway = await startTestGateway({ toml: gatewayToml(imported, upstream.url), schemas: imported.files });
     try {
-      const res = await gateway.query('{ pets(tags: ["a", "b c"], limit: 2) { name kind details { __typename ... on Dog { bark } ... on Cat { hunts } } } }');
+      const res = await gateway.query(
+        '{ pets(tags: ["a", "b c"], limit: 2) { name kind details { __typename ... on Dog { bark } ... on Cat { hunts } } } }',
+      );
       assert.deepEqual(res.body.data, {
         pets: [
           { name: 'pet 1', kind: 'HOUSE_DOG', details: { __typename: 'Dog', bark: true } },
@@ -122,7 +127,9 @@ describe('without a usable find-by-ids operation', () => {
   });
 
   test('a string ids parameter is a suggestion in the warnings, not applied', async () => {
-    const { imported, cleanup } = await importVariant((yaml) => yaml.replace(/type: array\n {12}items:\n {14}type: integer\n {14}format: int64/, 'type: string'));
+    const { imported, cleanup } = await importVariant((yaml) =>
+      yaml.replace(/type: array\n {12}items:\n {14}type: integer\n {14}format: int64/, 'type: string'),
+    );
     try {
       assert.doesNotMatch(imported.files['schema/pets.types.graphqls']!, /@batch/);
       assert.match(
@@ -137,7 +144,9 @@ describe('without a usable find-by-ids operation', () => {
 
   test('a string ids parameter documented as comma-separated is applied', async () => {
     const { imported, cleanup } = await importVariant((yaml) =>
-      yaml.replace(/- name: ids\n {10}in: query\n/, '- name: ids\n          in: query\n          description: Comma-separated owner ids\n').replace(/type: array\n {12}items:\n {14}type: integer\n {14}format: int64/, 'type: string'),
+      yaml
+        .replace(/- name: ids\n {10}in: query\n/, '- name: ids\n          in: query\n          description: Comma-separated owner ids\n')
+        .replace(/type: array\n {12}items:\n {14}type: integer\n {14}format: int64/, 'type: string'),
     );
     try {
       assert.match(imported.files['schema/pets.types.graphqls']!, /@batch\(path: "\/owners\?ids=\{keys\}", match: "id"\)$/m);

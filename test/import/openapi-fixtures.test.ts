@@ -63,14 +63,27 @@ async function assertAnswer(
   );
 }
 
-const PET: Selection = { id: true, name: true, status: upper, photoUrls: true, category: { id: true, name: true }, tags: { id: true, name: true } };
+const PET: Selection = {
+  id: true,
+  name: true,
+  status: upper,
+  photoUrls: true,
+  category: { id: true, name: true },
+  tags: { id: true, name: true },
+};
 
 describe('Petstore, OpenAPI 3.0', () => {
   test('check passes; pets, orders with their pet (a foreign key) and a mutation answer as the examples say', async () => {
     const served = await serve(path.join(FIXTURES, 'petstore-3.0.json'), 'petstore');
     try {
       assert.equal(served.imported.url.href, 'http://petstore.swagger.io/v2');
-      await assertAnswer(served, { field: 'getPetById', args: 'petId: 1', selection: PET, route: 'GET /v2/pet/:petId', sent: ['GET /v2/pet/1'] });
+      await assertAnswer(served, {
+        field: 'getPetById',
+        args: 'petId: 1',
+        selection: PET,
+        route: 'GET /v2/pet/:petId',
+        sent: ['GET /v2/pet/1'],
+      });
       await assertAnswer(served, {
         field: 'findPetsByStatus',
         args: 'status: [AVAILABLE, SOLD]',
@@ -107,8 +120,12 @@ describe('Petstore, OpenAPI 3.0', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'gqlgw-bom-'));
     const yaml = path.join(dir, 'petstore.yaml');
     await writeFile(yaml, `\ufeff${await readFile(path.join(FIXTURES, 'petstore-3.0.yaml'), 'utf8')}`);
-    const [fromYaml, fromJson] = [await importSpec(yaml, 'petstore'), await importSpec(path.join(FIXTURES, 'petstore-3.0.json'), 'petstore')];
-    const body = (files: Record<string, string>) => Object.entries(files).map(([name, text]) => [name, text.split('\n').slice(2).join('\n')]);
+    const [fromYaml, fromJson] = [
+      await importSpec(yaml, 'petstore'),
+      await importSpec(path.join(FIXTURES, 'petstore-3.0.json'), 'petstore'),
+    ];
+    const body = (files: Record<string, string>) =>
+      Object.entries(files).map(([name, text]) => [name, text.split('\n').slice(2).join('\n')]);
     assert.deepEqual(body(fromYaml.files), body(fromJson.files));
     assert.equal(fromYaml.run.stdout.split('\n').slice(1).join('\n'), fromJson.run.stdout.split('\n').slice(1).join('\n'));
     for (const d of [dir, fromYaml.dir, fromJson.dir]) await rm(d, { recursive: true, force: true });
@@ -120,7 +137,13 @@ describe('Petstore, Swagger 2.0', () => {
     const served = await serve(path.join(FIXTURES, 'petstore-swagger-2.0.json'), 'petstore');
     try {
       assert.equal(served.imported.url.href, 'http://petstore.swagger.io/v2');
-      await assertAnswer(served, { field: 'getPetById', args: 'petId: 3', selection: PET, route: 'GET /v2/pet/:petId', sent: ['GET /v2/pet/3'] });
+      await assertAnswer(served, {
+        field: 'getPetById',
+        args: 'petId: 3',
+        selection: PET,
+        route: 'GET /v2/pet/:petId',
+        sent: ['GET /v2/pet/3'],
+      });
       await assertAnswer(served, {
         field: 'findPetsByStatus',
         args: 'status: [PENDING]',
@@ -162,7 +185,9 @@ describe('oneOf with discriminators (bodies) and circular schemas, OpenAPI 3.0',
     const served = await serve(path.join(FIXTURES, 'discriminators-3.0.json'), 'disc');
     try {
       served.mock.upstream.reset();
-      const res = await served.gateway.query('mutation { oneOfWithTopLevelDiscriminatorAndMapping(input: { discrim: "Option One", optionone: 1.5 }) }');
+      const res = await served.gateway.query(
+        'mutation { oneOfWithTopLevelDiscriminatorAndMapping(input: { discrim: "Option One", optionone: 1.5 }) }',
+      );
       assert.deepEqual(res.body.data, { oneOfWithTopLevelDiscriminatorAndMapping: true });
       assert.deepEqual(
         served.mock.upstream.requests.map((r) => `${r.method} ${r.url} ${r.body}`),
@@ -201,11 +226,21 @@ describe("GitHub's REST description (@octokit/openapi)", () => {
         served.imported.run.stderr,
         /^warning: .*api\.github\.com\.json#\/paths\/~1users~1\{username\}\/get\/responses\/200\/content\/application~1json\/schema\/oneOf\/1: the discriminator "user_view_type" is not required in PublicUser/m,
       );
-      assert.match(served.imported.files['schema/github.types.graphqls']!, /^union UsersGetByUsernameResponse @from\(key: "user_view_type", types: \["public=PublicUser", "private=PrivateUser"\]\) = PrivateUser \| PublicUser$/m);
+      assert.match(
+        served.imported.files['schema/github.types.graphqls']!,
+        /^union UsersGetByUsernameResponse @from\(key: "user_view_type", types: \["public=PublicUser", "private=PrivateUser"\]\) = PrivateUser \| PublicUser$/m,
+      );
       await assertAnswer(served, {
         field: 'reposGet',
         args: 'owner: "octocat", repo: "Hello-World"',
-        selection: { id: true, name: true, full_name: true, private: true, owner: { login: true, id: true }, license: { key: true, name: true } },
+        selection: {
+          id: true,
+          name: true,
+          full_name: true,
+          private: true,
+          owner: { login: true, id: true },
+          license: { key: true, name: true },
+        },
         route: 'GET /repos/:owner/:repo',
         sent: ['GET /repos/octocat/Hello-World'],
       });
