@@ -1,6 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { importOpenApi } from './import-openapi.js';
 import { ImportError, formatPlace } from './problems.js';
 
 /** A source name gateway.toml can hold as `[sources.NAME]` without quotes. */
@@ -29,6 +28,8 @@ export async function importCommand(
   if (!SOURCE_NAME.test(flags.source))
     return fail(`--source "${flags.source}" must be letters, digits, "_" or "-", starting with a letter or "_"`);
   if (!flags.out) return fail('--out DIR is required: the folder the .graphqls files are written to');
+  // Loaded only now: a wrong command line is answered without loading the OpenAPI parser.
+  const { importOpenApi } = await import('./import-openapi.js');
   let result;
   try {
     result = await importOpenApi(spec, flags.source);

@@ -8,7 +8,10 @@ import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rm } from 'node:fs/promises';
 import { runCli, type CliRun } from '../support/cli.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { project, selectionText, startExampleMock, type ExampleMock, type Selection } from '../support/openapi-mock.js';
 
 /** test/import/fixtures in the source tree (the compiled tests run from dist/). */
 export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test/import/fixtures');
@@ -46,4 +49,48 @@ export async function assertChecks(imported: Imported, configDir: string): Promi
   const check = await runCli(['check', '--strict', '--config', 'gateway.toml'], configDir);
   assert.equal(check.status, 0, `gqlgw check --strict fails on the import:\n${check.stderr}`);
   assert.equal(check.stdout, 'gateway.toml: ok\n');
+}
+
+export interface Served {
+  readonly imported: Imported;
+  readonly mock: ExampleMock;
+  readonly gateway: TestGateway;
+  close(): Promise<void>;
+}
+
+/** Imports, checks, starts the example mock and the gateway on the import. */
+export async function serve(spec: string, source: string): Promise<Served> {
+  const imported = await importSpec(spec, source);
+  const mock = await startExampleMock(spec, imported.url.pathname.replace(/\/+$/, ''));
+  const gateway = await startTestGateway({ toml: gatewayToml(imported, mock.upstream.url), schemas: imported.files });
+  await assertChecks(imported, gateway.files.dir);
+  return {
+    imported,
+    mock,
+    gateway,
+    close: async () => {
+      await gateway.close();
+      await mock.close();
+      await rm(imported.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `{ field(args) selection }`, asserts the answer is the projection of `route`'s JSON and the request lines sent. */
+export async function assertAnswer(
+  served: Served,
+  query: { field: string; args?: string; selection: Selection; route: string; sent: string[]; mutation?: boolean },
+): Promise<void> {
+  served.mock.upstream.reset();
+  const text = `${query.mutation ? 'mutation ' : ''}{ ${query.field}${query.args ? `(${query.args})` : ''} ${selectionText(query.selection)} }`;
+  const res = await served.gateway.query(text);
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.errors, undefined, `${text}: ${JSON.stringify(res.body.errors)}`);
+  const expected = served.mock.answerFor(query.route);
+  assert.notEqual(expected, undefined, `the mock answers ${query.route}`);
+  assert.deepEqual(res.body.data?.[query.field], project(expected, query.selection), text);
+  assert.deepEqual(
+    served.mock.upstream.requests.map((r) => `${r.method} ${r.url}`),
+    query.sent,
+  );
 }
