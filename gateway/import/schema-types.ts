@@ -47,20 +47,9 @@ export class TypeBuilder {
 
   /** The output type reference of a schema node at `pointer`; `hint` names an inline type. */
   output(schema: JsonObject, pointer: string, hint: string): string {
-    const r = this.resolve(schema, pointer);
-    if (!r) return this.json();
-    const { node, at, named } = r;
-    const memoKey = named ? at : pointer;
-    const known = this.outputByPointer.get(memoKey);
-    if (known !== undefined) return known;
-    const name = named ?? hint;
-    const kind = schemaKind(node);
-    if (kind === 'array') {
-      const items = isObject(node.items) ? node.items : {};
-      return `[${this.output(items, childPointer(at, 'items'), `${name}Item`)}]`;
-    }
-    if (kind === 'enum') return this.enumType(node, at, name);
-    if (kind === 'scalar') return scalarName(node, () => this.int64());
+    const c = this.common(schema, { pointer, hint, side: 'output' });
+    if (typeof c === 'string') return c;
+    const { node, at, name, memoKey, kind } = c;
     if (kind === 'union') return this.union(node, { at, name, memoKey });
     if (kind === 'object') {
       const properties = collectProperties(this.rootDocument, node, at);
@@ -83,22 +72,11 @@ export class TypeBuilder {
     return this.json();
   }
 
-  /** The input type reference of a schema node; `required` makes it non-null. */
+  /** The input type reference of a schema node (the caller makes it non-null where required). */
   input(schema: JsonObject, pointer: string, hint: string): string {
-    const r = this.resolve(schema, pointer);
-    if (!r) return this.json();
-    const { node, at, named } = r;
-    const memoKey = named ? at : pointer;
-    const known = this.inputByPointer.get(memoKey);
-    if (known !== undefined) return known;
-    const name = named ?? hint;
-    const kind = schemaKind(node);
-    if (kind === 'array') {
-      const items = isObject(node.items) ? node.items : {};
-      return `[${this.input(items, childPointer(at, 'items'), `${name}Item`)}]`;
-    }
-    if (kind === 'enum') return this.enumType(node, at, name);
-    if (kind === 'scalar') return scalarName(node, () => this.int64());
+    const c = this.common(schema, { pointer, hint, side: 'input' });
+    if (typeof c === 'string') return c;
+    const { node, at, name, memoKey, kind } = c;
     if (kind !== 'object') return this.json();
     const properties = collectProperties(this.rootDocument, node, at).filter((p) => p.readOnly !== true);
     if (properties.length === 0) return this.json();
@@ -122,6 +100,31 @@ export class TypeBuilder {
       return this.json();
     }
     return typeName;
+  }
+
+  /**
+   * What output and input types share: `$ref`s followed, a type already built for the node, lists,
+   * enums and scalars. The rest (objects, unions, JSON) is left to the caller, with the node.
+   */
+  private common(
+    schema: JsonObject,
+    where: { pointer: string; hint: string; side: 'output' | 'input' },
+  ): string | { node: JsonObject; at: string; name: string; memoKey: string; kind: ReturnType<typeof schemaKind> } {
+    const r = this.resolve(schema, where.pointer);
+    if (!r) return this.json();
+    const { node, at, named } = r;
+    const memoKey = named ? at : where.pointer;
+    const known = (where.side === 'output' ? this.outputByPointer : this.inputByPointer).get(memoKey);
+    if (known !== undefined) return known;
+    const name = named ?? where.hint;
+    const kind = schemaKind(node);
+    if (kind === 'array') {
+      const items = isObject(node.items) ? node.items : {};
+      return `[${this[where.side](items, childPointer(at, 'items'), `${name}Item`)}]`;
+    }
+    if (kind === 'enum') return this.enumType(node, at, name);
+    if (kind === 'scalar') return scalarName(node, () => this.int64());
+    return { node, at, name, memoKey, kind };
   }
 
   /** Whether a type reference names a scalar or an enum. */
