@@ -6,7 +6,8 @@ import { didYouMean } from './suggest.js';
 /**
  * `@from(key:, types: ["public=PublicRepo", "*=PullRequest", "Repo"])` on a union or interface
  * (SPEC.md "@from", *new*): how the value of the key names an item's object type.
- * - `value=Type`: the key's value, in its string form (`1`, `true`), equals `value`;
+ * - `value=Type`: the key's value, in its string form (`1`, `true`), equals `value` (everything
+ *   before the last `=`, so a value may hold `=`);
  * - `*=Type`: the key has any other non-null value (a pull request tells itself by `pull_request`);
  * - `Type`: the default, for an item matched by neither (the key missing or null included).
  * Each Type must be a member of the union or an implementation of the interface; a value appears
@@ -29,7 +30,7 @@ export function compileTypeMap(use: DirectiveUse, typeName: string, members: rea
   const at = `@from on ${typeName}`;
   list.forEach((entry, i) => {
     const node = nodes[i] ?? use.node;
-    const eq = entry.indexOf('=');
+    const eq = entry.lastIndexOf('=');
     const value = eq < 0 ? undefined : entry.slice(0, eq);
     const type = (eq < 0 ? entry : entry.slice(eq + 1)).trim();
     if (!members.includes(type)) {

@@ -32,7 +32,7 @@ export function rootFields(
     const root = op.method === 'get' ? 'Query' : 'Mutation';
     const wanted = op.operationId ? camelCase(op.operationId) : pathFieldName(op.path, op.method);
     const name = names[root].claim(wanted, op.pointer, `the ${root} field of ${op.method.toUpperCase()} ${op.path}`);
-    const argNames = new UniqueNames(ctx.warnings, op.body ? ['input'] : []);
+    const argNames = new UniqueNames(ctx.warnings, op.body && root === 'Mutation' ? ['input'] : []);
     const args: SdlArgument[] = [];
     const argOf = new Map<string, string>();
     let repeat = false;
@@ -53,13 +53,23 @@ export function rootFields(
       args.push({ name: arg, type: p.required ? `${type}!` : type });
       argOf.set(`${p.in} ${p.name}`, arg);
     }
+    const undeclared = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((name) => !argOf.has(`path ${name}`));
+    if (undeclared.length > 0) {
+      ctx.warnings.add(
+        op.pointer,
+        `the path names ${undeclared.map((n) => `{${n}}`).join(', ')} but no such path parameter is declared; the operation is left out`,
+      );
+      continue;
+    }
     if (unsendable) {
       ctx.warnings.add(op.pointer, 'the operation is left out: a required parameter cannot be sent');
       continue;
     }
     if (repeat && joined)
       ctx.warnings.add(op.pointer, 'this operation mixes repeated and comma-joined array parameters: all are sent repeated (repeat: true)');
-    if (op.body) {
+    if (op.body && root === 'Query') {
+      ctx.warnings.add(op.body.pointer, 'a GET with a body is not mapped: gqlgw sends GET requests without one; the body is left out');
+    } else if (op.body) {
       const type = types.input(op.body.schema, op.body.pointer, `${pascalCase(name)}Body`);
       args.push({ name: 'input', type: op.body.required ? `${type}!` : type });
     }
@@ -71,7 +81,7 @@ export function rootFields(
         : 'Boolean';
     const fetchArgs = [`source: ${quote(ctx.source)}`, `path: ${quote(path)}`];
     if (root === 'Mutation') fetchArgs.push(`method: ${quote(op.method.toUpperCase())}`);
-    if (op.body) fetchArgs.push(`body: ${quote('{args.input}')}`);
+    if (op.body && root === 'Mutation') fetchArgs.push(`body: ${quote('{args.input}')}`);
     if (repeat) fetchArgs.push('repeat: true');
     out.push({
       operation: op,

@@ -221,6 +221,18 @@ describe('gqlgw import openapi: the command line', () => {
       /^warning: .*callbacks-3\.0\.json#\/paths\/~1streams\/post\/callbacks: callbacks are not mapped: gqlgw is not called back$/m,
     );
     assert.match(run.stderr, /^gqlgw import: wrote 3 files to cb: 1 Query fields, 1 Mutation fields, 2 types; 3 warnings$/m);
+    const undeclared = await importOpenApi(
+      path.join(
+        dir,
+        await write('undeclared.json', doc({ '/a/{x}': getJson({ type: 'string' }, 'getA'), '/b': getJson({ type: 'string' }, 'getB') })),
+      ),
+      'u',
+    );
+    assert.deepEqual(undeclared.warnings, [
+      { pointer: '#', message: 'the document does not validate: `/paths/a/{x}/get` is missing path parameter(s) for `{x}`.' },
+      { pointer: '#/paths/~1a~1{x}/get', message: 'the path names {x} but no such path parameter is declared; the operation is left out' },
+    ]);
+    assert.match(undeclared.files.get('u.query.graphqls')!, /^type Query \{\n {2}getB: String @fetch\(source: "u", path: "\/b"\)\n\}\n$/m);
     const petstore = await importIn([path.join(FIXTURES, 'petstore-3.0.json'), '--source', 'p', '--out', 'p']);
     assert.match(
       petstore.stderr,
