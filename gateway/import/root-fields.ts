@@ -53,7 +53,7 @@ export function rootFields(
       args.push({ name: arg, type: p.required ? `${type}!` : type });
       argOf.set(`${p.in} ${p.name}`, arg);
     }
-    const undeclared = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((name) => !argOf.has(`path ${name}`));
+    const undeclared = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((param) => !argOf.has(`path ${param}`));
     if (undeclared.length > 0) {
       ctx.warnings.add(
         op.pointer,
