@@ -6,8 +6,8 @@ import type { Problem } from '../../directives/problem.js';
  * Enum values with `@from(value: "open")` (SPEC.md "@from", *new*): the wire form becomes the
  * value's internal value, so graphql-js coerces an argument `OPEN` to `"open"` (what paths,
  * queries and bodies render) and serialises an upstream `"open"` as `OPEN`. A value without it
- * keeps its name as its wire form. Two values of one enum with one wire form, an empty value, or
- * `key`/`path`/`types` on an enum value are problems. Returns a new schema; the given one is not changed.
+ * keeps its name as its wire form (the empty string is a wire form too). Two values of one enum
+ * with one wire form, a missing value, or `key`/`path`/`types` on an enum value are problems. Returns a new schema; the given one is not changed.
  */
 export function withWireEnumValues(schema: GraphQLSchema, problems: Problem[]): GraphQLSchema {
   const fromDef = schema.getDirective('from')!;
@@ -26,9 +26,9 @@ export function withWireEnumValues(schema: GraphQLSchema, problems: Problem[]): 
           const at = `@from on enum value ${type.name}.${name}`;
           if (args.key != null || args.path != null || args.types != null)
             problems.push({ message: `${at} takes only value (its wire form, such as @from(value: "open"))`, node });
-          if (typeof args.value !== 'string' || args.value === '')
+          if (typeof args.value !== 'string')
             problems.push({
-              message: `${at} needs a non-empty value: the form the source sends and expects, such as @from(value: "open")`,
+              message: `${at} needs value: the form the source sends and expects, such as @from(value: "open")`,
               node,
             });
           else {
