@@ -29,8 +29,8 @@ interface Batch {
 /**
  * Links between types (docs/openapi.md "Links and batching"):
  * - an OpenAPI `link` from an operation's answer to a GET operation, whose parameters are
- *   `$response.body#/key`, becomes a field on the answer's type with `@fetch` reading
- *   `{parent.key}`;
+ *   `$response.body#/key` (or `#/owner/login`, through object fields), becomes a field on the
+ *   answer's type with `@fetch` reading `{parent.key}` (`{parent.owner.login}`);
  * - a key `{x}_id` / `{x}Id` of an object type, where a GET-by-id operation answers the type for
  *   `x` (its path's collection is x's plural, or its type is named x), becomes the field `x` with
  *   `@fetch` on that operation, unless the type already has a field `x`;
@@ -66,7 +66,7 @@ export function addLinks(roots: readonly RootField[], types: TypeBuilder, ctx: {
         ctx.warnings.add(link.pointer, `link "${link.name}" is not mapped: ${why}`);
         continue;
       }
-      const path = linkPath(target, link.parameters, object);
+      const path = linkPath(target, link.parameters, { object, types });
       if (typeof path !== 'string') {
         ctx.warnings.add(link.pointer, `link "${link.name}" is not mapped: ${path.problem}`);
         continue;
@@ -177,17 +177,35 @@ function maxItems(schema: JsonObject): number | undefined {
 }
 
 /** The target's @fetch path with its parameters read from the parent (`$response.body#/key`). */
-function linkPath(target: RootField, parameters: Readonly<Record<string, unknown>>, object: SdlObject): string | { problem: string } {
+function linkPath(
+  target: RootField,
+  parameters: Readonly<Record<string, unknown>>,
+  from: { object: SdlObject; types: TypeBuilder },
+): string | { problem: string } {
+  const { object, types } = from;
   const op = target.operation;
   const valueOf = (p: ApiParameter): string | undefined | { problem: string } => {
     const expr = parameters[p.name] ?? parameters[`${p.in}.${p.name}`];
     if (expr === undefined) return undefined;
-    const m = typeof expr === 'string' ? /^\$response\.body#\/([^/]+)$/.exec(expr) : null;
-    if (!m) return { problem: `parameter "${p.name}" is ${JSON.stringify(expr)}; only $response.body#/key is mapped` };
-    const key = m[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
-    const property = object.properties.find((x) => x.key === key && x.scalar);
-    if (!property) return { problem: `${object.name} has no scalar key "${key}" for parameter "${p.name}"` };
-    return `{parent.${property.field}}`;
+    const m = typeof expr === 'string' ? /^\$response\.body#((?:\/[^/]+)+)$/.exec(expr) : null;
+    if (!m) return { problem: `parameter "${p.name}" is ${JSON.stringify(expr)}; only $response.body#/key (or #/key/key) is mapped` };
+    const keys = m[1]!
+      .slice(1)
+      .split('/')
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    // Each step is a field of the type reached so far: `#/owner/username` → `{parent.owner.username}`.
+    const fields: string[] = [];
+    let current: SdlObject | undefined = object;
+    for (const [i, key] of keys.entries()) {
+      const property = current?.properties.find((x) => x.key === key);
+      const last = i === keys.length - 1;
+      if (!current || !property || (last && !property.scalar)) {
+        return { problem: `${current?.name ?? object.name} has no ${last ? 'scalar ' : ''}key "${key}" for parameter "${p.name}"` };
+      }
+      fields.push(property.field);
+      if (!last) current = types.objectOf(current.fields.find((f) => f.name === property.field)!.type, false);
+    }
+    return `{parent.${fields.join('.')}}`;
   };
   let path = op.path;
   const query: string[] = [];

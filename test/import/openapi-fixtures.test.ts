@@ -135,6 +135,33 @@ describe('Train Travel, OpenAPI 3.1', () => {
   });
 });
 
+describe("links, OpenAPI 3.0 (the specification's own example)", () => {
+  test('check passes; a link through a nested key is followed from the parent', async () => {
+    const served = await serve(path.join(FIXTURES, 'link-example-3.0.json'), 'api');
+    try {
+      served.mock.upstream.reset();
+      const res = await served.gateway.query(
+        '{ getRepository(username: "ada", slug: "engine") { slug owner { username } repositoryPullRequests { id title } } }',
+      );
+      const repository = served.mock.answerFor('GET /2.0/repositories/:username/:slug') as { slug: string; owner: { username: string } };
+      assert.deepEqual(res.body.data?.getRepository, {
+        ...(project(repository as never, { slug: true, owner: { username: true } }) as object),
+        repositoryPullRequests: project(served.mock.answerFor('GET /2.0/repositories/:username/:slug/pullrequests'), {
+          id: true,
+          title: true,
+        }),
+      });
+      assert.deepEqual(
+        served.mock.upstream.requests.map((r) => `${r.method} ${r.url}`),
+        ['GET /2.0/repositories/ada/engine', `GET /2.0/repositories/${repository.owner.username}/${repository.slug}/pullrequests`],
+      );
+      assert.match(served.imported.run.stdout, /^ {2}"Repository\.repositoryPullRequests", # link "repositoryPullRequests": /m);
+    } finally {
+      await served.close();
+    }
+  });
+});
+
 describe('oneOf with discriminators (bodies) and circular schemas, OpenAPI 3.0', () => {
   test('check passes; a oneOf body is sent as the JSON given, an empty answer is true', async () => {
     const served = await serve(path.join(FIXTURES, 'discriminators-3.0.json'), 'disc');
