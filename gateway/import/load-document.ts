@@ -86,7 +86,10 @@ async function describeLoadError(file: string, err: unknown): Promise<ImportErro
     return new ImportError(file, where ? `:${where[1]}:${where[2]}` : '', `is neither JSON nor YAML: ${detail}`);
   }
   const missing = /Missing \$ref pointer "([^"]+)"/.exec(message);
-  const external = /Error (?:opening|reading) file "?([^":]+)"?/.exec(message);
+  const external =
+    /Error (?:opening|reading) file "([^"]+)"/.exec(message) ??
+    /Error (?:opening|reading) file ([^:"]+):/.exec(message) ??
+    /Unable to resolve \$ref pointer "([^"]+)"/.exec(message);
   if (missing || external) {
     const raw = await parse(file, OPTIONS).catch(() => undefined);
     const refs = raw ? refsIn(raw as unknown as Json, []) : [];
@@ -94,7 +97,7 @@ async function describeLoadError(file: string, err: unknown): Promise<ImportErro
     const hit = refs.find(([ref]) => (wanted ? ref === wanted || ref.endsWith(wanted) : externalFileMatches(ref, external![1]!)));
     const what = wanted
       ? `$ref "${wanted}" points to nothing in the document`
-      : `$ref "${hit?.[0] ?? external![1]}" names a file that cannot be read`;
+      : `$ref "${hit?.[0] ?? external![1]}" names a file that cannot be read (local files only; a URL is never fetched)`;
     return new ImportError(file, hit ? hit[1] : '', `${what}; fix the reference or add what it names`);
   }
   return new ImportError(file, '', `cannot be read as OpenAPI: ${firstLine(message)}`);
@@ -102,7 +105,7 @@ async function describeLoadError(file: string, err: unknown): Promise<ImportErro
 
 function externalFileMatches(ref: string, path: string): boolean {
   const name = ref.split('#')[0]!.replace(/^\.\//, '');
-  return name !== '' && path.endsWith(name);
+  return name !== '' && (path.endsWith(name) || ref === path);
 }
 
 /** Every `$ref` in the document with the pointer of the object that holds it, in document order. */
