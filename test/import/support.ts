@@ -4,6 +4,7 @@
  * base path), and run the real `gqlgw check --strict` on it.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -42,6 +43,20 @@ export function gatewayToml(imported: Imported, upstream: string): string {
   const base = imported.url.pathname.replace(/\/+$/, '');
   const table = imported.run.stdout.replace(/^url = "[^"]+"$/m, `url = ${JSON.stringify(upstream + base)}`);
   return `[gateway]\nhost = "127.0.0.1"\nport = 0\nschema = ["schema/*.graphqls"]\ndebug_headers = true\n\n${table}`;
+}
+
+/**
+ * The server URL a description names, as the import should print it: OpenAPI 3's first
+ * `servers` entry; Swagger 2.0's `schemes[0]://host basePath` (this fixture's one scheme).
+ */
+export function firstServer(spec: string): string {
+  const doc = JSON.parse(readFileSync(spec, 'utf8')) as {
+    servers?: Array<{ url: string }>;
+    schemes?: string[];
+    host?: string;
+    basePath?: string;
+  };
+  return doc.servers ? doc.servers[0]!.url : `${doc.schemes![0]}://${doc.host}${doc.basePath ?? ''}`;
 }
 
 /** `gqlgw check --strict` on the imported files with the printed table: must pass. */
