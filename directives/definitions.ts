@@ -4,7 +4,8 @@
 export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate', 'auth'] as const;
 
 export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
-directive @from(key: String, path: String) on FIELD_DEFINITION | UNION | INTERFACE
+directive @from(key: String, path: String, types: [String!], value: String)
+  on FIELD_DEFINITION | UNION | INTERFACE | ENUM_VALUE
 directive @fetch(
   source: String!
   path: String

@@ -10,6 +10,13 @@ export function compileFrom(use: DirectiveUse, ctx: FieldContext, problems: Prob
   const at = `@from on ${ctx.coordinate}`;
   const key = use.args.key;
   const path = use.args.path;
+  if (use.args.types != null || use.args.value != null) {
+    problems.push({
+      message: `${at}: types belongs on a union or interface and value on an enum value; a field takes key or path`,
+      node: use.node,
+    });
+    return undefined;
+  }
   if ((key === undefined || key === null) === (path === undefined || path === null)) {
     problems.push({
       message: `${at} needs exactly one of key (a JSON key: @from(key: "author_id")) and path (dotted: @from(path: "address.city"))`,
@@ -43,10 +50,14 @@ export function fromSteps(use: DirectiveUse | undefined, fieldName: string): rea
 
 /**
  * `@from(key: "kind")` on a union or interface: the JSON key that holds each item's object type
- * name. Without it `__typename` decides.
+ * name. Without it `__typename` decides. Its `types` map is compiled by directives/type-map.ts.
  */
 export function compileTypeFrom(use: DirectiveUse, typeName: string, problems: Problem[]): string | undefined {
   const { key, path } = use.args;
+  if (use.args.value != null) {
+    problems.push({ message: `@from on ${typeName} takes key and types; value belongs on an enum value`, node: use.node });
+    return undefined;
+  }
   if (path !== undefined && path !== null) {
     problems.push({
       message: `@from on ${typeName} takes key (the JSON key naming each item's type, such as @from(key: "kind")), not path`,

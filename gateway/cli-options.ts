@@ -2,7 +2,7 @@
  * The commands and flags of `gqlgw` (gateway/cli.ts parses them with node:util parseArgs). Kept
  * apart from cli.ts, which runs on import, so that the docs/reference.md test reads the same table.
  */
-export const COMMANDS: readonly string[] = ['serve', 'check', 'plan', 'sdl'];
+export const COMMANDS: readonly string[] = ['serve', 'check', 'plan', 'sdl', 'import'];
 
 export const CLI_OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -14,4 +14,6 @@ export const CLI_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   watch: { type: 'boolean', short: 'w' },
   strict: { type: 'boolean' },
+  source: { type: 'string' },
+  out: { type: 'string' },
 } as const;

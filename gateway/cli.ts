@@ -26,6 +26,9 @@ const USAGE = `usage:
   gqlgw plan  --config FILE [--operation NAME] (QUERY | --file FILE.graphql)
                                                     print which fields run in which round
   gqlgw sdl                                         print the directive definitions (for editors)
+  gqlgw import openapi SPEC --source NAME --out DIR write .graphqls files for an OpenAPI 3.0/3.1 or Swagger 2.0
+                                                    document (JSON or YAML) and print the [sources.NAME] table
+                                                    to add to gateway.toml; warnings name the JSON pointer
 `;
 
 /** Heads `gqlgw sdl`, whose output is committed as directives/definitions.graphql for editors (graphql.config.yml). */
@@ -43,9 +46,11 @@ interface CliValues {
   help?: boolean;
   watch?: boolean;
   strict?: boolean;
+  source?: string;
+  out?: string;
 }
 
-/** `gqlgw serve | check | plan | sdl`. A user's mistake prints a message and exits 1, never a stack. */
+/** `gqlgw serve | check | plan | sdl | import`. A user's mistake prints a message and exits 1, never a stack. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   let values: CliValues;
@@ -67,6 +72,10 @@ async function main(argv: string[]): Promise<number> {
   if (!COMMANDS.includes(command)) {
     process.stderr.write(`gqlgw: unknown command "${command}"${didYouMean(command, COMMANDS)}\n${USAGE}`);
     return 2;
+  }
+  if (command === 'import') {
+    const { importCommand } = await import('./import/command.js');
+    return importCommand(positionals, values, USAGE);
   }
   if (command === 'sdl') {
     process.stdout.write(`${SDL_HEADER}${DIRECTIVE_DEFINITIONS.trim()}\n`);

@@ -30,6 +30,7 @@ import { DIRECTIVE_DEFINITIONS, DIRECTIVE_NAMES } from '../../directives/definit
 import { compileFieldDirectives } from '../../directives/field.js';
 import { compileInvalidations } from '../../directives/invalidate.js';
 import { compileTypeFrom, fromSteps } from '../../directives/from.js';
+import { compileTypeMap, type TypeMap } from '../../directives/type-map.js';
 import { dottedReader } from '../../directives/dotted.js';
 import { sourceBase } from '../../directives/url-link.js';
 import { prefixRulesBySource } from './prefix-rules.js';
@@ -41,6 +42,8 @@ import { GatewayConfigError, type Diagnostic } from '../config/diagnostics.js';
 import { locateKey } from '../config/locate.js';
 import { expandSchemaGlobs } from './glob.js';
 import { withSdlSuggestion } from './sdl-suggestions.js';
+import { withWireEnumValues } from './wire-enums.js';
+import { unknownAcceptedCoordinates } from './accepted-n-plus-one.js';
 import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards } from './auth-guards.js';
 
@@ -83,12 +86,12 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   const document: DocumentNode = { kind: Kind.DOCUMENT, definitions };
   for (const err of validateSDL(document)) diagnostics.push(fromGraphQLError(withSdlSuggestion(err, document), configName));
   if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
-  const schema = buildASTSchema(document, { assumeValidSDL: true });
+  const problems: Problem[] = [];
+  const schema = withWireEnumValues(buildASTSchema(document, { assumeValidSDL: true }), problems);
   for (const err of validateSchema(schema)) diagnostics.push(fromGraphQLError(err, configName));
   if (!schema.getQueryType()) diagnostics.push({ file: configName, line: 1, column: 1, message: 'the schema has no Query type' });
   if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
 
-  const problems: Problem[] = [];
   const fields = new Map<string, FieldBlueprint>();
   const sourceNames = [...config.sources.keys()];
   const objectTypes = Object.values(schema.getTypeMap()).filter((t): t is GraphQLObjectType => isObjectType(t) && !t.name.startsWith('__'));
@@ -219,9 +222,10 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
       );
     }
   }
+  diagnostics.push(...unknownAcceptedCoordinates(config.check.acceptNPlusOne, fields, { file: configName, text: configText }));
   for (const p of problems) diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
   if (diagnostics.length > 0) throw new GatewayConfigError(sortDiagnostics(diagnostics));
-  return Object.freeze({ schema, fields, discriminators });
+  return Object.freeze({ schema, fields, discriminators, acceptedNPlusOne: new Set(config.check.acceptNPlusOne) });
 }
 
 /** Every union and interface with how its items tell their object type (its @from key, else `__typename`). */
@@ -231,19 +235,22 @@ function compileDiscriminators(schema: GraphQLSchema, problems: Problem[]): Map<
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isAbstractType(type) || type.name.startsWith('__')) continue;
     let key = '__typename';
+    let map: TypeMap | undefined;
+    const members = schema.getPossibleTypes(type).map((t) => t.name);
     for (const node of [type.astNode, ...type.extensionASTNodes]) {
       const d = node?.directives?.find((x) => x.name.value === 'from');
       if (!node || !d) continue;
       try {
         const args = getDirectiveValues(fromDef, { directives: [d] }) ?? {};
         key = compileTypeFrom({ node: d, args }, type.name, problems) ?? key;
+        map = compileTypeMap({ node: d, args }, type.name, members, problems) ?? map;
       } catch (err) {
         problems.push({ message: `@from on ${type.name}: ${(err as Error).message}`, node: d });
       }
     }
     const types = new Map<string, string>();
-    for (const t of schema.getPossibleTypes(type)) types.set(t.name, t.name).set(t.name.toLowerCase(), t.name);
-    out.set(type.name, Object.freeze({ abstractType: type.name, key, types }));
+    for (const t of members) types.set(t, t).set(t.toLowerCase(), t);
+    out.set(type.name, Object.freeze({ abstractType: type.name, key, types, map }));
   }
   return out;
 }

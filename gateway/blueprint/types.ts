@@ -7,6 +7,7 @@ import type { DottedReader } from '../../directives/dotted.js';
 import type { SourceBase } from '../../directives/url-link.js';
 import type { PrefixRule } from '../../directives/prefix-rule.js';
 import type { SourceConfig } from '../config/types.js';
+import type { TypeMap } from '../../directives/type-map.js';
 
 /** What one field (schema coordinate `Type.field`) compiles to. Frozen; read on every request. */
 export interface FieldBlueprint {
@@ -43,6 +44,8 @@ export interface Discriminator {
   readonly key: string;
   /** Each possible object type's name, and its lower-cased name, → its name. */
   readonly types: ReadonlyMap<string, string>;
+  /** `@from(types: [...])`: when present, it alone decides (value=Type, *=Type, a default). */
+  readonly map: TypeMap | undefined;
 }
 
 export interface FetchBlueprint {
@@ -138,4 +141,6 @@ export interface Blueprint {
   readonly fields: ReadonlyMap<string, FieldBlueprint>;
   /** Every union and interface, by name. */
   readonly discriminators: ReadonlyMap<string, Discriminator>;
+  /** `[check] accept_n_plus_one`: coordinates whose N+1 warning `gqlgw check` leaves out. */
+  readonly acceptedNPlusOne: ReadonlySet<string>;
 }

@@ -20,7 +20,8 @@ import type { Blueprint } from './types.js';
  * writer surely did not mean. Each carries file:line:col like an error; `--strict` makes them fail.
  *
  * - N+1: a field whose @fetch reads `{parent.*}`, without @batch, whose parent type is reachable
- *   through a list field: it sends one request per item of that list. The message names the list
+ *   through a list field: it sends one request per item of that list. Left out for the
+ *   coordinates of `[check] accept_n_plus_one` (an API with no batch endpoint for them). The message names the list
  *   nearest to the field on the first path found from a root type (breadth-first, fields in
  *   schema order).
  * - A root field (Query, Mutation) with no @fetch that is not a namespace (the blueprint's
@@ -41,7 +42,8 @@ export function collectWarnings(blueprint: Blueprint): Diagnostic[] {
     const def = fieldDefinition(schema, field.typeName, field.fieldName);
     if (!def) continue;
     const list = multipliers.get(field.typeName);
-    if (fetch && !fetch.batch && list && fetch.template.placeholders.some((p) => p.kind === 'parent')) {
+    const accepted = blueprint.acceptedNPlusOne.has(field.coordinate);
+    if (fetch && !fetch.batch && list && !accepted && fetch.template.placeholders.some((p) => p.kind === 'parent')) {
       warnings.push(
         located(
           directiveNode(def, 'fetch') ?? def.astNode,

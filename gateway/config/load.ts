@@ -208,6 +208,10 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     corsTable.finish();
   }
 
+  const checkTable = root.table_('check') ?? new TableReader({}, ['check'], configDoc);
+  const check = Object.freeze({ acceptNPlusOne: Object.freeze([...checkTable.strings('accept_n_plus_one', [])]) });
+  checkTable.finish();
+
   const lim = root.table_('limits') ?? new TableReader({}, ['limits'], configDoc);
   const limits: LimitsConfig = {
     // At most 256: the bracket-nesting guard (2 × max_depth + 10) must stay far below what the recursive parser survives.
@@ -243,6 +247,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     sources,
     cache: Object.freeze({ l2MaxEntries, memcached }),
     metrics: Object.freeze(metrics),
+    check,
     limits: Object.freeze(limits),
     auth,
     tracing,

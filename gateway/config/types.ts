@@ -153,6 +153,8 @@ export interface GatewayConfig {
     readonly memcached: MemcachedConfig | undefined;
   };
   readonly metrics: MetricsConfig;
+  /** [check] (*new*): `accept_n_plus_one`, the `Type.field` coordinates whose N+1 warning is accepted. */
+  readonly check: { readonly acceptNPlusOne: readonly string[] };
   readonly limits: LimitsConfig;
   /** [auth]; undefined: no token is read. */
   readonly auth?: AuthConfig;
