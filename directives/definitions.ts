@@ -1,7 +1,7 @@
 /**
  * The SDL of the directives every schema file may use without declaring them (SPEC.md, "Directives").
  */
-export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate'] as const;
+export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate', 'lookup', 'lookupBatch'] as const;
 
 export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
 directive @from(key: String, path: String) on FIELD_DEFINITION | UNION | INTERFACE
@@ -22,6 +22,24 @@ directive @batch(
   select: String
   repeat: Boolean = false
 ) on FIELD_DEFINITION
-directive @cache(ttl: Int!, stale: Int = 0, missing: Int = 0) on FIELD_DEFINITION
+directive @cache(ttl: Int!, stale: Int = 0, missing: Int = 0) on FIELD_DEFINITION | OBJECT
 directive @invalidate(source: String!, path: String!) repeatable on FIELD_DEFINITION
+directive @lookup(
+  key: String!
+  source: String!
+  path: String!
+  method: String = "GET"
+  body: String
+  select: String
+) repeatable on OBJECT
+directive @lookupBatch(
+  key: String!
+  path: String!
+  match: String!
+  max: Int = 100
+  method: String = "GET"
+  body: String
+  select: String
+  repeat: Boolean = false
+) repeatable on OBJECT
 `;

@@ -39,6 +39,8 @@ import { locateKey } from '../config/locate.js';
 import { expandSchemaGlobs } from './glob.js';
 import { withSdlSuggestion } from './sdl-suggestions.js';
 import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
+import { compileLookups } from './lookups.js';
+import { compileFederation, prepareSubgraph } from './federation.js';
 
 /**
  * Compiles the schema files of a config into a Blueprint: the GraphQL schema plus, per coordinate,
@@ -51,6 +53,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   const configName = shownPath(config.file);
   const configText = safeRead(config.file);
   const seen = new Set<string>();
+  const ownDefinitions = definitions.length;
   for (const { entry, files } of expandSchemaGlobs(config.schema, dirname(config.file))) {
     if (files.length === 0) {
       const place = locateKey(configText, ['gateway'], 'schema');
@@ -75,6 +78,12 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
     }
   }
   if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  const linkProblems: Problem[] = [];
+  const subgraph = prepareSubgraph(definitions.slice(ownDefinitions), linkProblems);
+  for (const p of linkProblems)
+    diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
+  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  if (subgraph) definitions.splice(ownDefinitions, Infinity, ...subgraph.definitions);
 
   const document: DocumentNode = { kind: Kind.DOCUMENT, definitions };
   for (const err of validateSDL(document)) diagnostics.push(fromGraphQLError(withSdlSuggestion(err, document), configName));
@@ -194,9 +203,11 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
       );
     }
   }
+  const lookups = compileLookups(schema, config, { readOf, isFetched }, problems);
+  const federation = subgraph && compileFederation(schema, subgraph, lookups, problems);
   for (const p of problems) diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
   if (diagnostics.length > 0) throw new GatewayConfigError(sortDiagnostics(diagnostics));
-  return Object.freeze({ schema, fields, discriminators });
+  return Object.freeze({ schema, fields, discriminators, lookups, federation });
 }
 
 /** Every union and interface with how its items tell their object type (its @from key, else `__typename`). */

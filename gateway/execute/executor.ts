@@ -14,6 +14,7 @@ import { presentValueErrors } from './value-errors.js';
 import { HeaderForwarder, type OperationStats } from './state.js';
 import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
+import { seedEntities } from './entities.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -87,7 +88,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const started = performance.now();
     const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
     const p = plan(request.document, request.operationName);
-    const root = {};
+    // A subgraph's root holds `_service` (SPEC.md "Entities and Apollo Federation"): read like any plain field.
+    const root: object = blueprint.federation ? { _service: { sdl: blueprint.federation.sdl } } : {};
     const store = new ResultStore();
     let result: ExecutionResult;
     let dataJson: string | undefined;
@@ -118,13 +120,15 @@ export function createExecutor(options: ExecutorOptions): Executor {
       if (p.operation.operation === 'mutation') {
         await runMutationFields(p.root, root, state, deps);
       } else {
-        const lookups = new Lookups();
-        collectLookups(p.root, root, p.rootType, { variables, store, out: lookups });
-        await runRounds(lookups, state, deps);
+        const walk = { variables, store, out: new Lookups() };
+        if (blueprint.federation) seedEntities(p.root, root, { blueprint, state, walk });
+        collectLookups(p.root, root, p.rootType, walk);
+        await runRounds(walk.out, state, deps);
       }
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
       const shapeRequest = { document: request.document, operationName: request.operationName, variables };
-      dataJson = request.dataAsJson ? shaper.writeData(shapeRequest, root, store) : undefined;
+      // A completed object is read through the store (ResultStore.completedValue), which the writer does not do.
+      dataJson = request.dataAsJson && !store.hasCompletions ? shaper.writeData(shapeRequest, root, store) : undefined;
       if (dataJson !== undefined) {
         result = {};
       } else {

@@ -182,7 +182,7 @@ class RoundLookups {
       return;
     }
     const rawKey = batch ? batch.readKey(parent) : undefined;
-    const batchKey = batch ? keyString(rawKey) : undefined;
+    const batchKey = batch ? (batch.keyString ?? keyString)(rawKey) : undefined;
     const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
     const path = known ? known.path : resolvePathTemplate(fetch.template, input);
     if (path === null || (batch && batchKey === undefined)) {

@@ -2,6 +2,7 @@ import type { Condition, PlanEntry, PlanSelection } from '../plan/types.js';
 import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
+import { lookupToComplete, type PendingCompletion } from './completion.js';
 
 /**
  * The @fetch fields a walk reached, each for one parent object: the lookups of the next round.
@@ -21,6 +22,16 @@ export class Lookups {
     this.entries.push(entry);
     this.parents.push(parent);
   }
+
+  /** Partial objects sent to be completed by this round's lookups, resumed after it (execute/completion.ts). */
+  completions: PendingCompletion[] | undefined;
+  /** What settles once this round has answered, before the next walk ends (`_entities`, execute/entities.ts). */
+  after: AfterRound[] | undefined;
+}
+
+/** Work a walk leaves for after its round: it reads the round's outcomes and walks on into what they made. */
+export interface AfterRound {
+  settle(walk: Walk, exposeDetail: boolean): void;
 }
 
 /** What one walk reads and where it puts the lookups it finds. */
@@ -35,8 +46,22 @@ export interface Walk {
  * of the next round. Plain fields cost nothing; the walk goes into them only where a @fetch lies
  * below. A (parent, field) collected twice is looked up once: the round claims each.
  */
-export function collectLookups(selection: PlanSelection, parent: object, typeName: string, walk: Walk): void {
+export function collectLookups(selection: PlanSelection, object: object, typeName: string, walk: Walk): void {
   const { variables, store, out } = walk;
+  let parent = object;
+  const completion = selection.completions?.get(typeName);
+  if (completion !== undefined) {
+    const merged = store.completedOf(parent);
+    if (merged !== undefined) parent = merged;
+    else {
+      const entry = lookupToComplete(completion, parent, store);
+      if (entry !== undefined) {
+        out.push(entry, parent);
+        (out.completions ??= []).push({ selection, completion, parent, entry });
+        return;
+      }
+    }
+  }
   for (const entry of selection.entries) {
     if (entry.possibleTypes && !entry.possibleTypes.has(typeName)) continue;
     if (entry.conditions.length && !conditionsHold(entry.conditions, variables)) continue;

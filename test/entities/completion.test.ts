@@ -1,0 +1,114 @@
+/**
+ * Completing partial objects end to end (SPEC.md "Entities and Apollo Federation"): a GitHub-shaped
+ * repository embeds only its owner's login, id and type; a query that selects the owner's name
+ * and description gets them through the owner type's @lookup, batched over every partial owner
+ * of the round, one round more. The upstream's request lines are asserted.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { CountingUpstream } from '../support/upstream.js';
+import { GITHUB_SCHEMA, ORGS, REPOS, USERS, startGithub } from './github-fixture.js';
+
+const OWNERS_QUERY = `{
+  repositories {
+    name
+    owner { login ... on Organization { name description } ... on User { name bio } }
+  }
+}`;
+
+describe('completing partial objects through @lookup', () => {
+  let github: CountingUpstream;
+  let gw: TestGateway;
+
+  before(async () => {
+    github = await startGithub();
+    gw = await startTestGateway({ sources: { github: { url: github.url } }, schemas: { 'github.graphqls': GITHUB_SCHEMA } });
+  });
+  after(async () => {
+    await gw.close();
+    await github.close();
+  });
+
+  test("one repository: its owner's name and description are looked up, one round more", async () => {
+    github.reset();
+    const res = await gw.query('{ repository(owner: "octo", name: "dotfiles") { fullName owner { login ... on User { name bio } } } }');
+    assert.equal(res.body.errors, undefined);
+    assert.deepEqual(res.body.data, {
+      repository: { fullName: 'octo/dotfiles', owner: { login: 'octo', name: 'Octo Cat', bio: 'ships things' } },
+    });
+    assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 2, batches: 1 });
+    assert.deepEqual(
+      github.requests.map((r) => r.url),
+      ['/repos/octo/dotfiles', '/users?logins=octo'],
+    );
+  });
+
+  test('several owners: one batch per type over the distinct logins, in the order first met', async () => {
+    github.reset();
+    const res = await gw.query(OWNERS_QUERY);
+    assert.equal(res.body.errors, undefined);
+    const byLogin = new Map<string, Record<string, unknown>>([
+      ...ORGS.map((o) => [o.login, { login: o.login, name: o.name, description: o.description }] as const),
+      ...USERS.map((u) => [u.login, { login: u.login, name: u.name, bio: u.bio }] as const),
+    ]);
+    assert.deepEqual(res.body.data, { repositories: REPOS.map((r) => ({ name: r.name, owner: byLogin.get(r.owner.login) })) });
+    assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 3, batches: 2 });
+    assert.deepEqual(
+      github.requests.map((r) => r.url),
+      ['/repositories', '/orgs?logins=acme,initech,globex', '/users?logins=octo,mona'],
+    );
+  });
+
+  test('nothing absent, nothing looked up: the embedded fields answer in one round', async () => {
+    github.reset();
+    const res = await gw.query('{ repositories { owner { login id } } }');
+    assert.equal(res.body.errors, undefined);
+    assert.equal((res.body.data?.repositories as unknown[]).length, REPOS.length);
+    assert.deepEqual(debugCounts(res), { rounds: 1, subrequests: 1, batches: 0 });
+    assert.deepEqual(
+      github.requests.map((r) => r.url),
+      ['/repositories'],
+    );
+  });
+
+  test("@cache on the type caches its lookups under the single lookup's key", async () => {
+    github.reset();
+    // The organizations were cached by the test before (ttl 60); the users' type has no @cache.
+    const res = await gw.query(OWNERS_QUERY);
+    assert.equal(res.body.errors, undefined);
+    assert.deepEqual(
+      github.requests.map((r) => r.url),
+      ['/repositories', '/users?logins=octo,mona'],
+    );
+    assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 2, batches: 1 });
+  });
+});
+
+describe('a failed completion', () => {
+  test('nulls only the absent fields of the keys whose chunk failed, errors at their paths; the embedded fields are served', async () => {
+    const github = await startGithub({ failLogin: 'mona' });
+    const gw = await startTestGateway({ sources: { github: { url: github.url } }, schemas: { 'github.graphqls': GITHUB_SCHEMA } });
+    try {
+      const res = await gw.query('{ repositories { name owner { login ... on User { name } ... on Organization { name } } } }');
+      const repos = res.body.data?.repositories as Array<{ name: string; owner: { login: string; name: string | null } }>;
+      assert.deepEqual(
+        repos.map((r) => [r.owner.login, r.owner.name]),
+        REPOS.map((r) => [r.owner.login, r.owner.login === 'mona' ? null : [...ORGS, ...USERS].find((o) => o.login === r.owner.login)!.name]),
+      );
+      const errors = res.body.errors ?? [];
+      assert.deepEqual(
+        errors.map((e) => [e.path, e.extensions?.code, e.extensions?.status]),
+        [[['repositories', 5, 'owner', 'name'], 'UPSTREAM_HTTP_ERROR', 500]],
+      );
+      // The failed chunk is sent again as two halves (upstream/retry-policy.ts): only mona's fails.
+      assert.deepEqual(
+        github.requests.map((r) => r.url),
+        ['/repositories', '/orgs?logins=acme,initech,globex', '/users?logins=octo,mona', '/users?logins=octo', '/users?logins=mona'],
+      );
+    } finally {
+      await gw.close();
+      await github.close();
+    }
+  });
+});
