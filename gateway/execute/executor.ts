@@ -15,6 +15,7 @@ import { HeaderForwarder, type OperationStats } from './state.js';
 import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
 import { seedEntities } from './entities.js';
+import { FTV1_HEADER, ftv1Trace } from './ftv1.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -86,6 +87,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
   async function execute(request: ExecuteRequest): Promise<ExecutedOperation> {
     const started = performance.now();
+    const startedAt = Date.now();
     const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
     const p = plan(request.document, request.operationName);
     // A subgraph's root holds `_service` (SPEC.md "Entities and Apollo Federation"): read like any plain field.
@@ -98,6 +100,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
       result = await shaper.shape(request, root, { store, exposeDetail: options.exposeDetail });
       return { result, stats };
     }
+    // A router asks a subgraph for its federated trace (SPEC.md "Entities and Apollo Federation").
+    const tracing = blueprint.federation !== undefined && request.header(FTV1_HEADER) === 'ftv1';
     const definitions = p.operation.variableDefinitions ?? [];
     let variables: Record<string, unknown> = NO_VARIABLES;
     if (definitions.length > 0) {
@@ -115,6 +119,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       signal: request.signal,
       warnings: options.exposeDetail ? [] : undefined,
       coalesce: p.operation.operation === 'query',
+      roundEnds: tracing ? [] : undefined,
     };
     try {
       if (p.operation.operation === 'mutation') {
@@ -128,14 +133,18 @@ export function createExecutor(options: ExecutorOptions): Executor {
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
       const shapeRequest = { document: request.document, operationName: request.operationName, variables };
       // A completed object is read through the store (ResultStore.completedValue), which the writer does not do.
-      dataJson = request.dataAsJson && !store.hasCompletions ? shaper.writeData(shapeRequest, root, store) : undefined;
+      dataJson = request.dataAsJson && !store.hasCompletions && !tracing ? shaper.writeData(shapeRequest, root, store) : undefined;
       if (dataJson !== undefined) {
         result = {};
       } else {
         result = await shaper.shape(shapeRequest, root, { store, exposeDetail: options.exposeDetail });
         result = presentValueErrors(result, p, blueprint, options.exposeDetail);
       }
-      if (state.warnings && state.warnings.length > 0)
+      if (tracing) {
+        // `extensions` holds the trace and nothing else.
+        const times = { startedAt, started, roundEnds: state.roundEnds ?? [], ended: performance.now() };
+        result = { ...result, extensions: { ftv1: ftv1Trace(p, result, times) } };
+      } else if (state.warnings && state.warnings.length > 0)
         result = { ...result, extensions: { ...result.extensions, warnings: state.warnings } };
     } catch (err) {
       if (!(err instanceof SubrequestLimitError)) throw err;

@@ -59,6 +59,8 @@ export interface RequestState {
    * `coalesce = true`: queries only. A mutation operation never coalesces (SPEC.md "Mutations").
    */
   readonly coalesce: boolean;
+  /** Only while a federated trace is asked for (execute/ftv1.ts): performance.now() at each round's end. */
+  readonly roundEnds?: number[];
 }
 
 /** Raised before sending when a round would take the operation over its subrequest limit. */

@@ -17,7 +17,9 @@ export async function runRounds(first: Lookups, state: RequestState, deps: Round
     // The round has read its lookups: this frame does not keep them while it waits (an async
     // function's frame keeps every variable across an await; docs/performance.md).
     lookups = NONE;
-    lookups = nextLookups(await running, state, { completions, after, exposeDetail: deps.exposeDetail === true });
+    const claimed = await running;
+    state.roundEnds?.push(performance.now());
+    lookups = nextLookups(claimed, state, { completions, after, exposeDetail: deps.exposeDetail === true });
   }
 }
 

@@ -92,3 +92,42 @@ describe('the products subgraph', () => {
     assert.deepEqual(rest.requests.map((q) => q.url), ['/products?ids=nope,apollo-federation']);
   });
 });
+
+describe('federated tracing', () => {
+  test('apollo-federation-include-trace: ftv1 gives extensions.ftv1, a Trace with a node per field, and nothing else', async () => {
+    const { Trace } = await import('@apollo/usage-reporting-protobuf');
+    const rest = await startProductsRest();
+    const gw = await startTestGateway({ sources: { rest: { url: rest.url } }, schemas: { 'products.graphqls': PRODUCTS_SCHEMA } });
+    try {
+      const plain = await gw.query('{ __typename }', undefined, { 'apollo-federation-include-trace': 'ftv1' });
+      assert.deepEqual(Object.keys(plain.body), ['data', 'extensions']);
+      assert.deepEqual(plain.body.data, { __typename: 'Query' });
+      assert.deepEqual(Object.keys(plain.body.extensions ?? {}), ['ftv1']);
+
+      const res = await gw.query('{ product(id: "apollo-federation") { id research { study { caseNumber } } } }', undefined, {
+        'apollo-federation-include-trace': 'ftv1',
+      });
+      assert.equal(res.body.errors, undefined);
+      assert.deepEqual(Object.keys(res.body.extensions ?? {}), ['ftv1']);
+      const trace = Trace.decode(Buffer.from(String(res.body.extensions?.ftv1), 'base64'));
+      assert.ok(Number(trace.durationNs) > 0);
+      const product = trace.root!.child![0]!;
+      assert.equal(product.responseName, 'product');
+      assert.equal(product.type, 'Product');
+      assert.equal(product.parentType, 'Query');
+      assert.deepEqual(product.child!.map((c) => c.responseName), ['id', 'research']);
+      const research = product.child![1]!;
+      assert.equal(research.type, '[ProductResearch!]!');
+      // research is fetched in round 2: it starts when round 1 (product) ends
+      assert.ok(Number(research.startTime) >= Number(product.endTime));
+      assert.equal(research.child![0]!.index, 0);
+      assert.equal(research.child![0]!.child![0]!.responseName, 'study');
+
+      const none = await gw.query('{ __typename }');
+      assert.equal(none.body.extensions?.ftv1, undefined);
+    } finally {
+      await gw.close();
+      await rest.close();
+    }
+  });
+});
