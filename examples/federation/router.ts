@@ -41,10 +41,64 @@ export interface RunningRouter {
   close(): Promise<void>;
 }
 
+/** What the gateway made of one subgraph call while it captured traces: the subgraph's decoded ftv1 trace. */
+export interface SubgraphFetchTrace {
+  readonly serviceName: string;
+  /** Apollo's Trace (a protobuf message), when the subgraph sent one. */
+  readonly trace: { readonly root?: { readonly child?: readonly unknown[] | null } | null } | undefined;
+  readonly traceParsingFailed: boolean;
+}
+
+export interface RouterOptions {
+  readonly supergraphSdl: string;
+  readonly port?: number;
+  /**
+   * Makes the gateway ask every subgraph for its federated trace (as Apollo's usage reporting does)
+   * and hands over each request's subgraph traces.
+   */
+  readonly onSubgraphTraces?: (fetches: SubgraphFetchTrace[]) => void;
+}
+
 /** An Apollo Gateway serving `supergraphSdl`, on @apollo/server's standalone HTTP server. */
-export async function startApolloGateway(options: { supergraphSdl: string; port?: number }): Promise<RunningRouter> {
+export async function startApolloGateway(options: RouterOptions): Promise<RunningRouter> {
   const gateway = new ApolloGateway({ supergraphSdl: options.supergraphSdl });
-  const server = new ApolloServer({ gateway });
+  const onTraces = options.onSubgraphTraces;
+  type Metrics = { captureTraces?: boolean; queryPlanTrace?: unknown };
+  const plugins = onTraces
+    ? [
+        {
+          async requestDidStart() {
+            return {
+              async didResolveOperation(ctx: { metrics: Metrics }) {
+                ctx.metrics.captureTraces = true;
+              },
+              async willSendResponse(ctx: { metrics: Metrics }) {
+                onTraces(fetchTraces(ctx.metrics.queryPlanTrace));
+              },
+            };
+          },
+        },
+      ]
+    : [];
+  const server = new ApolloServer({ gateway, plugins });
   const { url } = await startStandaloneServer(server, { listen: { host: '127.0.0.1', port: options.port ?? 4000 } });
   return { url, close: () => server.stop() };
+}
+
+/** The fetch nodes of a query plan trace (sequence, parallel, flatten, condition, fetch), in order. */
+function fetchTraces(node: unknown): SubgraphFetchTrace[] {
+  if (node === null || typeof node !== 'object') return [];
+  const n = node as Record<string, unknown>;
+  const fetch = n.fetch as (SubgraphFetchTrace & { trace?: SubgraphFetchTrace['trace'] | null }) | undefined;
+  if (fetch)
+    return [{ serviceName: fetch.serviceName, trace: fetch.trace ?? undefined, traceParsingFailed: fetch.traceParsingFailed === true }];
+  const out: SubgraphFetchTrace[] = [];
+  for (const key of ['sequence', 'parallel'])
+    for (const child of (n[key] as { nodes?: unknown[] } | undefined)?.nodes ?? []) out.push(...fetchTraces(child));
+  if (n.flatten) out.push(...fetchTraces((n.flatten as { node?: unknown }).node));
+  if (n.condition) {
+    const c = n.condition as { ifClause?: unknown; elseClause?: unknown };
+    out.push(...fetchTraces(c.ifClause), ...fetchTraces(c.elseClause));
+  }
+  return out;
 }

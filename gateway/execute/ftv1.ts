@@ -30,7 +30,14 @@ export function ftv1Trace(plan: Plan | undefined, result: ExecutionResult, times
   const data = result.data as Record<string, unknown> | null | undefined;
   if (plan && data) addFields({ selection: plan.root, value: data, parent: root, path: '', parentType: plan.rootType, parentEnd: 0 });
 
-  function addFields(at: { selection: PlanSelection; value: Record<string, unknown>; parent: Trace.Node; path: string; parentType: string; parentEnd: number }): void {
+  function addFields(at: {
+    selection: PlanSelection;
+    value: Record<string, unknown>;
+    parent: Trace.Node;
+    path: string;
+    parentType: string;
+    parentEnd: number;
+  }): void {
     const seen = new Set<string>();
     const typename = typeof at.value.__typename === 'string' ? at.value.__typename : undefined;
     for (const entry of at.selection.entries) {
@@ -63,7 +70,14 @@ export function ftv1Trace(plan: Plan | undefined, result: ExecutionResult, times
         addValue(selection, item, { ...at, node, path });
       });
     } else if (value !== null && typeof value === 'object') {
-      addFields({ selection, value: value as Record<string, unknown>, parent: at.node, path: at.path, parentType: at.type, parentEnd: at.end });
+      addFields({
+        selection,
+        value: value as Record<string, unknown>,
+        parent: at.node,
+        path: at.path,
+        parentType: at.type,
+        parentEnd: at.end,
+      });
     }
   }
 

@@ -94,7 +94,10 @@ describe('a failed completion', () => {
       const repos = res.body.data?.repositories as Array<{ name: string; owner: { login: string; name: string | null } }>;
       assert.deepEqual(
         repos.map((r) => [r.owner.login, r.owner.name]),
-        REPOS.map((r) => [r.owner.login, r.owner.login === 'mona' ? null : [...ORGS, ...USERS].find((o) => o.login === r.owner.login)!.name]),
+        REPOS.map((r) => [
+          r.owner.login,
+          r.owner.login === 'mona' ? null : [...ORGS, ...USERS].find((o) => o.login === r.owner.login)!.name,
+        ]),
       );
       const errors = res.body.errors ?? [];
       assert.deepEqual(

@@ -44,7 +44,11 @@ describe('examples/federation through Apollo Gateway', () => {
   });
 
   async function routerQuery(query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
-    const res = await fetch(router.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const res = await fetch(router.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     assert.equal(res.status, 200);
     return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
   }
@@ -65,10 +69,20 @@ describe('examples/federation through Apollo Gateway', () => {
     catalog.calls.length = 0;
     const body = await routerQuery('{ topProducts(first: 3) { upc name reviews { body product { name } } } }');
     assert.equal(body.errors, undefined);
-    const top = (body.data?.topProducts ?? []) as Array<{ upc: string; name: string; reviews: Array<{ body: string; product: { name: string } }> }>;
-    assert.deepEqual(top.map((p) => p.upc), ['upc-1', 'upc-2', 'upc-3']);
+    const top = (body.data?.topProducts ?? []) as Array<{
+      upc: string;
+      name: string;
+      reviews: Array<{ body: string; product: { name: string } }>;
+    }>;
+    assert.deepEqual(
+      top.map((p) => p.upc),
+      ['upc-1', 'upc-2', 'upc-3'],
+    );
     for (const p of top) {
-      assert.deepEqual(p.reviews, REVIEWS.filter((r) => r.productUpc === p.upc).map((r) => ({ body: r.body, product: { name: p.name } })));
+      assert.deepEqual(
+        p.reviews,
+        REVIEWS.filter((r) => r.productUpc === p.upc).map((r) => ({ body: r.body, product: { name: p.name } })),
+      );
     }
     // The router asks gqlgw for the reviews' products again through _entities; Product's @cache
     // (ttl 30) was filled by the batch of the test before, so only the list reaches the catalog.

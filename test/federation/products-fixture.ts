@@ -94,9 +94,21 @@ type Inventory @interfaceObject @key(fields: "id") @lookup(key: "id", source: "r
 
 const USER = { email: 'support@apollographql.com', name: 'Jane Smith', total_products_created: 1337 };
 const DIMENSIONS = { size: 'small', weight: 1, unit: 'kg' };
-export const DEPRECATED = { sku: 'apollo-federation-v1', package: '@apollo/federation-v1', reason: 'Migrate to Federation V2', created_by: USER };
+export const DEPRECATED = {
+  sku: 'apollo-federation-v1',
+  package: '@apollo/federation-v1',
+  reason: 'Migrate to Federation V2',
+  created_by: USER,
+};
 export const PRODUCTS = [
-  { id: 'apollo-federation', sku: 'federation', package: '@apollo/federation', variation: { id: 'OSS' }, dimensions: DIMENSIONS, created_by: USER },
+  {
+    id: 'apollo-federation',
+    sku: 'federation',
+    package: '@apollo/federation',
+    variation: { id: 'OSS' },
+    dimensions: DIMENSIONS,
+    created_by: USER,
+  },
   { id: 'apollo-studio', sku: 'studio', package: '', variation: { id: 'platform' }, dimensions: DIMENSIONS, created_by: USER },
 ];
 const RESEARCH = [

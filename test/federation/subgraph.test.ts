@@ -10,7 +10,8 @@ import { debugCounts, startTestGateway, type TestGateway } from '../support/gate
 import type { CountingUpstream } from '../support/upstream.js';
 import { PRODUCTS_SCHEMA, startProductsRest } from './products-fixture.js';
 
-const ENTITIES = 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename ...on Product { id sku } ...on User { email name } ...on DeprecatedProduct { dsku: sku dpackage: package reason } ...on ProductResearch { study { caseNumber description } } } }';
+const ENTITIES =
+  'query ($r: [_Any!]!) { _entities(representations: $r) { __typename ...on Product { id sku } ...on User { email name } ...on DeprecatedProduct { dsku: sku dpackage: package reason } ...on ProductResearch { study { caseNumber description } } } }';
 
 describe('the products subgraph', () => {
   let rest: CountingUpstream;
@@ -56,7 +57,12 @@ describe('the products subgraph', () => {
         { __typename: 'Product', id: 'apollo-federation', sku: 'federation' },
         { __typename: 'Product', id: 'apollo-studio', sku: 'studio' },
         { __typename: 'User', email: 'support@apollographql.com', name: 'Jane Smith' },
-        { __typename: 'DeprecatedProduct', dsku: 'apollo-federation-v1', dpackage: '@apollo/federation-v1', reason: 'Migrate to Federation V2' },
+        {
+          __typename: 'DeprecatedProduct',
+          dsku: 'apollo-federation-v1',
+          dpackage: '@apollo/federation-v1',
+          reason: 'Migrate to Federation V2',
+        },
         { __typename: 'ProductResearch', study: { caseNumber: '1234', description: 'Federation Study' } },
         { __typename: 'Product', id: 'apollo-studio', sku: 'studio' },
       ],
@@ -81,15 +87,26 @@ describe('the products subgraph', () => {
       { __typename: 'Product', id: 'apollo-federation' },
     ];
     const res = await gw.query(ENTITIES, { r });
-    assert.deepEqual(res.body.data, { _entities: [null, null, null, { __typename: 'Product', id: 'apollo-federation', sku: 'federation' }] });
+    assert.deepEqual(res.body.data, {
+      _entities: [null, null, null, { __typename: 'Product', id: 'apollo-federation', sku: 'federation' }],
+    });
     assert.deepEqual(
       (res.body.errors ?? []).map((e) => [e.path, e.message]),
       [
-        [['_entities', 0], '_entities: representation 0 has __typename "Produkt", which is no entity type of this subgraph; did you mean "Product"? (entities: Product, DeprecatedProduct, ProductResearch, User, Inventory)'],
-        [['_entities', 2], '_entities: representation 2 of Product holds the fields of none of its keys ("id", "package sku", "sku variation { id }")'],
+        [
+          ['_entities', 0],
+          '_entities: representation 0 has __typename "Produkt", which is no entity type of this subgraph; did you mean "Product"? (entities: Product, DeprecatedProduct, ProductResearch, User, Inventory)',
+        ],
+        [
+          ['_entities', 2],
+          '_entities: representation 2 of Product holds the fields of none of its keys ("id", "package sku", "sku variation { id }")',
+        ],
       ],
     );
-    assert.deepEqual(rest.requests.map((q) => q.url), ['/products?ids=nope,apollo-federation']);
+    assert.deepEqual(
+      rest.requests.map((q) => q.url),
+      ['/products?ids=nope,apollo-federation'],
+    );
   });
 });
 
@@ -115,7 +132,10 @@ describe('federated tracing', () => {
       assert.equal(product.responseName, 'product');
       assert.equal(product.type, 'Product');
       assert.equal(product.parentType, 'Query');
-      assert.deepEqual(product.child!.map((c) => c.responseName), ['id', 'research']);
+      assert.deepEqual(
+        product.child!.map((c) => c.responseName),
+        ['id', 'research'],
+      );
       const research = product.child![1]!;
       assert.equal(research.type, '[ProductResearch!]!');
       // research is fetched in round 2: it starts when round 1 (product) ends
