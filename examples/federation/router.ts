@@ -7,6 +7,9 @@ import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { ApolloGateway } from '@apollo/gateway';
 import { composeServices } from '@apollo/composition';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { parse } from 'graphql';
 
 export interface SubgraphAt {
@@ -83,6 +86,28 @@ export async function startApolloGateway(options: RouterOptions): Promise<Runnin
   const server = new ApolloServer({ gateway, plugins });
   const { url } = await startStandaloneServer(server, { listen: { host: '127.0.0.1', port: options.port ?? 4000 } });
   return { url, close: () => server.stop() };
+}
+
+/**
+ * Hive Gateway serving `supergraphSdl`: @graphql-hive/gateway-runtime (the runtime the
+ * `@graphql-hive/gateway` CLI serves) on node:http, at `/graphql`.
+ */
+export async function startHiveGateway(options: { supergraphSdl: string; port?: number }): Promise<RunningRouter> {
+  const runtime = createGatewayRuntime({ supergraph: options.supergraphSdl, logging: false, maskedErrors: false });
+  const server = createServer(runtime);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4024, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/graphql`,
+    close: async () => {
+      await runtime.dispose();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 /** The fetch nodes of a query plan trace (sequence, parallel, flatten, condition, fetch), in order. */

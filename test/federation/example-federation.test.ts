@@ -10,82 +10,86 @@ import { after, before, describe, test } from 'node:test';
 import { startGateway, type RunningGateway } from '../../gateway/server/start.js';
 import { startCatalogService, type CatalogService } from '../../examples/federation/catalog.js';
 import { startReviewsSubgraph, type RunningSubgraph } from '../../examples/federation/reviews.js';
-import { composeSupergraph, startApolloGateway, type RunningRouter } from '../../examples/federation/router.js';
+import { composeSupergraph, startApolloGateway, startHiveGateway, type RunningRouter } from '../../examples/federation/router.js';
 import { CATALOG, REVIEWS } from '../../examples/federation/data.js';
 
 const CONFIG = fileURLToPath(new URL('../../../examples/federation/gateway.toml', import.meta.url));
 
-describe('examples/federation through Apollo Gateway', () => {
-  let catalog: CatalogService;
-  let products: RunningGateway;
-  let reviews: RunningSubgraph;
-  let router: RunningRouter;
+for (const [routerName, startRouter] of [
+  ['Apollo Gateway', startApolloGateway],
+  ['Hive Gateway', startHiveGateway],
+] as const)
+  describe(`examples/federation through ${routerName}`, () => {
+    let catalog: CatalogService;
+    let products: RunningGateway;
+    let reviews: RunningSubgraph;
+    let router: RunningRouter;
 
-  before(async () => {
-    catalog = await startCatalogService({ port: 0 });
-    process.env.FEDERATION_CATALOG_PORT = String(catalog.port);
-    try {
-      products = await startGateway({ configPath: CONFIG, port: 0 });
-    } finally {
-      delete process.env.FEDERATION_CATALOG_PORT;
+    before(async () => {
+      catalog = await startCatalogService({ port: 0 });
+      process.env.FEDERATION_CATALOG_PORT = String(catalog.port);
+      try {
+        products = await startGateway({ configPath: CONFIG, port: 0 });
+      } finally {
+        delete process.env.FEDERATION_CATALOG_PORT;
+      }
+      reviews = await startReviewsSubgraph({ port: 0 });
+      const supergraphSdl = await composeSupergraph([
+        { name: 'products', url: products.url },
+        { name: 'reviews', url: reviews.url },
+      ]);
+      router = await startRouter({ supergraphSdl, port: 0 });
+    });
+    after(async () => {
+      await router?.close();
+      await reviews?.close();
+      await products?.close();
+      await catalog?.close();
+    });
+
+    async function routerQuery(query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
+      const res = await fetch(router.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      assert.equal(res.status, 200);
+      return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
     }
-    reviews = await startReviewsSubgraph({ port: 0 });
-    const supergraphSdl = await composeSupergraph([
-      { name: 'products', url: products.url },
-      { name: 'reviews', url: reviews.url },
-    ]);
-    router = await startApolloGateway({ supergraphSdl, port: 0 });
-  });
-  after(async () => {
-    await router?.close();
-    await reviews?.close();
-    await products?.close();
-    await catalog?.close();
-  });
 
-  async function routerQuery(query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
-    const res = await fetch(router.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query }),
+    test('one router query needing 50 products: the catalog sees one batch call for them', async () => {
+      catalog.calls.length = 0;
+      const body = await routerQuery('{ reviews(first: 50) { id body product { upc name priceCents inStock } } }');
+      assert.equal(body.errors, undefined);
+      const expected = REVIEWS.map((r) => {
+        const p = CATALOG.find((c) => c.upc === r.productUpc)!;
+        return { id: r.id, body: r.body, product: { upc: p.upc, name: p.name, priceCents: p.price_cents, inStock: p.in_stock } };
+      });
+      assert.deepEqual(body.data, { reviews: expected });
+      assert.deepEqual(catalog.calls, [`/products?upcs=${REVIEWS.map((r) => r.productUpc).join(',')}`]);
     });
-    assert.equal(res.status, 200);
-    return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
-  }
 
-  test('one router query needing 50 products: the catalog sees one batch call for them', async () => {
-    catalog.calls.length = 0;
-    const body = await routerQuery('{ reviews(first: 50) { id body product { upc name priceCents inStock } } }');
-    assert.equal(body.errors, undefined);
-    const expected = REVIEWS.map((r) => {
-      const p = CATALOG.find((c) => c.upc === r.productUpc)!;
-      return { id: r.id, body: r.body, product: { upc: p.upc, name: p.name, priceCents: p.price_cents, inStock: p.in_stock } };
-    });
-    assert.deepEqual(body.data, { reviews: expected });
-    assert.deepEqual(catalog.calls, [`/products?upcs=${REVIEWS.map((r) => r.productUpc).join(',')}`]);
-  });
-
-  test('a query starting in the products subgraph and going into reviews and back', async () => {
-    catalog.calls.length = 0;
-    const body = await routerQuery('{ topProducts(first: 3) { upc name reviews { body product { name } } } }');
-    assert.equal(body.errors, undefined);
-    const top = (body.data?.topProducts ?? []) as Array<{
-      upc: string;
-      name: string;
-      reviews: Array<{ body: string; product: { name: string } }>;
-    }>;
-    assert.deepEqual(
-      top.map((p) => p.upc),
-      ['upc-1', 'upc-2', 'upc-3'],
-    );
-    for (const p of top) {
+    test('a query starting in the products subgraph and going into reviews and back', async () => {
+      catalog.calls.length = 0;
+      const body = await routerQuery('{ topProducts(first: 3) { upc name reviews { body product { name } } } }');
+      assert.equal(body.errors, undefined);
+      const top = (body.data?.topProducts ?? []) as Array<{
+        upc: string;
+        name: string;
+        reviews: Array<{ body: string; product: { name: string } }>;
+      }>;
       assert.deepEqual(
-        p.reviews,
-        REVIEWS.filter((r) => r.productUpc === p.upc).map((r) => ({ body: r.body, product: { name: p.name } })),
+        top.map((p) => p.upc),
+        ['upc-1', 'upc-2', 'upc-3'],
       );
-    }
-    // The router asks gqlgw for the reviews' products again through _entities; Product's @cache
-    // (ttl 30) was filled by the batch of the test before, so only the list reaches the catalog.
-    assert.deepEqual(catalog.calls, ['/products/top?first=3']);
+      for (const p of top) {
+        assert.deepEqual(
+          p.reviews,
+          REVIEWS.filter((r) => r.productUpc === p.upc).map((r) => ({ body: r.body, product: { name: p.name } })),
+        );
+      }
+      // The router asks gqlgw for the reviews' products again through _entities; Product's @cache
+      // (ttl 30) was filled by the batch of the test before, so only the list reaches the catalog.
+      assert.deepEqual(catalog.calls, ['/products/top?first=3']);
+    });
   });
-});
