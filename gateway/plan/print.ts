@@ -1,3 +1,4 @@
+import type { FetchBlueprint } from '../blueprint/types.js';
 import type { Plan, PlanSelection } from './types.js';
 
 /**
@@ -71,16 +72,21 @@ function printCache(cache: { ttlSeconds: number; staleSeconds: number; missingSe
 
 function walk(sel: PlanSelection, path: string[], printed: Printed): void {
   const { rounds } = printed;
+  for (const c of sel.completions?.values() ?? []) {
+    // A partial object's completion (SPEC.md "Completing partial objects"): a round of its own.
+    const list = rounds.get(c.round) ?? [];
+    const how = c.lookups.map((l) => `${l.coordinate}  ${printHow(l.fetch, printed, true)}${printCache(l.fetch.cache)}`).join(', else ');
+    list.push(
+      `${path.join('.') || '(root)'}  complete ${c.typeName} when ${c.keys.join(', ')} ${c.keys.length === 1 ? 'is' : 'are'} absent: ${how}`,
+    );
+    rounds.set(c.round, list);
+  }
   for (const e of sel.entries) {
     const here = [...path, e.responseKey];
     const fetch = e.blueprint.fetch;
     if (fetch) {
-      const single = `${fetch.template.text}${options(fetch.template.repeat, fetch.body?.template.text, fetch.select)}`;
-      const how = fetch.batch
-        ? `batch ${fetch.source.name} ${methodOf(fetch.batch.method)}${fetch.batch.template.text}${options(fetch.batch.template.repeat, fetch.batch.body?.text, undefined)} (match ${fetch.batch.match}, max ${fetch.batch.max}${fetch.batch.select ? `, select ${fetch.batch.select.join('.')}` : ''}${fetch.batch.listKeys ? ', a key per list element' : ''}; single ${methodOf(fetch.method)}${single})`
-        : `fetch ${fetch.source.name} ${methodOf(fetch.method)}${single}`;
+      const how = printHow(fetch, printed);
       const cache = printCache(fetch.cache);
-      if (fetch.source.coalesce) printed.coalescing.add(fetch.source.name);
       const conds = e.conditions.length ? `, when ${e.conditions.map(printCondition).join(' and ')}` : '';
       const list = rounds.get(e.round) ?? [];
       list.push(`${here.join('.')}  ${e.blueprint.coordinate}  ${how}${cache}${conds}`);
@@ -88,6 +94,17 @@ function walk(sel: PlanSelection, path: string[], printed: Printed): void {
     }
     if (e.children) walk(e.children, here, printed);
   }
+}
+
+/** How a fetch is sent: batched or single, source, method, path, options. A lookup's `{key.…}` shows as written. */
+function printHow(fetch: FetchBlueprint, printed: Printed, lookup = false): string {
+  if (fetch.source.coalesce) printed.coalescing.add(fetch.source.name);
+  // A lookup's path is compiled with `{key.F}` as `{parent.F}` (directives/lookup.ts).
+  const path = lookup ? fetch.template.text.replaceAll('{parent.', '{key.') : fetch.template.text;
+  const single = `${path}${options(fetch.template.repeat, fetch.body?.template.text, fetch.select)}`;
+  return fetch.batch
+    ? `batch ${fetch.source.name} ${methodOf(fetch.batch.method)}${fetch.batch.template.text}${options(fetch.batch.template.repeat, fetch.batch.body?.text, undefined)} (match ${fetch.batch.match}, max ${fetch.batch.max}${fetch.batch.select ? `, select ${fetch.batch.select.join('.')}` : ''}${fetch.batch.listKeys ? ', a key per list element' : ''}; single ${methodOf(fetch.method)}${single})`
+    : `fetch ${fetch.source.name} ${methodOf(fetch.method)}${single}`;
 }
 
 /** A method as the plan shows it: GET, the default, is not written. */

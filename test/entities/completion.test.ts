@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { debugCounts, startTestGateway, writeGatewayFiles, type TestGateway } from '../support/gateway.js';
+import { runCli } from '../support/cli.js';
 import type { CountingUpstream } from '../support/upstream.js';
 import { GITHUB_SCHEMA, ORGS, REPOS, USERS, startGithub } from './github-fixture.js';
 
@@ -114,4 +115,39 @@ describe('a failed completion', () => {
       await github.close();
     }
   });
+});
+
+test('gqlgw plan shows the completion as a round of its own, and the fetches below it one round later', async () => {
+  const files = await writeGatewayFiles({
+    sources: { github: { url: 'http://127.0.0.1:1' } },
+    schemas: {
+      'github.graphqls': `${GITHUB_SCHEMA}\nextend type User { repos: [Repository!]! @fetch(source: "github", path: "/users/{parent.login}/repos") }`,
+    },
+  });
+  try {
+    const run = await runCli([
+      'plan',
+      '--config',
+      files.configPath,
+      '{ repositories { owner { ... on User { name repos { name } } ... on Organization { description } } } }',
+    ]);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(
+      run.stdout,
+      [
+        'query anonymous: 3 rounds when every field is reached',
+        'round 1:',
+        '  repositories  Query.repositories  fetch github /repositories',
+        'round 2:',
+        '  repositories.owner  complete Organization when description is absent: Organization.@lookup(login)  batch github /orgs?logins={keys} (match login, max 10; single /orgs/{key.login}), cache 60s',
+        '  repositories.owner  complete User when name is absent: User.@lookup(login)  batch github /users?logins={keys} (match login, max 100; single /users/{key.login})',
+        'round 3:',
+        '  repositories.owner.repos  User.repos  fetch github /users/{parent.login}/repos',
+        'X-GQL-Subrequests counts only what this operation sends: a lookup of github (coalesce = true) that another request already has in flight waits for that call and is counted in gqlgw_coalesced_total instead',
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await files.cleanup();
+  }
 });
