@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { schemaProblems } from '../support/schema-problems.js';
 
-const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@requires", "@provides", "@external"])';
+const LINK =
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@requires", "@provides", "@external"])';
 
 test('@lookup: a key that is no field set of the type, a {key.F} outside the key, an unknown source', async () => {
   const problems = await schemaProblems(
@@ -81,7 +82,9 @@ type Query { p: Product @fetch(source: "api", path: "/p") }
 type Product @federation__keys(fields: "id") { id: ID! }`,
     ['api'],
   );
-  assert.deepEqual(problems, ['1:79: @link import "@keyy" is not in the federation spec; did you mean "@key"? (it has @key, @requires, @provides, @external, @extends, @shareable, @inaccessible, @override, @tag, @interfaceObject, @composeDirective, @authenticated, @requiresScopes, @policy, FieldSet, Scope, Policy)']);
+  assert.deepEqual(problems, [
+    '1:79: @link import "@keyy" is not in the federation spec; did you mean "@key"? (it has @key, @requires, @provides, @external, @extends, @shareable, @inaccessible, @override, @tag, @interfaceObject, @composeDirective, @authenticated, @requiresScopes, @policy, FieldSet, Scope, Policy)',
+  ]);
   const next = await schemaProblems(
     `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@requires"])
 type Query { p: Product @fetch(source: "api", path: "/p") }
@@ -89,7 +92,10 @@ type Product @federation__keys(fields: "id") { id: ID! }`,
     ['api'],
   );
   assert.deepEqual(next, ['3:14: Unknown directive "@federation__keys". Did you mean "@federation__key"?']);
-  const plain = await schemaProblems(`type Query { p: Product @fetch(source: "api", path: "/p") }\ntype Product @key(fields: "id") { id: ID! }`, ['api']);
+  const plain = await schemaProblems(
+    `type Query { p: Product @fetch(source: "api", path: "/p") }\ntype Product @key(fields: "id") { id: ID! }`,
+    ['api'],
+  );
   assert.deepEqual(plain, ['2:14: Unknown directive "@key".']);
 });
 

@@ -93,3 +93,33 @@ for (const [routerName, startRouter] of [
       assert.deepEqual(catalog.calls, ['/products/top?first=3']);
     });
   });
+
+describe('router-sized _entities under the default limits', () => {
+  test('5000 representations (a body of about 200 KB, under max_body_bytes 1 MiB) are 50 batch calls of 100', async () => {
+    const catalog = await startCatalogService({ port: 0 });
+    process.env.FEDERATION_CATALOG_PORT = String(catalog.port);
+    let products: RunningGateway | undefined;
+    try {
+      products = await startGateway({ configPath: CONFIG, port: 0 });
+      const representations = Array.from({ length: 5000 }, (_, i) => ({ __typename: 'Product', upc: `upc-${i + 1}` }));
+      const body = JSON.stringify({
+        query: 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Product { upc name } } }',
+        variables: { r: representations },
+      });
+      assert.ok(body.length > 150_000 && body.length < 1024 * 1024, String(body.length));
+      const res = await fetch(products.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      assert.equal(res.status, 200);
+      const answer = (await res.json()) as { data: { _entities: Array<{ upc: string; name: string } | null> }; errors?: unknown };
+      assert.equal(answer.errors, undefined);
+      assert.equal(answer.data._entities.length, 5000);
+      assert.deepEqual(answer.data._entities[59], { upc: 'upc-60', name: 'Product 60' });
+      assert.equal(answer.data._entities[60], null); // not found: null without an error
+      assert.equal(res.headers.get('x-gql-batches'), '50');
+      assert.equal(catalog.calls.length, 50);
+    } finally {
+      delete process.env.FEDERATION_CATALOG_PORT;
+      await products?.close();
+      await catalog.close();
+    }
+  });
+});
