@@ -151,3 +151,21 @@ describe('federated tracing', () => {
     }
   });
 });
+
+test('_service answers whatever introspection says', async () => {
+  const rest = await startProductsRest();
+  const gw = await startTestGateway({
+    schemas: { 'products.graphqls': PRODUCTS_SCHEMA },
+    toml: `[gateway]\nhost = "127.0.0.1"\nport = 0\nschema = ["products.graphqls"]\nintrospection = false\n\n[sources.rest]\nurl = "${rest.url}"\n`,
+  });
+  try {
+    const refused = await gw.query('{ __schema { queryType { name } } }');
+    assert.equal(refused.status, 400);
+    const res = await gw.query('{ _service { sdl } }');
+    assert.equal(res.body.errors, undefined);
+    assert.match((res.body.data as { _service: { sdl: string } })._service.sdl, /type Product/);
+  } finally {
+    await gw.close();
+    await rest.close();
+  }
+});
