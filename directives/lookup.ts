@@ -8,6 +8,7 @@ import { dottedNameHelp, parseDottedName } from './dotted.js';
 import { fieldSetLeaves, fieldSetText, parseFieldSet, type FieldSetNode } from './field-set.js';
 import { HTTP_METHODS, type CompiledRequest, type HttpMethod } from './request.js';
 import { didYouMean } from './suggest.js';
+import { checkSourceName } from './source-name.js';
 
 /**
  * `@lookup(key, source, path, method, body, select)` and `@lookupBatch(key, path, match, max,
@@ -98,13 +99,7 @@ export function compileLookup(use: DirectiveUse, ctx: LookupContext, problems: P
   const before = problems.length;
   const key = compileLookupKey(at, use, ctx, problems);
   const source = String(use.args.source);
-  if (!ctx.sourceNames.includes(source)) {
-    const known = ctx.sourceNames.length ? ctx.sourceNames.join(', ') : 'none are configured';
-    problems.push({
-      message: `${at} names unknown source "${source}"${didYouMean(source, ctx.sourceNames)} (sources: ${known})`,
-      node: use.node,
-    });
-  }
+  checkSourceName(at, { source, node: use.node }, ctx.sourceNames, problems);
   const methodText = String(use.args.method ?? 'GET');
   const method = HTTP_METHODS.find((m) => m === methodText);
   if (!method)
