@@ -31,6 +31,9 @@ import type { EntityBlueprint, EntityKey, FederationBlueprint, LookupBlueprint }
  * @key with the @lookup of the same key.
  */
 
+/** The root fields subgraph mode adds to Query, answered by the gateway itself. */
+export const SUBGRAPH_ROOT_FIELDS: ReadonlySet<string> = new Set(['_service', '_entities']);
+
 /** The coordinate of the field the router asks entities from. */
 export const ENTITIES_COORDINATE = 'Query._entities';
 

@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { schemaProblems } from '../support/schema-problems.js';
+import { runCli } from '../support/cli.js';
 
 const LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key", "@requires", "@provides", "@external"])';
@@ -109,4 +111,11 @@ extend type Product @key(fields: "id") { id: ID! @external name: String }`,
     );
     assert.deepEqual(problems, [], `v${v}`);
   }
+});
+
+test('gqlgw check --strict passes examples/federation: the root fields subgraph mode adds are no warnings', async () => {
+  const config = fileURLToPath(new URL('../../../examples/federation/gateway.toml', import.meta.url));
+  const run = await runCli(['check', '--strict', '--config', config]);
+  assert.equal(run.status, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /gateway\.toml: ok\n$/);
 });
