@@ -9,7 +9,6 @@ import { ApolloGateway } from '@apollo/gateway';
 import { composeServices } from '@apollo/composition';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { parse } from 'graphql';
 
 export interface SubgraphAt {
@@ -93,6 +92,8 @@ export async function startApolloGateway(options: RouterOptions): Promise<Runnin
  * `@graphql-hive/gateway` CLI serves) on node:http, at `/graphql`.
  */
 export async function startHiveGateway(options: { supergraphSdl: string; port?: number }): Promise<RunningRouter> {
+  // Loaded only when asked for: its tree is large, and Apollo Gateway's users do not need it.
+  const { createGatewayRuntime } = await import('@graphql-hive/gateway-runtime');
   const runtime = createGatewayRuntime({ supergraph: options.supergraphSdl, logging: false, maskedErrors: false });
   const server = createServer(runtime);
   await new Promise<void>((resolve, reject) => {

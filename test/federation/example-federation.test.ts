@@ -15,36 +15,42 @@ import { CATALOG, REVIEWS } from '../../examples/federation/data.js';
 
 const CONFIG = fileURLToPath(new URL('../../../examples/federation/gateway.toml', import.meta.url));
 
+let catalog: CatalogService;
+let products: RunningGateway;
+let reviews: RunningSubgraph;
+let supergraphSdl: string;
+
+before(async () => {
+  catalog = await startCatalogService({ port: 0 });
+  process.env.FEDERATION_CATALOG_PORT = String(catalog.port);
+  try {
+    products = await startGateway({ configPath: CONFIG, port: 0 });
+  } finally {
+    delete process.env.FEDERATION_CATALOG_PORT;
+  }
+  reviews = await startReviewsSubgraph({ port: 0 });
+  supergraphSdl = await composeSupergraph([
+    { name: 'products', url: products.url },
+    { name: 'reviews', url: reviews.url },
+  ]);
+});
+after(async () => {
+  await reviews?.close();
+  await products?.close();
+  await catalog?.close();
+});
+
 for (const [routerName, startRouter] of [
   ['Apollo Gateway', startApolloGateway],
   ['Hive Gateway', startHiveGateway],
 ] as const)
   describe(`examples/federation through ${routerName}`, () => {
-    let catalog: CatalogService;
-    let products: RunningGateway;
-    let reviews: RunningSubgraph;
     let router: RunningRouter;
-
     before(async () => {
-      catalog = await startCatalogService({ port: 0 });
-      process.env.FEDERATION_CATALOG_PORT = String(catalog.port);
-      try {
-        products = await startGateway({ configPath: CONFIG, port: 0 });
-      } finally {
-        delete process.env.FEDERATION_CATALOG_PORT;
-      }
-      reviews = await startReviewsSubgraph({ port: 0 });
-      const supergraphSdl = await composeSupergraph([
-        { name: 'products', url: products.url },
-        { name: 'reviews', url: reviews.url },
-      ]);
       router = await startRouter({ supergraphSdl, port: 0 });
     });
     after(async () => {
       await router?.close();
-      await reviews?.close();
-      await products?.close();
-      await catalog?.close();
     });
 
     async function routerQuery(query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
@@ -58,6 +64,14 @@ for (const [routerName, startRouter] of [
     }
 
     test('one router query needing 50 products: the catalog sees one batch call for them', async () => {
+      // Each router starts with nothing cached: the products' entries of the router before are dropped.
+      await products.close();
+      process.env.FEDERATION_CATALOG_PORT = String(catalog.port);
+      try {
+        products = await startGateway({ configPath: CONFIG, port: products.port });
+      } finally {
+        delete process.env.FEDERATION_CATALOG_PORT;
+      }
       catalog.calls.length = 0;
       const body = await routerQuery('{ reviews(first: 50) { id body product { upc name priceCents inStock } } }');
       assert.equal(body.errors, undefined);
@@ -96,30 +110,40 @@ for (const [routerName, startRouter] of [
 
 describe('router-sized _entities under the default limits', () => {
   test('5000 representations (a body of about 200 KB, under max_body_bytes 1 MiB) are 50 batch calls of 100', async () => {
-    const catalog = await startCatalogService({ port: 0 });
-    process.env.FEDERATION_CATALOG_PORT = String(catalog.port);
-    let products: RunningGateway | undefined;
-    try {
-      products = await startGateway({ configPath: CONFIG, port: 0 });
-      const representations = Array.from({ length: 5000 }, (_, i) => ({ __typename: 'Product', upc: `upc-${i + 1}` }));
-      const body = JSON.stringify({
+    // Products 1 to 60 are cached by the tests before: ask for 61 to 5060, none of them cached.
+    const representations = Array.from({ length: 5000 }, (_, i) => ({ __typename: 'Product', upc: `upc-${i + 61}` }));
+    const body = JSON.stringify({
+      query: 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Product { upc name } } }',
+      variables: { r: representations },
+    });
+    assert.ok(body.length > 150_000 && body.length < 1024 * 1024, String(body.length));
+    catalog.calls.length = 0;
+    const res = await fetch(products.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.equal(res.status, 200);
+    const answer = (await res.json()) as { data: { _entities: Array<{ upc: string; name: string } | null> }; errors?: unknown };
+    assert.equal(answer.errors, undefined);
+    assert.equal(answer.data._entities.length, 5000);
+    assert.ok(answer.data._entities.every((e) => e === null)); // not found: null without an error
+    assert.equal(res.headers.get('x-gql-batches'), '50');
+    assert.equal(catalog.calls.length, 50);
+  });
+
+  test('products the catalog has come back in representation order', async () => {
+    const representations = ['upc-60', 'upc-2', 'nope', 'upc-2'].map((upc) => ({ __typename: 'Product', upc }));
+    const res = await fetch(products.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
         query: 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Product { upc name } } }',
         variables: { r: representations },
-      });
-      assert.ok(body.length > 150_000 && body.length < 1024 * 1024, String(body.length));
-      const res = await fetch(products.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      assert.equal(res.status, 200);
-      const answer = (await res.json()) as { data: { _entities: Array<{ upc: string; name: string } | null> }; errors?: unknown };
-      assert.equal(answer.errors, undefined);
-      assert.equal(answer.data._entities.length, 5000);
-      assert.deepEqual(answer.data._entities[59], { upc: 'upc-60', name: 'Product 60' });
-      assert.equal(answer.data._entities[60], null); // not found: null without an error
-      assert.equal(res.headers.get('x-gql-batches'), '50');
-      assert.equal(catalog.calls.length, 50);
-    } finally {
-      delete process.env.FEDERATION_CATALOG_PORT;
-      await products?.close();
-      await catalog.close();
-    }
+      }),
+    });
+    const answer = (await res.json()) as { data: { _entities: unknown[] } };
+    assert.deepEqual(answer.data._entities, [
+      { upc: 'upc-60', name: 'Product 60' },
+      { upc: 'upc-2', name: 'Product 2' },
+      null,
+      { upc: 'upc-2', name: 'Product 2' },
+    ]);
   });
 });
