@@ -12,7 +12,13 @@ import { after, before, describe, test } from 'node:test';
 import { parse, stripIgnoredCharacters, type ObjectTypeDefinitionNode, type ObjectTypeExtensionNode } from 'graphql';
 import { startTestGateway, type GraphQLResult, type TestGateway } from '../support/gateway.js';
 import type { CountingUpstream } from '../support/upstream.js';
-import { composeSupergraph, startApolloGateway, type RunningRouter, type SubgraphFetchTrace } from '../../examples/federation/router.js';
+import {
+  composeSupergraph,
+  startApolloGateway,
+  startHiveGateway,
+  type RunningRouter,
+  type SubgraphFetchTrace,
+} from '../../examples/federation/router.js';
 import { PRODUCTS_SCHEMA, startProductsRest } from './products-fixture.js';
 import { startInventorySubgraph, startUsersSubgraph, type RunningSubgraph } from './compat-subgraphs.js';
 
@@ -21,6 +27,7 @@ let products: TestGateway;
 let users: RunningSubgraph;
 let inventory: RunningSubgraph;
 let router: RunningRouter;
+let hive: RunningRouter;
 let sdl = '';
 let lastTraces: SubgraphFetchTrace[] = [];
 
@@ -39,11 +46,13 @@ before(async () => {
     { name: 'inventory', url: inventory.url },
   ]);
   router = await startApolloGateway({ supergraphSdl, port: 0, onSubgraphTraces: (t) => (lastTraces = t) });
+  hive = await startHiveGateway({ supergraphSdl, port: 0 });
   const res = await products.query('query { _service { sdl } }');
   sdl = stripIgnoredCharacters((res.body.data as { _service: { sdl: string } })._service.sdl);
 });
 after(async () => {
   await router?.close();
+  await hive?.close();
   await inventory?.close();
   await users?.close();
   await products?.close();
@@ -54,8 +63,8 @@ async function direct(query: string, variables?: Record<string, unknown>, header
   return (await products.query(query, variables, headers)).body;
 }
 
-async function viaRouter(query: string, variables?: Record<string, unknown>): Promise<GraphQLResult> {
-  const res = await fetch(router.url, {
+async function viaRouter(query: string, variables?: Record<string, unknown>, through: RunningRouter = router): Promise<GraphQLResult> {
+  const res = await fetch(through.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query, variables }),
@@ -256,6 +265,48 @@ describe('through the router', () => {
       }),
     );
     assert.deepEqual(data, { product: { delivery: { estimatedDelivery: '5/1/2019', fastestDelivery: '5/1/2019' } } });
+  });
+});
+
+describe('the same router checks through Hive Gateway', () => {
+  const checks: Array<[string, string, Record<string, unknown>]> = [
+    [
+      '@interfaceObject',
+      'query ($id: ID!) { inventory(id: $id) { deprecatedProducts { sku reason } } }',
+      { inventory: { deprecatedProducts: [{ sku: 'apollo-federation-v1', reason: 'Migrate to Federation V2' }] } },
+    ],
+    ['@override', 'query ($id: ID!) { product(id: $id) { createdBy { name } } }', { product: { createdBy: { name: 'Jane Smith' } } }],
+    [
+      '@shareable',
+      'query ($id: ID!) { product(id: $id) { dimensions { size weight } } }',
+      { product: { dimensions: { size: 'small', weight: 1 } } },
+    ],
+    [
+      '@requires of another subgraph',
+      'query ($id: ID!) { product(id: $id) { delivery(zip: "94111") { estimatedDelivery fastestDelivery } } }',
+      { product: { delivery: { estimatedDelivery: '5/1/2019', fastestDelivery: '5/1/2019' } } },
+    ],
+  ];
+  for (const [name, query, expected] of checks) {
+    test(name, async () => {
+      assert.deepEqual(
+        ok(await viaRouter(query, { id: name === '@interfaceObject' ? 'apollo-oss' : 'apollo-federation' }, hive)),
+        expected,
+      );
+    });
+  }
+
+  test('@requires', async () => {
+    const data = ok(
+      await viaRouter(
+        'query ($id: ID!) { product(id: $id) { createdBy { averageProductsCreatedPerYear email } } }',
+        { id: 'apollo-federation' },
+        hive,
+      ),
+    );
+    const createdBy = (data.product as { createdBy: { averageProductsCreatedPerYear: unknown; email: string } }).createdBy;
+    assert.equal(createdBy.email, 'support@apollographql.com');
+    assert.equal(typeof createdBy.averageProductsCreatedPerYear, 'number');
   });
 });
 
