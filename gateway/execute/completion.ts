@@ -30,7 +30,7 @@ export function lookupToComplete(completion: SelectionCompletion, parent: object
   if (store.isComplete(parent)) return undefined;
   let absent = false;
   for (const k of completion.keys) {
-    if (!(k in parent)) {
+    if (!Object.hasOwn(parent, k)) {
       absent = true;
       break;
     }
@@ -51,13 +51,17 @@ export function mergeCompletion(
   outcome: UpstreamOutcome | undefined,
   exposeDetail: boolean,
 ): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...(pending.parent as Record<string, unknown>) };
+  const embedded = pending.parent as Record<string, unknown>;
   if (outcome?.kind === 'ok') {
     const body = outcome.body;
-    if (body !== null && typeof body === 'object' && !Array.isArray(body)) Object.assign(merged, body);
-  } else if (outcome?.kind === 'error') {
+    // Spread, not Object.assign: a JSON key "__proto__" stays an own key, never the prototype.
+    if (body !== null && typeof body === 'object' && !Array.isArray(body)) return { ...embedded, ...(body as Record<string, unknown>) };
+    return { ...embedded };
+  }
+  const merged: Record<string, unknown> = { ...embedded };
+  if (outcome?.kind === 'error') {
     const error = upstreamError(outcome.error, exposeDetail);
-    for (const k of pending.completion.keys) if (!(k in merged)) merged[k] = error;
+    for (const k of pending.completion.keys) if (!Object.hasOwn(merged, k)) merged[k] = error;
   }
   return merged;
 }

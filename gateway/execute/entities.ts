@@ -87,7 +87,7 @@ function representationJson(blueprint: Blueprint, typeName: string, rep: Record<
   if (!isObjectType(type)) return out;
   const fields = type.getFields();
   for (const [name, value] of Object.entries(rep)) {
-    const field = fields[name];
+    const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (!field || name === '__typename') continue;
     const steps = blueprint.fields.get(`${typeName}.${name}`)?.read ?? [name];
     setAt(out, steps, convert(blueprint, field.type, value));
@@ -141,7 +141,7 @@ class EntitiesTask implements AfterRound {
       const body = outcome?.kind === 'ok' ? outcome.body : null;
       if (body === null || typeof body !== 'object' || Array.isArray(body)) continue; // not found: null, no error
       const merged: Record<string, unknown> = { ...p.object, ...body };
-      for (const key of p.fromRepresentation) if (key in p.object) merged[key] = p.object[key];
+      for (const key of p.fromRepresentation) if (Object.hasOwn(p.object, key)) merged[key] = p.object[key];
       merged.__typename = p.entity.typeName;
       store.markComplete(merged);
       this.values[p.index] = merged;

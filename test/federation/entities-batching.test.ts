@@ -32,6 +32,11 @@ describe('_entities batching', () => {
       'GET /items': ({ query }) => {
         const ids = splitIds(query.get('ids'));
         if (ids.includes('bad')) return { status: 500, body: 'down' };
+        if (ids.includes('proto')) {
+          const others = ids.filter((id) => id !== 'proto').map((id) => `, ${JSON.stringify({ id, title: `Item ${id}` })}`);
+          const text = `[{"id": "proto", "title": "Proto", "__proto__": {"polluted": true}}${others.join('')}]`;
+          return { body: text, headers: { 'content-type': 'application/json' } };
+        }
         return { json: ids.filter((id) => id !== 'gone').map((id) => ({ id, title: `Item ${id}` })) };
       },
     });
@@ -68,6 +73,19 @@ describe('_entities batching', () => {
       items.requests.map((r) => r.url),
       ['/items?ids=1,gone', '/items?ids=3,bad', '/items?ids=3', '/items?ids=bad'],
     );
+  });
+
+  test('"__proto__" in a representation or in a lookup answer is a key like any other, never a prototype', async () => {
+    const text =
+      '{"query": "query ($r: [_Any!]!) { _entities(representations: $r) { ... on Item { id title } } }", "variables": {"r": [{"__typename": "Item", "id": "proto", "__proto__": {"title": "injected"}}, {"__typename": "Item", "id": "1", "constructor": 1}]}}';
+    const res = await gw.post(text);
+    const body = res.body as { data: { _entities: unknown[] }; errors?: unknown };
+    assert.equal(body.errors, undefined);
+    assert.deepEqual(body.data._entities, [
+      { id: 'proto', title: 'Proto' },
+      { id: '1', title: 'Item 1' },
+    ]);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
   test('metrics name the lookup by its coordinate Type.@lookup(key)', async () => {
