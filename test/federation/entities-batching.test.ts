@@ -18,6 +18,12 @@ type Item @key(fields: "id")
   id: ID!
   title: String
 }
+type Thing @key(fields: "id")
+  @lookup(key: "id", source: "items", path: "/things/{key.id}", select: "data")
+  @lookupBatch(key: "id", path: "/things?id={keys}", repeat: true, select: "data.items", match: "thing_id") {
+  id: ID! @from(key: "thing_id")
+  label: String
+}
 `;
 
 const ENTITIES =
@@ -29,6 +35,9 @@ describe('_entities batching', () => {
   let gw: TestGateway;
   before(async () => {
     items = await startUpstream({
+      'GET /things': ({ query }) => ({
+        json: { data: { items: query.getAll('id').map((id) => ({ thing_id: Number(id), label: `Thing ${id}` })) } },
+      }),
       'GET /items': ({ query }) => {
         const ids = splitIds(query.get('ids'));
         if (ids.includes('bad')) return { status: 500, body: 'down' };
@@ -86,6 +95,27 @@ describe('_entities batching', () => {
       { id: '1', title: 'Item 1' },
     ]);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
+  test('a lookup batch in an envelope, keys as repeated parameters, ids back as numbers, read through @from', async () => {
+    items.reset();
+    const res = await gw.query('query ($r: [_Any!]!) { _entities(representations: $r) { ... on Thing { id label } } }', {
+      r: [
+        { __typename: 'Thing', id: '7' },
+        { __typename: 'Thing', id: '9' },
+      ],
+    });
+    assert.equal(res.body.errors, undefined);
+    assert.deepEqual(res.body.data, {
+      _entities: [
+        { id: '7', label: 'Thing 7' },
+        { id: '9', label: 'Thing 9' },
+      ],
+    });
+    assert.deepEqual(
+      items.requests.map((r) => r.url),
+      ['/things?id=7&id=9'],
+    );
   });
 
   test('metrics name the lookup by its coordinate Type.@lookup(key)', async () => {
