@@ -3,26 +3,22 @@ import {
   GraphQLInterfaceType,
   GraphQLObjectType,
   GraphQLUnionType,
-  defaultFieldResolver,
   execute,
-  getNamedType,
-  isAbstractType,
   type DocumentNode,
-  type GraphQLFieldConfig,
   type ExecutionResult,
   type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
-import { ENTITIES_COORDINATE } from '../blueprint/federation.js';
+import type { Blueprint } from '../blueprint/types.js';
 import { expandedFieldCount } from '../plan/measure.js';
 import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { compileDataWriter, type DataWriter } from './write-data.js';
+import { readingEntities } from './shape-entities.js';
 
 /**
  * graphql-jit compiles only operations of at most this many field selections (fragments expanded).
@@ -59,8 +55,7 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
     const d = blueprint.discriminators.get(name);
     return d && ((value: unknown) => concreteTypeOf(d, value));
   };
-  const completable = completableTypes(blueprint);
-  return mapSchema(schema, {
+  const shaped = mapSchema(schema, {
     [MapperKind.OBJECT_TYPE]: (type) =>
       roots.has(type.name) ? type : new GraphQLObjectType({ ...type.toConfig(), isTypeOf: isJsonObject }),
     [MapperKind.UNION_TYPE]: (type) => {
@@ -74,66 +69,32 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
       const bp = blueprint.fields.get(`${typeName}.${fieldName}`);
       if (!bp) return field;
-      const shaped = shapedField(field, fieldName, bp);
-      return completable.has(getNamedType(field.type).name) ? readingCompletions(shaped) : shaped;
+      if (bp.fetch) return { ...field, resolve: fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name) };
+      if (bp.namespace) {
+        const key = bp.read[0]!;
+        const resolve = (source: unknown, _args: unknown, ctx: ShapeContext) =>
+          (source as Record<string, unknown>)[key] ?? ctx.store.namespace(source as object, key);
+        return { ...field, resolve };
+      }
+      if (bp.read.length > 1) {
+        const steps = bp.read;
+        return { ...field, resolve: (source: unknown) => readDotted(source, steps) };
+      }
+      if (bp.read[0] !== fieldName) {
+        const key = bp.read[0]!;
+        return { ...field, resolve: (source: unknown) => (source as Record<string, unknown> | null)?.[key] };
+      }
+      return field;
     },
   });
-
-  function shapedField(
-    field: GraphQLFieldConfig<unknown, ShapeContext>,
-    fieldName: string,
-    bp: FieldBlueprint,
-  ): GraphQLFieldConfig<unknown, ShapeContext> {
-    if (bp.coordinate === ENTITIES_COORDINATE && blueprint.federation)
-      return { ...field, resolve: fetchedResolver(bp.coordinate, true, 'gateway') };
-    if (bp.fetch) return { ...field, resolve: fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name) };
-    if (bp.namespace) {
-      const key = bp.read[0]!;
-      const resolve = (source: unknown, _args: unknown, ctx: ShapeContext) =>
-        (source as Record<string, unknown>)[key] ?? ctx.store.namespace(source as object, key);
-      return { ...field, resolve };
-    }
-    if (bp.read.length > 1) {
-      const steps = bp.read;
-      return { ...field, resolve: (source: unknown) => readDotted(source, steps) };
-    }
-    if (bp.read[0] !== fieldName) {
-      const key = bp.read[0]!;
-      return { ...field, resolve: (source: unknown) => (source as Record<string, unknown> | null)?.[key] };
-    }
-    return field;
-  }
-}
-
-/**
- * The named types whose values may be partial objects completed by a @lookup: object types with
- * one, and unions and interfaces that may hold one (SPEC.md "Completing partial objects").
- */
-function completableTypes(blueprint: Blueprint): Set<string> {
-  const out = new Set<string>();
-  if (blueprint.lookups.size === 0) return out;
-  const { schema } = blueprint;
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (blueprint.lookups.has(type.name)) out.add(type.name);
-    else if (isAbstractType(type) && schema.getPossibleTypes(type).some((t) => blueprint.lookups.has(t.name))) out.add(type.name);
-  }
-  return out;
-}
-
-/** A field whose value is read through the store's completions: a completed object's merge in place of the partial one. */
-function readingCompletions(field: GraphQLFieldConfig<unknown, ShapeContext>): GraphQLFieldConfig<unknown, ShapeContext> {
-  const base = (field.resolve ?? defaultFieldResolver) as GraphQLFieldResolver<unknown, ShapeContext>;
-  return {
-    ...field,
-    resolve: (source, args, ctx: ShapeContext, info) => ctx.store.completedValue(base(source, args, ctx, info)),
-  };
+  return readingEntities(blueprint, shaped, fetchedResolver);
 }
 
 function isJsonObject(value: unknown): boolean {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: string): GraphQLFieldResolver<unknown, ShapeContext> {
+export function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: string): GraphQLFieldResolver<unknown, ShapeContext> {
   return (source, _args, ctx, info) => {
     // Fields merged under one response key share field and arguments (validation), so any node
     // the walk reached holds the same result; engines differ in which node they list first.
