@@ -2,9 +2,14 @@ import { defaultFieldResolver, getNamedType, isAbstractType, type GraphQLFieldRe
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { Blueprint } from '../blueprint/types.js';
 import { ENTITIES_COORDINATE } from '../blueprint/federation.js';
-import type { ShapeContext } from './shape.js';
+import type { ResultStore } from './result-store.js';
 
-type StoreResolver = (coordinate: string, nonNull: boolean, sourceName: string) => GraphQLFieldResolver<unknown, ShapeContext>;
+/** What these resolvers read of the shaper's context (execute/shape.ts ShapeContext). */
+interface StoreContext {
+  readonly store: ResultStore;
+}
+
+type StoreResolver = (coordinate: string, nonNull: boolean, sourceName: string) => GraphQLFieldResolver<unknown, StoreContext>;
 
 /**
  * The shaping schema's part for entities (SPEC.md "Entities and Apollo Federation"), laid over
@@ -22,9 +27,9 @@ export function readingEntities(blueprint: Blueprint, shaped: GraphQLSchema, fro
       const base =
         coordinate === ENTITIES_COORDINATE && blueprint.federation
           ? fromStore(coordinate, true, 'gateway')
-          : ((field.resolve ?? defaultFieldResolver) as GraphQLFieldResolver<unknown, ShapeContext>);
+          : ((field.resolve ?? defaultFieldResolver) as GraphQLFieldResolver<unknown, StoreContext>);
       if (!completable.has(getNamedType(field.type).name)) return base === field.resolve ? field : { ...field, resolve: base };
-      const resolve: GraphQLFieldResolver<unknown, ShapeContext> = (source, args, ctx, info) =>
+      const resolve: GraphQLFieldResolver<unknown, StoreContext> = (source, args, ctx, info) =>
         ctx.store.completedValue(base(source, args, ctx, info));
       return { ...field, resolve };
     },
