@@ -9,7 +9,7 @@ interface StoreContext {
   readonly store: ResultStore;
 }
 
-type StoreResolver = (coordinate: string, nonNull: boolean, sourceName: string) => GraphQLFieldResolver<unknown, StoreContext>;
+type StoreResolver<C> = (coordinate: string, nonNull: boolean, sourceName: string) => GraphQLFieldResolver<unknown, C>;
 
 /**
  * The shaping schema's part for entities (SPEC.md "Entities and Apollo Federation"), laid over
@@ -18,7 +18,11 @@ type StoreResolver = (coordinate: string, nonNull: boolean, sourceName: string) 
  * the store's completions (ResultStore.completedValue), and `Query._entities` reads the store like
  * a fetched field. The schema as it is when nothing in the blueprint needs either.
  */
-export function readingEntities(blueprint: Blueprint, shaped: GraphQLSchema, fromStore: StoreResolver): GraphQLSchema {
+export function readingEntities<C extends StoreContext>(
+  blueprint: Blueprint,
+  shaped: GraphQLSchema,
+  fromStore: StoreResolver<C>,
+): GraphQLSchema {
   const completable = completableTypes(blueprint);
   if (completable.size === 0 && !blueprint.federation) return shaped;
   return mapSchema(shaped, {
@@ -27,9 +31,9 @@ export function readingEntities(blueprint: Blueprint, shaped: GraphQLSchema, fro
       const base =
         coordinate === ENTITIES_COORDINATE && blueprint.federation
           ? fromStore(coordinate, true, 'gateway')
-          : ((field.resolve ?? defaultFieldResolver) as GraphQLFieldResolver<unknown, StoreContext>);
+          : ((field.resolve ?? defaultFieldResolver) as GraphQLFieldResolver<unknown, C>);
       if (!completable.has(getNamedType(field.type).name)) return base === field.resolve ? field : { ...field, resolve: base };
-      const resolve: GraphQLFieldResolver<unknown, StoreContext> = (source, args, ctx, info) =>
+      const resolve: GraphQLFieldResolver<unknown, C> = (source, args, ctx, info) =>
         ctx.store.completedValue(base(source, args, ctx, info));
       return { ...field, resolve };
     },
