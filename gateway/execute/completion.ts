@@ -2,6 +2,7 @@ import type { PlanEntry, PlanSelection, SelectionCompletion } from '../plan/type
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import type { ResultStore } from './result-store.js';
 import { upstreamError } from './upstream-error.js';
+import { conditionsHold } from './conditions.js';
 
 /**
  * Completing partial objects (SPEC.md "Completing partial objects"): an object of a type with a
@@ -26,14 +27,23 @@ export interface PendingCompletion {
  * the type whose key it has), or undefined when it is complete, lacks no selected field, or has no
  * key to look it up by (then its absent fields are null, as without @lookup).
  */
-export function lookupToComplete(completion: SelectionCompletion, parent: object, store: ResultStore): PlanEntry | undefined {
-  if (store.isComplete(parent)) return undefined;
+export function lookupToComplete(
+  completion: SelectionCompletion,
+  parent: object,
+  walk: { readonly store: ResultStore; readonly variables: Readonly<Record<string, unknown>> },
+): PlanEntry | undefined {
+  if (walk.store.isComplete(parent)) return undefined;
   let absent = false;
   for (const k of completion.keys) {
     if (!Object.hasOwn(parent, k)) {
       absent = true;
       break;
     }
+  }
+  // A field under @skip/@include on a variable counts only when it is selected in this request.
+  for (let i = 0; !absent && i < completion.conditional.length; i++) {
+    const c = completion.conditional[i]!;
+    absent = !Object.hasOwn(parent, c.key) && conditionsHold(c.conditions, walk.variables);
   }
   if (!absent) return undefined;
   const { lookups } = completion;
@@ -61,7 +71,9 @@ export function mergeCompletion(
   const merged: Record<string, unknown> = { ...embedded };
   if (outcome?.kind === 'error') {
     const error = upstreamError(outcome.error, exposeDetail);
-    for (const k of pending.completion.keys) if (!Object.hasOwn(merged, k)) merged[k] = error;
+    const { keys, conditional } = pending.completion;
+    for (const k of keys) if (!Object.hasOwn(merged, k)) merged[k] = error;
+    for (const c of conditional) if (!Object.hasOwn(merged, c.key)) merged[c.key] = error;
   }
   return merged;
 }

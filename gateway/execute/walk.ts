@@ -1,4 +1,5 @@
-import type { Condition, PlanEntry, PlanSelection } from '../plan/types.js';
+import type { PlanEntry, PlanSelection } from '../plan/types.js';
+import { conditionsHold } from './conditions.js';
 import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
@@ -54,7 +55,7 @@ export function collectLookups(selection: PlanSelection, object: object, typeNam
     const merged = store.completedOf(parent);
     if (merged !== undefined) parent = merged;
     else {
-      const entry = lookupToComplete(completion, parent, store);
+      const entry = lookupToComplete(completion, parent, walk);
       if (entry !== undefined) {
         out.push(entry, parent);
         (out.completions ??= []).push({ selection, completion, parent, entry });
@@ -85,12 +86,4 @@ export function descend(entry: PlanEntry, value: unknown, walk: Walk): void {
   const typeName = entry.childIsAbstract ? concreteTypeOf(entry.blueprint.discriminator!, value) : entry.childType;
   // An item whose type cannot be told has nothing looked up below it; the shaper reports it.
   if (typeName !== undefined) collectLookups(entry.children, value, typeName, walk);
-}
-
-function conditionsHold(conditions: readonly Condition[], variables: Readonly<Record<string, unknown>>): boolean {
-  for (const c of conditions) {
-    const v = typeof c.value === 'boolean' ? c.value : variables[c.value.variable] === true;
-    if (v !== c.include) return false;
-  }
-  return true;
 }

@@ -18,14 +18,17 @@ export function selectionCompletions(
     const lookups = blueprint.lookups.get(typeName);
     if (!lookups) continue;
     const keys = new Set<string>();
+    const conditional: Array<{ key: string; conditions: PlanEntry['conditions'] }> = [];
     for (const e of selected.entries) {
       if (e.possibleTypes && !e.possibleTypes.has(typeName)) continue;
       if (e.blueprint.typeName !== typeName || e.blueprint.fetch || e.blueprint.namespace) continue;
-      keys.add(e.blueprint.read[0]!);
+      // Literal conditions are decided when the plan is built; what is left reads a variable.
+      if (e.conditions.length > 0) conditional.push({ key: e.blueprint.read[0]!, conditions: e.conditions });
+      else keys.add(e.blueprint.read[0]!);
     }
-    if (keys.size === 0) continue;
+    if (keys.size === 0 && conditional.length === 0) continue;
     const entries = lookups.map((l) => lookupEntry(l, blueprint.schema));
-    (out ??= new Map()).set(typeName, Object.freeze({ typeName, keys: [...keys], lookups, entries, round: selected.round }));
+    (out ??= new Map()).set(typeName, Object.freeze({ typeName, keys: [...keys], conditional, lookups, entries, round: selected.round }));
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import type { FetchBlueprint } from '../blueprint/types.js';
-import type { Plan, PlanSelection } from './types.js';
+import type { Plan, PlanSelection, SelectionCompletion } from './types.js';
 
 /**
  * A stable, human-readable text of a Plan: one line per fetched field, grouped by round, saying how
@@ -77,7 +77,7 @@ function walk(sel: PlanSelection, path: string[], printed: Printed): void {
     const list = rounds.get(c.round) ?? [];
     const how = c.lookups.map((l) => `${l.coordinate}  ${printHow(l.fetch, printed, true)}${printCache(l.fetch.cache)}`).join(', else ');
     list.push(
-      `${path.join('.') || '(root)'}  complete ${c.typeName} when ${c.keys.join(', ')} ${c.keys.length === 1 ? 'is' : 'are'} absent: ${how}`,
+      `${path.join('.') || '(root)'}  complete ${c.typeName} when ${names(c)} ${c.keys.length + c.conditional.length === 1 ? 'is' : 'are'} absent: ${how}`,
     );
     rounds.set(c.round, list);
   }
@@ -94,6 +94,11 @@ function walk(sel: PlanSelection, path: string[], printed: Printed): void {
     }
     if (e.children) walk(e.children, here, printed);
   }
+}
+
+/** The JSON keys whose absence completes an object; those under @skip/@include with their conditions. */
+function names(c: SelectionCompletion): string {
+  return [...c.keys, ...c.conditional.map((k) => `${k.key} (${k.conditions.map(printCondition).join(' and ')})`)].join(', ');
 }
 
 /** How a fetch is sent: batched or single, source, method, path, options. A lookup's `{key.…}` shows as written. */

@@ -51,8 +51,10 @@ export interface PlanSelection {
  */
 export interface SelectionCompletion {
   readonly typeName: string;
-  /** The first JSON step of each selected field without its own @fetch. */
+  /** The first JSON step of each selected field without its own @fetch (and without @skip/@include on a variable). */
   readonly keys: readonly string[];
+  /** The same for the fields under @skip/@include on a variable, with their conditions. */
+  readonly conditional: ReadonlyArray<{ readonly key: string; readonly conditions: readonly Condition[] }>;
   readonly lookups: readonly LookupBlueprint[];
   /** The plan entry each lookup runs as, in the order of `lookups` (plan/completion.ts lookupEntry). */
   readonly entries: readonly PlanEntry[];

@@ -73,6 +73,24 @@ describe('completing partial objects through @lookup', () => {
     );
   });
 
+  test('a field under @include(if: $v) completes the object only when it is included', async () => {
+    github.reset();
+    const query =
+      'query ($v: Boolean!) { repository(owner: "mona", name: "sketches") { owner { login ... on User { bio @include(if: $v) } } } }';
+    const without = await gw.query(query, { v: false });
+    assert.deepEqual(without.body.data, { repository: { owner: { login: 'mona' } } });
+    assert.deepEqual(
+      github.requests.map((r) => r.url),
+      ['/repos/mona/sketches'],
+    );
+    const withBio = await gw.query(query, { v: true });
+    assert.deepEqual(withBio.body.data, { repository: { owner: { login: 'mona', bio: 'paints' } } });
+    assert.deepEqual(
+      github.requests.map((r) => r.url),
+      ['/repos/mona/sketches', '/repos/mona/sketches', '/users?logins=mona'],
+    );
+  });
+
   test("@cache on the type caches its lookups under the single lookup's key", async () => {
     github.reset();
     // The organizations were cached by the test before (ttl 60); the users' type has no @cache.
