@@ -1,7 +1,7 @@
 /**
  * The SDL of the directives every schema file may use without declaring them (SPEC.md, "Directives").
  */
-export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate', 'auth'] as const;
+export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate', 'auth', 'lookup', 'lookupBatch'] as const;
 
 export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
 directive @from(key: String, path: String, types: [String!], value: String)
@@ -25,7 +25,25 @@ directive @batch(
   select: String
   repeat: Boolean = false
 ) on FIELD_DEFINITION
-directive @cache(ttl: Int!, stale: Int = 0, missing: Int = 0) on FIELD_DEFINITION
+directive @cache(ttl: Int!, stale: Int = 0, missing: Int = 0) on FIELD_DEFINITION | OBJECT
 directive @invalidate(source: String!, path: String!, prefix: Boolean = false) repeatable on FIELD_DEFINITION
 directive @auth(scopes: [String!] = []) on FIELD_DEFINITION | OBJECT
+directive @lookup(
+  key: String!
+  source: String!
+  path: String!
+  method: String = "GET"
+  body: String
+  select: String
+) repeatable on OBJECT
+directive @lookupBatch(
+  key: String!
+  path: String!
+  match: String!
+  max: Int = 100
+  method: String = "GET"
+  body: String
+  select: String
+  repeat: Boolean = false
+) repeatable on OBJECT
 `;

@@ -46,6 +46,8 @@ import { withWireEnumValues } from './wire-enums.js';
 import { unknownAcceptedCoordinates } from './accepted-n-plus-one.js';
 import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards } from './auth-guards.js';
+import { compileLookups } from './lookups.js';
+import { compileFederation, prepareSubgraph } from './federation.js';
 
 /**
  * Compiles the schema files of a config into a Blueprint: the GraphQL schema plus, per coordinate,
@@ -58,6 +60,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   const configName = shownPath(config.file);
   const configText = safeRead(config.file);
   const seen = new Set<string>();
+  const ownDefinitions = definitions.length;
   for (const { entry, files } of expandSchemaGlobs(config.schema, dirname(config.file))) {
     if (files.length === 0) {
       const place = locateKey(configText, ['gateway'], 'schema');
@@ -82,6 +85,12 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
     }
   }
   if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  const linkProblems: Problem[] = [];
+  const subgraph = prepareSubgraph(definitions.slice(ownDefinitions), linkProblems);
+  for (const p of linkProblems)
+    diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
+  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  if (subgraph) definitions.splice(ownDefinitions, Infinity, ...subgraph.definitions);
 
   const document: DocumentNode = { kind: Kind.DOCUMENT, definitions };
   for (const err of validateSDL(document)) diagnostics.push(fromGraphQLError(withSdlSuggestion(err, document), configName));
@@ -223,9 +232,11 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
     }
   }
   diagnostics.push(...unknownAcceptedCoordinates(config.check.acceptNPlusOne, fields, { file: configName, text: configText }));
+  const lookups = compileLookups(schema, config, { readOf, isFetched }, problems);
+  const federation = subgraph && compileFederation(schema, subgraph, lookups, problems);
   for (const p of problems) diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
   if (diagnostics.length > 0) throw new GatewayConfigError(sortDiagnostics(diagnostics));
-  return Object.freeze({ schema, fields, discriminators, acceptedNPlusOne: new Set(config.check.acceptNPlusOne) });
+  return Object.freeze({ schema, fields, discriminators, acceptedNPlusOne: new Set(config.check.acceptNPlusOne), lookups, federation });
 }
 
 /** Every union and interface with how its items tell their object type (its @from key, else `__typename`). */

@@ -132,6 +132,54 @@ export interface BatchBlueprint {
   readonly body: BodyTemplate | undefined;
   /** The batch path has `{args.*}`: fields with other argument values are batched apart. */
   readonly hasArgs: boolean;
+  /**
+   * The string form of a key `readKey` read, when it is not a scalar's: a @lookupBatch key of
+   * several fields (blueprint/lookups.ts). Absent: template.ts keyString.
+   */
+  readonly keyString?: (value: unknown) => string | undefined;
+}
+
+/**
+ * One `@lookup` of an object type (SPEC.md "Entities and Apollo Federation"), with the
+ * `@lookupBatch` of the same key as its batch and the type's `@cache`: a @fetch whose parent is
+ * the object it looks up, so `{key.F}` reads the object's own JSON through @from.
+ */
+export interface LookupBlueprint {
+  readonly typeName: string;
+  /** `Type.@lookup(key)`: the coordinate its metrics and errors name. */
+  readonly coordinate: string;
+  /** The key as written and its canonical text (directives/field-set.ts fieldSetText). */
+  readonly keyText: string;
+  readonly canonicalKey: string;
+  /** Each key leaf's schema names, in key order. */
+  readonly keyLeaves: ReadonlyArray<readonly string[]>;
+  /** Whether every key leaf has a value (not null, not absent) in an object's JSON. */
+  readonly hasKey: (object: unknown) => boolean;
+  readonly fetch: FetchBlueprint;
+}
+
+/** A schema that links Federation v2 (blueprint/federation.ts): what `_service` and `_entities` answer from. */
+export interface FederationBlueprint {
+  /** `_service { sdl }`: the schema files without gqlgw's own directives. */
+  readonly sdl: string;
+  /** Every type with a @key, by name. */
+  readonly entities: ReadonlyMap<string, EntityBlueprint>;
+}
+
+export interface EntityBlueprint {
+  readonly typeName: string;
+  /** Its @key directives in order. */
+  readonly keys: readonly EntityKey[];
+  /** Fields marked @external, and those some field @requires: read from a representation first. */
+  readonly fromRepresentation: ReadonlySet<string>;
+}
+
+export interface EntityKey {
+  readonly canonical: string;
+  readonly leaves: ReadonlyArray<readonly string[]>;
+  readonly resolvable: boolean;
+  /** The @lookup with this key; undefined: a stub (the representation is the object). */
+  readonly lookup: LookupBlueprint | undefined;
 }
 
 /** The compiled schema: what the request path reads, never the SDL or the TOML again. */
@@ -143,4 +191,8 @@ export interface Blueprint {
   readonly discriminators: ReadonlyMap<string, Discriminator>;
   /** `[check] accept_n_plus_one`: coordinates whose N+1 warning `gqlgw check` leaves out. */
   readonly acceptedNPlusOne: ReadonlySet<string>;
+  /** Every object type's @lookup uses in order, by type name (types without any are absent). */
+  readonly lookups: ReadonlyMap<string, readonly LookupBlueprint[]>;
+  /** Set when the schema links Federation v2: the gateway is a subgraph. */
+  readonly federation: FederationBlueprint | undefined;
 }

@@ -14,6 +14,7 @@ import {
 } from 'graphql';
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { Blueprint } from './types.js';
+import { SUBGRAPH_ROOT_FIELDS } from './federation.js';
 
 /**
  * `gqlgw check` warnings (SPEC.md "Set-up and commands"): schemas that compile but do what the
@@ -74,6 +75,7 @@ export function collectWarnings(blueprint: Blueprint): Diagnostic[] {
     for (const def of Object.values(root.getFields())) {
       const field = blueprint.fields.get(`${root.name}.${def.name}`);
       if (field?.fetch || field?.namespace) continue;
+      if (blueprint.federation && root === schema.getQueryType() && SUBGRAPH_ROOT_FIELDS.has(def.name)) continue;
       warnings.push(
         located(
           def.astNode,

@@ -18,6 +18,8 @@ import { HeaderForwarder, type OperationStats } from './state.js';
 import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
 import { unauthenticatedRequest, type Authenticate, type RequestAccess } from './access.js';
+import { seedEntities } from './entities.js';
+import { FTV1_HEADER, ftv1Trace } from './ftv1.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -126,6 +128,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
   async function run(request: ExecuteRequest, observer: RequestObserver | undefined): Promise<ExecutedOperation> {
     const started = performance.now();
+    const startedAt = Date.now();
     const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
     let access: RequestAccess | undefined;
     if (options.authenticate) {
@@ -134,7 +137,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
       access = checked.access;
     }
     const p = plan(request.document, request.operationName);
-    const root = {};
+    // A subgraph's root holds `_service` (SPEC.md "Entities and Apollo Federation"): read like any plain field.
+    const root: object = blueprint.federation ? { _service: { sdl: blueprint.federation.sdl } } : {};
     const store = new ResultStore();
     let result: ExecutionResult;
     let dataJson: string | undefined;
@@ -143,6 +147,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
       result = await shaper.shape(request, root, { store, exposeDetail: options.exposeDetail });
       return { result, stats };
     }
+    // A router asks a subgraph for its federated trace (SPEC.md "Entities and Apollo Federation").
+    const tracing = blueprint.federation !== undefined && request.header(FTV1_HEADER) === 'ftv1';
     const definitions = p.operation.variableDefinitions ?? [];
     let variables: Record<string, unknown> = NO_VARIABLES;
     if (definitions.length > 0) {
@@ -163,25 +169,32 @@ export function createExecutor(options: ExecutorOptions): Executor {
       coalesce: p.operation.operation === 'query',
       access,
       observer,
+      roundEnds: tracing ? [] : undefined,
     };
     try {
       if (p.operation.operation === 'mutation') {
         await runMutationFields(p.root, root, state, deps);
       } else {
-        const lookups = new Lookups();
-        collectLookups(p.root, root, p.rootType, { variables, store, out: lookups, access });
-        await runRounds(lookups, state, deps);
+        const walk = { variables, store, out: new Lookups(), access };
+        if (blueprint.federation) seedEntities(p.root, root, { blueprint, state, walk });
+        collectLookups(p.root, root, p.rootType, walk);
+        await runRounds(walk.out, state, deps);
       }
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
       const shapeRequest = { document: request.document, operationName: request.operationName, variables };
-      dataJson = request.dataAsJson ? shaper.writeData(shapeRequest, root, store) : undefined;
+      // A completed object is read through the store (ResultStore.completedValue), which the writer does not do.
+      dataJson = request.dataAsJson && !store.hasCompletions && !tracing ? shaper.writeData(shapeRequest, root, store) : undefined;
       if (dataJson !== undefined) {
         result = {};
       } else {
         result = await shaper.shape(shapeRequest, root, { store, exposeDetail: options.exposeDetail });
         result = presentValueErrors(result, p, blueprint, options.exposeDetail);
       }
-      if (state.warnings && state.warnings.length > 0)
+      if (tracing) {
+        // `extensions` holds the trace and nothing else.
+        const times = { startedAt, started, roundEnds: state.roundEnds ?? [], ended: performance.now() };
+        result = { ...result, extensions: { ftv1: ftv1Trace(p, result, times) } };
+      } else if (state.warnings && state.warnings.length > 0)
         result = { ...result, extensions: { ...result.extensions, warnings: state.warnings } };
     } catch (err) {
       if (!(err instanceof SubrequestLimitError)) throw err;

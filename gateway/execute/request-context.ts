@@ -52,6 +52,8 @@ export interface RequestState {
   readonly access?: RequestAccess;
   /** Observes this request's rounds and subrequests (tracing); undefined: nothing is observed. */
   readonly observer?: RequestObserver;
+  /** Only while a federated trace is asked for (execute/ftv1.ts): performance.now() at each round's end. */
+  readonly roundEnds?: number[];
 }
 
 /** The field's argument values for this request (coerced once per plan entry). */

@@ -59,6 +59,55 @@ export class ResultStore {
   }
 
   /**
+   * Completed objects (SPEC.md "Completing partial objects"): each partial object's merged
+   * replacement, and every object that is complete already (a merge, an `_entities` entry), so
+   * nothing completes twice. Made on first use, like `namespaces`.
+   */
+  private completions: Map<object, object> | undefined;
+  private complete: Set<object> | undefined;
+
+  /** Whether any object of this request was completed or is an `_entities` entry (the JSON writer then steps aside). */
+  get hasCompletions(): boolean {
+    return this.complete !== undefined;
+  }
+
+  /** Records `merged` as what `partial` stands for, and both as complete. */
+  setCompleted(partial: object, merged: object): void {
+    (this.completions ??= new Map()).set(partial, merged);
+    this.markComplete(merged);
+    this.complete!.add(partial);
+  }
+
+  markComplete(object: object): void {
+    (this.complete ??= new Set()).add(object);
+  }
+
+  isComplete(object: object): boolean {
+    return this.complete?.has(object) === true;
+  }
+
+  /** The object a field's value stands for: a completed object's merge, item by item for a list. */
+  completedValue(value: unknown): unknown {
+    const completions = this.completions;
+    if (completions === undefined || value === null || typeof value !== 'object') return value;
+    if (Array.isArray(value)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        const merged = item !== null && typeof item === 'object' ? completions.get(item) : undefined;
+        if (merged !== undefined) (out ??= value.slice())[i] = merged;
+      }
+      return out ?? value;
+    }
+    return completions.get(value) ?? value;
+  }
+
+  /** The merge `partial` was completed into; undefined when it was not. */
+  completedOf(partial: object): object | undefined {
+    return this.completions?.get(partial);
+  }
+
+  /**
    * The empty object a namespace field (SPEC.md "@from") stands for under `parent` when the parent
    * has no value for it: one per (parent, key) and request, so the walk and the shaper see the same.
    */

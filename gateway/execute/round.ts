@@ -144,7 +144,7 @@ class RoundLookups {
       return;
     }
     const rawKey = batch ? batch.readKey(batch.keyFromArgs ? input.args : parent) : undefined;
-    const batchKey = batch ? keyString(rawKey) : undefined;
+    const batchKey = batch ? (batch.keyString ?? keyString)(rawKey) : undefined;
     const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
     const path = known ? known.path : resolveFetchPath(fetch, input);
     if (path === null || (batch && batchKey === undefined)) {

@@ -1,6 +1,7 @@
 import type { RequestState, RoundDeps } from './request-context.js';
 import { runRound, type Claimed } from './round.js';
-import { descend, Lookups, type Walk } from './walk.js';
+import { collectLookups, descend, Lookups, type Walk } from './walk.js';
+import { mergeCompletion, type PendingCompletion } from './completion.js';
 
 const NONE = new Lookups();
 
@@ -13,22 +14,41 @@ export async function runRounds(first: Lookups, state: RequestState, deps: Round
   while (lookups.length > 0) {
     state.stats.rounds++;
     state.observer?.roundStarted(state.stats.rounds, lookups.length);
+    const { completions, after } = lookups;
     const running = runRound(lookups, state, deps);
     // The round has read its lookups: this frame does not keep them while it waits (an async
     // function's frame keeps every variable across an await; docs/performance.md).
     lookups = NONE;
     const claimed = await running;
     state.observer?.roundEnded();
-    lookups = nextLookups(claimed, state);
+    state.roundEnds?.push(performance.now());
+    lookups = nextLookups(claimed, state, { completions, after, exposeDetail: deps.exposeDetail === true });
   }
 }
 
-/** The lookups the walk finds below what a round fetched. */
-function nextLookups({ entries, slots }: Claimed, state: RequestState): Lookups {
+/** What a round's walk left to do once the round has answered: partial objects to merge, `_entities` to settle. */
+interface AfterRound {
+  readonly completions: readonly PendingCompletion[] | undefined;
+  readonly after: Lookups['after'];
+  readonly exposeDetail: boolean;
+}
+
+/** The lookups the walk finds below what a round fetched, and below the objects it completed. */
+function nextLookups({ entries, slots }: Claimed, state: RequestState, done: AfterRound): Lookups {
   const walk: Walk = { variables: state.variables, store: state.store, out: new Lookups(), access: state.access };
   for (let i = 0; i < entries.length; i++) {
     const outcome = slots[i]!.outcome;
     if (outcome?.kind === 'ok') descend(entries[i]!, outcome.body, walk);
   }
+  for (const pending of done.completions ?? []) {
+    const { store } = state;
+    let merged = store.completedOf(pending.parent);
+    if (merged === undefined) {
+      merged = mergeCompletion(pending, store.get(pending.parent, pending.entry.fieldNode), done.exposeDetail);
+      store.setCompleted(pending.parent, merged);
+    }
+    collectLookups(pending.selection, merged, pending.completion.typeName, walk);
+  }
+  for (const settle of done.after ?? []) settle.settle(walk, done.exposeDetail);
   return walk.out;
 }

@@ -20,6 +20,7 @@ import { readDotted } from '../../directives/dotted.js';
 import { notFoundError, upstreamError } from './upstream-error.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { compileDataWriter, type DataWriter } from './write-data.js';
+import { readingEntities } from './shape-entities.js';
 
 /**
  * graphql-jit compiles only operations of at most this many field selections (fragments expanded).
@@ -56,7 +57,7 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
     const d = blueprint.discriminators.get(name);
     return d && ((value: unknown) => concreteTypeOf(d, value));
   };
-  return mapSchema(schema, {
+  const shaped = mapSchema(schema, {
     [MapperKind.OBJECT_TYPE]: (type) =>
       roots.has(type.name) ? type : new GraphQLObjectType({ ...type.toConfig(), isTypeOf: isJsonObject }),
     [MapperKind.UNION_TYPE]: (type) => {
@@ -74,6 +75,7 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
       return plainField(bp, field, fieldName);
     },
   });
+  return readingEntities(blueprint, shaped, fetchedResolver);
 }
 
 /**
@@ -118,7 +120,7 @@ function isJsonObject(value: unknown): boolean {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: string): GraphQLFieldResolver<unknown, ShapeContext> {
+export function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: string): GraphQLFieldResolver<unknown, ShapeContext> {
   return (source, _args, ctx, info) => {
     // Fields merged under one response key share field and arguments (validation), so any node
     // the walk reached holds the same result; engines differ in which node they list first.

@@ -1,8 +1,10 @@
-import type { Condition, PlanEntry, PlanSelection } from '../plan/types.js';
+import type { PlanEntry, PlanSelection } from '../plan/types.js';
+import { conditionsHold } from './conditions.js';
 import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { refusal, type RequestAccess } from './access.js';
+import { lookupToComplete, type PendingCompletion } from './completion.js';
 
 /**
  * The @fetch fields a walk reached, each for one parent object: the lookups of the next round.
@@ -22,6 +24,16 @@ export class Lookups {
     this.entries.push(entry);
     this.parents.push(parent);
   }
+
+  /** Partial objects sent to be completed by this round's lookups, resumed after it (execute/completion.ts). */
+  completions: PendingCompletion[] | undefined;
+  /** What settles once this round has answered, before the next walk ends (`_entities`, execute/entities.ts). */
+  after: AfterRound[] | undefined;
+}
+
+/** Work a walk leaves for after its round: it reads the round's outcomes and walks on into what they made. */
+export interface AfterRound {
+  settle(walk: Walk, exposeDetail: boolean): void;
 }
 
 /** What one walk reads and where it puts the lookups it finds. */
@@ -40,8 +52,22 @@ export interface Walk {
  * field the caller may not read is claimed with its refusal instead: nothing is fetched for it or
  * below it (SPEC.md "Authentication and authorization").
  */
-export function collectLookups(selection: PlanSelection, parent: object, typeName: string, walk: Walk): void {
+export function collectLookups(selection: PlanSelection, object: object, typeName: string, walk: Walk): void {
   const { variables, store, out } = walk;
+  let parent = object;
+  const completion = selection.completions?.get(typeName);
+  if (completion !== undefined) {
+    const merged = store.completedOf(parent);
+    if (merged !== undefined) parent = merged;
+    else {
+      const entry = lookupToComplete(completion, parent, walk);
+      if (entry !== undefined) {
+        out.push(entry, parent);
+        (out.completions ??= []).push({ selection, completion, parent, entry });
+        return;
+      }
+    }
+  }
   for (const entry of selection.entries) {
     if (entry.possibleTypes && !entry.possibleTypes.has(typeName)) continue;
     if (entry.conditions.length && !conditionsHold(entry.conditions, variables)) continue;
@@ -72,12 +98,4 @@ export function descend(entry: PlanEntry, value: unknown, walk: Walk): void {
   const typeName = entry.childIsAbstract ? concreteTypeOf(entry.blueprint.discriminator!, value) : entry.childType;
   // An item whose type cannot be told has nothing looked up below it; the shaper reports it.
   if (typeName !== undefined) collectLookups(entry.children, value, typeName, walk);
-}
-
-function conditionsHold(conditions: readonly Condition[], variables: Readonly<Record<string, unknown>>): boolean {
-  for (const c of conditions) {
-    const v = typeof c.value === 'boolean' ? c.value : variables[c.value.variable] === true;
-    if (v !== c.include) return false;
-  }
-  return true;
 }

@@ -29,9 +29,16 @@ export function isGraphQLName(raw: string): boolean {
   return /^[_A-Za-z][_0-9A-Za-z]{0,99}$/.test(raw);
 }
 
-/** A schema coordinate `Type.field` (both GraphQL Names), e.g. `Post.author`. */
+/**
+ * A schema coordinate `Type.field` (both GraphQL Names), e.g. `Post.author`, or a type's lookup
+ * `Type.@lookup(key)` with its key's field names (SPEC.md "Entities and Apollo Federation"), e.g.
+ * `ProductResearch.@lookup(study { caseNumber })`.
+ */
 export function isFieldCoordinate(raw: string): boolean {
-  return raw.length <= 201 && /^[_A-Za-z][_0-9A-Za-z]*\.[_A-Za-z][_0-9A-Za-z]*$/.test(raw);
+  return (
+    raw.length <= 201 &&
+    (/^[_A-Za-z][_0-9A-Za-z]*\.[_A-Za-z][_0-9A-Za-z]*$/.test(raw) || /^[_A-Za-z][_0-9A-Za-z]*\.@lookup\([_0-9A-Za-z{} ]+\)$/.test(raw))
+  );
 }
 
 /**

@@ -20,6 +20,7 @@ import {
 } from 'graphql';
 import type { Blueprint } from '../blueprint/types.js';
 import type { Condition, Plan, PlanEntry, PlanSelection } from './types.js';
+import { selectionCompletions } from './completion.js';
 
 /**
  * Builds the Plan of one operation of a validated document: the selection tree with fragments
@@ -85,9 +86,15 @@ class PlanBuilder {
   ) {}
 
   selection(set: SelectionSetNode, parentType: GraphQLCompositeType, round: number): PlanSelection {
-    const entries: PlanEntry[] = [];
+    let entries: PlanEntry[] = [];
     this.collect(set, parentType, { possible: null, conditions: [], round }, { entries, visiting: new Set(), taken: new Set() });
-    return { entries };
+    const completions = selectionCompletions(this.blueprint, this.objectTypesOf(parentType), { entries, round: round + 1 });
+    if (!completions) return { entries };
+    // A partial object is completed one round later: what is fetched below it counts from there.
+    if (round + 1 > this.maxRound) this.maxRound = round + 1;
+    entries = [];
+    this.collect(set, parentType, { possible: null, conditions: [], round: round + 1 }, { entries, visiting: new Set(), taken: new Set() });
+    return { entries, completions };
   }
 
   private collect(set: SelectionSetNode, parentType: GraphQLCompositeType, scope: Scope, sink: Sink): void {
@@ -184,7 +191,8 @@ class PlanBuilder {
         childType: named.name,
         childIsAbstract: isAbstractType(named),
         fetchBelow: children
-          ? children.entries.some((e) => e.blueprint.fetch !== undefined || e.blueprint.auth !== undefined || e.fetchBelow)
+          ? children.completions !== undefined ||
+            children.entries.some((e) => e.blueprint.fetch !== undefined || e.blueprint.auth !== undefined || e.fetchBelow)
           : false,
         constantArgs: blueprint.fetch ? constantArguments(fieldDef, node) : undefined,
       });

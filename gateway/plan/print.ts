@@ -1,4 +1,5 @@
-import type { Plan, PlanSelection } from './types.js';
+import type { FetchBlueprint } from '../blueprint/types.js';
+import type { Plan, PlanSelection, SelectionCompletion } from './types.js';
 
 /**
  * A stable, human-readable text of a Plan: one line per fetched field, grouped by round, saying how
@@ -106,16 +107,21 @@ function printCache(cache: { ttlSeconds: number; staleSeconds: number; missingSe
 
 function walk(sel: PlanSelection, path: string[], printed: Printed): void {
   const { rounds } = printed;
+  for (const c of sel.completions?.values() ?? []) {
+    // A partial object's completion (SPEC.md "Completing partial objects"): a round of its own.
+    const list = rounds.get(c.round) ?? [];
+    const how = c.lookups.map((l) => `${l.coordinate}  ${printHow(l.fetch, printed, true)}${printCache(l.fetch.cache)}`).join(', else ');
+    list.push(
+      `${path.join('.') || '(root)'}  complete ${c.typeName} when ${names(c)} ${c.keys.length + c.conditional.length === 1 ? 'is' : 'are'} absent: ${how}`,
+    );
+    rounds.set(c.round, list);
+  }
   for (const e of sel.entries) {
     const here = [...path, e.responseKey];
     const fetch = e.blueprint.fetch;
     if (fetch) {
-      const single = `${fetch.template.text}${options(fetch.template.repeat, fetch.body?.template.text, fetch.select)}`;
-      const how = fetch.batch
-        ? `batch ${fetch.source.name} ${methodOf(fetch.batch.method)}${fetch.batch.template.text}${options(fetch.batch.template.repeat, fetch.batch.body?.text, undefined)} (match ${fetch.batch.match}, max ${fetch.batch.max}${fetch.batch.select ? `, select ${fetch.batch.select.join('.')}` : ''}${fetch.batch.listKeys ? ', a key per list element' : ''}; single ${methodOf(fetch.method)}${single})`
-        : `fetch ${fetch.source.name} ${methodOf(fetch.method)}${fetch.link ? 'url ' : ''}${single}${fetch.response ? ' (whole response)' : ''}`;
+      const how = printHow(fetch, printed);
       const cache = printCache(fetch.cache);
-      if (fetch.source.coalesce) printed.coalescing.add(fetch.source.name);
       if (fetch.batch && printed.shared) {
         if (fetch.source.batchAcrossRequests) printed.across?.add(fetch.source.name);
         const byKey = printed.shared.get(e.round) ?? new Map();
@@ -135,6 +141,22 @@ function walk(sel: PlanSelection, path: string[], printed: Printed): void {
     }
     if (e.children) walk(e.children, here, printed);
   }
+}
+
+/** The JSON keys whose absence completes an object; those under @skip/@include with their conditions. */
+function names(c: SelectionCompletion): string {
+  return [...c.keys, ...c.conditional.map((k) => `${k.key} (${k.conditions.map(printCondition).join(' and ')})`)].join(', ');
+}
+
+/** How a fetch is sent: batched or single, source, method, path, options. A lookup's `{key.…}` shows as written. */
+function printHow(fetch: FetchBlueprint, printed: Printed, lookup = false): string {
+  if (fetch.source.coalesce) printed.coalescing.add(fetch.source.name);
+  // A lookup's path is compiled with `{key.F}` as `{parent.F}` (directives/lookup.ts).
+  const path = lookup ? fetch.template.text.replaceAll('{parent.', '{key.') : fetch.template.text;
+  const single = `${path}${options(fetch.template.repeat, fetch.body?.template.text, fetch.select)}`;
+  return fetch.batch
+    ? `batch ${fetch.source.name} ${methodOf(fetch.batch.method)}${fetch.batch.template.text}${options(fetch.batch.template.repeat, fetch.batch.body?.text, undefined)} (match ${fetch.batch.match}, max ${fetch.batch.max}${fetch.batch.select ? `, select ${fetch.batch.select.join('.')}` : ''}${fetch.batch.listKeys ? ', a key per list element' : ''}; single ${methodOf(fetch.method)}${single})`
+    : `fetch ${fetch.source.name} ${methodOf(fetch.method)}${fetch.link ? 'url ' : ''}${single}${fetch.response ? ' (whole response)' : ''}`;
 }
 
 /** A method as the plan shows it: GET, the default, is not written. */

@@ -1,5 +1,5 @@
 import type { FieldNode, GraphQLField, OperationDefinitionNode } from 'graphql';
-import type { FieldBlueprint } from '../blueprint/types.js';
+import type { FieldBlueprint, LookupBlueprint } from '../blueprint/types.js';
 
 /** `@skip(if:)` / `@include(if:)`: a literal, or the name of a variable read at execution time. */
 export interface Condition {
@@ -40,6 +40,28 @@ export interface PlanEntry {
 
 export interface PlanSelection {
   readonly entries: readonly PlanEntry[];
+  /**
+   * Per object type with a @lookup that this selection may meet, what completes a partial object
+   * of it (SPEC.md "Completing partial objects"); undefined when there is none.
+   */
+  readonly completions?: ReadonlyMap<string, SelectionCompletion>;
+}
+
+/**
+ * How an object of `typeName` that lacks a selected field is completed: when its JSON has none of
+ * some `keys` (absent, not null), it is looked up by the first of `lookups` whose key it has, in
+ * round `round` (one after the round that fetched it), and the lookup's JSON is merged over it.
+ */
+export interface SelectionCompletion {
+  readonly typeName: string;
+  /** The first JSON step of each selected field without its own @fetch (and without @skip/@include on a variable). */
+  readonly keys: readonly string[];
+  /** The same for the fields under @skip/@include on a variable, with their conditions. */
+  readonly conditional: ReadonlyArray<{ readonly key: string; readonly conditions: readonly Condition[] }>;
+  readonly lookups: readonly LookupBlueprint[];
+  /** The plan entry each lookup runs as, in the order of `lookups` (plan/completion.ts lookupEntry). */
+  readonly entries: readonly PlanEntry[];
+  readonly round: number;
 }
 
 /** A compiled operation: plain data, cached per document and operation name. */

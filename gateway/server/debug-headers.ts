@@ -17,7 +17,11 @@ export function addDebugHeaders(stats: OperationStats | undefined, headers: Reco
   headers['X-GQL-Batches'] = String(stats?.batches ?? 0);
 }
 
-/** Puts the same counts into the result's `extensions.gqlgw`. */
+/**
+ * Puts the same counts into the result's `extensions.gqlgw`; not beside a federated trace, whose
+ * `extensions` hold `ftv1` alone (SPEC.md "Entities and Apollo Federation").
+ */
 export function addDebugExtensions(result: { extensions?: Record<string, unknown> }, stats: OperationStats): void {
+  if (result.extensions?.ftv1 !== undefined) return;
   result.extensions = { ...result.extensions, gqlgw: { rounds: stats.rounds, subrequests: stats.subrequests, batches: stats.batches } };
 }
