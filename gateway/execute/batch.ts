@@ -2,7 +2,7 @@ import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/templat
 import { readDotted, type DottedReader } from '../../directives/dotted.js';
 import { renderBodyTemplate, type BodyTemplate } from '../../directives/body-template.js';
 import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
-import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
+import { NOT_FOUND, failure, notFoundAsHttpError, type UpstreamOutcome } from '../upstream/outcome.js';
 import { splitInHalves } from '../upstream/retry-policy.js';
 import type { ForwardedHeaders, MemoEntry } from './state.js';
 
@@ -186,15 +186,8 @@ export function renderBatchBody(template: BodyTemplate, args: Readonly<Record<st
  */
 export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): UpstreamOutcome {
   const source = chunk.group.fetch.source.name;
-  if (outcome.kind === 'not-found') {
-    return failure({
-      code: 'UPSTREAM_HTTP_ERROR',
-      source,
-      message: `source "${source}" answered HTTP 404 to a batch request`,
-      detail: `${chunk.group.batch.method} ${chunk.path} → 404`,
-      status: 404,
-    });
-  }
+  if (outcome.kind === 'not-found')
+    return notFoundAsHttpError(source, { method: chunk.group.batch.method, path: chunk.path }, 'a batch request');
   if (outcome.kind !== 'ok') return outcome;
   const select = chunk.group.batch.select;
   const items = select ? (readDotted(outcome.body, select) ?? []) : outcome.body;
@@ -230,20 +223,28 @@ export interface BatchWarning {
 const SHOWN = 10;
 
 /**
- * Settles every memo entry of a chunk from the chunk's answer (as checkBatchAnswer judged it: an
- * error, or the item array): items go to the key of this chunk whose string
- * form equals the string form of their dotted `match` field, in any order; on a list field every
- * item of a key is collected (one-to-many), on a single field, and for each element of list keys,
- * the first wins. Items for keys not asked are dropped. A key with no item is not-found (an empty
- * list for a one-to-many field). A failed chunk fails only its own keys. With `warnings` (debug),
- * an answer whose items matched none of the keys adds a warning.
+ * Settles every memo entry of a chunk from the chunk's answer (batchOutcomes): each key's first
+ * entry and every other waiting for it.
  */
 export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, warnings?: BatchWarning[]): void {
-  const { group, keys, entries } = chunk;
-  if (answer.kind !== 'ok') {
-    for (const first of entries) settleKey(group, first, answer);
-    return;
-  }
+  const { group, entries } = chunk;
+  const outcomes = batchOutcomes(chunk, answer, warnings);
+  for (let i = 0; i < entries.length; i++) settleKey(group, entries[i]!, outcomes[i]!);
+}
+
+/**
+ * One outcome per key of the chunk, in key order (DataLoader's contract), from the chunk's answer
+ * as checkBatchAnswer judged it (an error, or the item array): a failed chunk fails only its own
+ * keys; items go to the key of this chunk whose string form equals the string form of their
+ * dotted `match` field, in any order; on a list field every item of a key is collected
+ * (one-to-many), on a single field, and for each element of list keys, the first wins. Items for
+ * keys not asked are dropped. A key with no item is not-found (an empty list for a one-to-many
+ * field). With `warnings` (debug), an answer whose items matched none of the keys adds a warning.
+ */
+export function batchOutcomes(chunk: BatchChunk, answer: UpstreamOutcome, warnings?: BatchWarning[]): UpstreamOutcome[] {
+  const { group, keys } = chunk;
+  const outcomes = new Array<UpstreamOutcome>(keys.length);
+  if (answer.kind !== 'ok') return outcomes.fill(answer);
   const body = answer.body as unknown[];
   const oneToMany = group.fetch.isList && !group.batch.listKeys;
   let matched = 0;
@@ -263,20 +264,18 @@ export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome, war
         at ??= positionsOf(keys);
         i = at.get(key);
       }
-      if (i === undefined || entries[i]!.outcome !== undefined) continue; // the first item of a key wins
-      settleKey(group, entries[i]!, { kind: 'ok', body: item });
+      if (i === undefined || outcomes[i] !== undefined) continue; // the first item of a key wins
+      outcomes[i] = { kind: 'ok', body: item };
       matched++;
     }
-    for (const first of entries) if (first.outcome === undefined) settleKey(group, first, NOT_FOUND);
+    for (let i = 0; i < keys.length; i++) outcomes[i] ??= NOT_FOUND;
   } else {
     const items = matchBatchItems(body, group.batch.readMatch, new Set(keys), true);
     matched = items.size;
-    for (let i = 0; i < keys.length; i++) {
-      const v = items.get(keys[i]!);
-      settleKey(group, entries[i]!, { kind: 'ok', body: v ?? [] });
-    }
+    for (let i = 0; i < keys.length; i++) outcomes[i] = { kind: 'ok', body: items.get(keys[i]!) ?? [] };
   }
   if (warnings && matched === 0 && body.length > 0) warnings.push(matchedNothing(chunk, body));
+  return outcomes;
 }
 
 /** Each key's position in `keys`. */
@@ -285,8 +284,6 @@ function positionsOf(keys: readonly string[]): Map<string, number> {
   for (let i = 0; i < keys.length; i++) at.set(keys[i]!, i);
   return at;
 }
-
-const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
 
 /** Items by the string form of their `match` value, for the wanted keys only. */
 export function matchBatchItems(

@@ -1,7 +1,7 @@
 import { entryState, missingEntry, valueEntry, type CacheEntry } from '../cache/entry.js';
 import type { L2Cache } from '../cache/l2.js';
 import type { MemcachedTier } from '../cache/tier.js';
-import type { UpstreamOutcome } from '../upstream/outcome.js';
+import { NOT_FOUND } from '../upstream/outcome.js';
 import type { MemoEntry } from './state.js';
 import type { RoundTally } from './tally.js';
 
@@ -10,8 +10,6 @@ export interface CacheTiers {
   readonly l2: L2Cache;
   readonly memcached: MemcachedTier | undefined;
 }
-
-const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
 
 /**
  * Answers a round's new @cache lookups from L2, then asks memcached for every L2 miss at once

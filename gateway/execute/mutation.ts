@@ -1,7 +1,7 @@
 import { NO_KEY, resolvePathTemplate } from '../../directives/template.js';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry, PlanSelection } from '../plan/types.js';
-import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
+import { NULL_BODY, TRUE_BODY, notFoundAsHttpError, type UpstreamOutcome } from '../upstream/outcome.js';
 import { renderFetchBody } from './body.js';
 import { argsOf, NULL_SLOT, selected, sendSubrequest, SubrequestLimitError, type RequestState, type RoundDeps } from './round.js';
 import { runRounds } from './run-rounds.js';
@@ -14,8 +14,6 @@ export interface MutationDeps extends RoundDeps {
   readonly anonymous: HeaderForwarder;
 }
 
-const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
-const TRUE_VALUE: UpstreamOutcome = { kind: 'ok', body: true };
 const NO_PARENT: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
@@ -89,7 +87,7 @@ async function sendMutation(
   const fetch = entry.blueprint.fetch!;
   const args = argsOf(entry, state);
   const path = resolvePathTemplate(fetch.template, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY });
-  if (path === null) return { outcome: NULL_VALUE, args, sent: false };
+  if (path === null) return { outcome: NULL_BODY, args, sent: false };
   if (state.stats.subrequests + 1 > deps.maxSubrequests) throw new SubrequestLimitError(deps.maxSubrequests);
   state.stats.rounds++;
   const source = fetch.source.name;
@@ -106,15 +104,8 @@ async function sendMutation(
     { state, signal: state.signal },
     deps,
   );
-  if (answer.kind === 'not-found') {
-    const detail = `${fetch.method} ${path} → 404`;
-    return {
-      outcome: failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404`, detail, status: 404 }),
-      args,
-      sent: true,
-    };
-  }
-  if (answer.kind === 'ok' && answer.body === null && fetch.emptyIsTrue) return { outcome: TRUE_VALUE, args, sent: true };
+  if (answer.kind === 'not-found') return { outcome: notFoundAsHttpError(source, { method: fetch.method, path }), args, sent: true };
+  if (answer.kind === 'ok' && answer.body === null && fetch.emptyIsTrue) return { outcome: TRUE_BODY, args, sent: true };
   return { outcome: selected(answer, fetch.select), args, sent: true };
 }
 

@@ -1,12 +1,11 @@
 import { getArgumentValues } from 'graphql';
 import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
 import { readDotted } from '../../directives/dotted.js';
-import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry } from '../plan/types.js';
 import type { SourceClient } from '../upstream/client.js';
 import type { Deadline } from '../upstream/deadline.js';
 import type { Abortable } from '../upstream/canceller.js';
-import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
+import { NULL_BODY, failure, type ElementsOutcome, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk } from '../upstream/retry-policy.js';
 import {
   BatchGroups,
@@ -22,7 +21,6 @@ import { RoundWaits, type InFlight, type SharedCall } from './coalesce.js';
 import type { ExecutionListener } from './listener.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
-import { notFoundError, upstreamError } from './upstream-error.js';
 import { ResultStore } from './result-store.js';
 import { lookupKey, writeLookupKey, type HeaderForwarder, type MemoEntry, type OperationStats, type OutcomeSlot } from './state.js';
 import { renderFetchBody } from './body.js';
@@ -68,7 +66,6 @@ export class SubrequestLimitError extends Error {
   }
 }
 
-const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
 /** What a waiter gets if the call it waited for ended without an outcome (a bug; never seen in tests). */
 const LOST: UpstreamOutcome = failure({
   code: 'UPSTREAM_UNREACHABLE',
@@ -104,7 +101,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
     };
     const sent = Array.isArray(read) ? sendRest(read) : read.then(sendRest);
     return sent.then(() => {
-      for (const { slot, fetch, memos } of listAttached) slot.outcome = listKeyValue(fetch, memos, deps.exposeDetail === true);
+      for (const { slot, memos } of listAttached) slot.outcome = elementsOf(memos);
       return claimed;
     });
   } catch (err) {
@@ -121,7 +118,7 @@ export interface Claimed {
 }
 
 /** The slot of a lookup whose value is null without asking anything (no key, or a null path placeholder). */
-export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_VALUE }) as OutcomeSlot;
+export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_BODY }) as OutcomeSlot;
 
 /**
  * One round's lookups resolved to memo entries: identical subrequests share one entry (the request
@@ -132,7 +129,7 @@ export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_VALUE }) as 
 class RoundLookups {
   readonly tally = new RoundTally();
   readonly fresh: MemoEntry[] = [];
-  readonly listAttached: Array<{ slot: OutcomeSlot; fetch: FetchBlueprint; memos: Array<MemoEntry | null> }> = [];
+  readonly listAttached: Array<{ slot: OutcomeSlot; memos: Array<MemoEntry | null> }> = [];
   /** Claimed lookups of fields with @fetch fields below them: where the walk goes on after the round. */
   readonly claimed: Claimed = { entries: [], slots: [] };
   /** The parent whose lookup memo() claims; undefined while it resolves the elements of a list key. */
@@ -167,7 +164,7 @@ class RoundLookups {
       if (!this.claim(entry, parent, slot)) return;
       const elements = batch.readKey(parent);
       if (!Array.isArray(elements)) {
-        slot.outcome = NULL_VALUE;
+        slot.outcome = NULL_BODY;
         return;
       }
       const memos: Array<MemoEntry | null> = [];
@@ -178,7 +175,7 @@ class RoundLookups {
         const path = batchKey === undefined ? null : resolvePathTemplate(fetch.template, input);
         memos.push(path === null ? null : this.memo(entry, path, batchKey, element));
       }
-      this.listAttached.push({ slot, fetch, memos });
+      this.listAttached.push({ slot, memos });
       return;
     }
     const rawKey = batch ? batch.readKey(parent) : undefined;
@@ -259,24 +256,11 @@ class RoundLookups {
   }
 }
 
-/**
- * The value of a list-key @batch field: the items of its elements in element order, repeats kept.
- * A missing item is null, or a NOT_FOUND error at its own path when the items are non-null; a
- * failed one is its failure, at its own path.
- */
-function listKeyValue(fetch: FetchBlueprint, memos: ReadonlyArray<MemoEntry | null>, exposeDetail: boolean): UpstreamOutcome {
-  const items: unknown[] = new Array(memos.length);
-  for (let i = 0; i < memos.length; i++) {
-    const o = memos[i]?.outcome;
-    if (o === undefined || o.kind === 'not-found') {
-      items[i] = o && fetch.itemNonNull ? notFoundError(memos[i]!.coordinate, fetch.source.name) : null;
-    } else if (o.kind === 'error') {
-      items[i] = upstreamError(o.error, exposeDetail);
-    } else {
-      items[i] = o.body;
-    }
-  }
-  return { kind: 'ok', body: items };
+/** The value of a list-key @batch field: its elements' outcomes in element order, repeats kept (upstream/outcome.ts). */
+function elementsOf(memos: ReadonlyArray<MemoEntry | null>): ElementsOutcome {
+  const elements = new Array<UpstreamOutcome | undefined>(memos.length);
+  for (let i = 0; i < memos.length; i++) elements[i] = memos[i]?.outcome;
+  return { kind: 'elements', elements };
 }
 
 /**
@@ -351,7 +335,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
     }
     // A null {args.*} in the path part of the @batch path: as for a single fetch (SPEC.md
     // "@fetch"), the field is null and nothing is sent.
-    if (!groups.add(m, state.forwarder.for(m.fetch.source))) m.outcome = NULL_VALUE;
+    if (!groups.add(m, state.forwarder.for(m.fetch.source))) m.outcome = NULL_BODY;
   }
   tally.flush(deps.listener); // coalesced lookups show while they wait, not only once answered
   const chunks = groups.chunks();

@@ -11,11 +11,11 @@ import {
 } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { Blueprint } from '../blueprint/types.js';
+import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { expandedFieldCount } from '../plan/measure.js';
 import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
-import { notFoundError, upstreamError } from './upstream-error.js';
+import { fieldValue, type OutcomeField } from '../upstream/outcome.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { compileDataWriter, type DataWriter } from './write-data.js';
 
@@ -68,7 +68,7 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
       const bp = blueprint.fields.get(`${typeName}.${fieldName}`);
       if (!bp) return field;
-      if (bp.fetch) return { ...field, resolve: fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name) };
+      if (bp.fetch) return { ...field, resolve: fetchedResolver(bp) };
       if (bp.namespace) {
         const key = bp.read[0]!;
         const resolve = (source: unknown, _args: unknown, ctx: ShapeContext) =>
@@ -92,7 +92,7 @@ function isJsonObject(value: unknown): boolean {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: string): GraphQLFieldResolver<unknown, ShapeContext> {
+function fetchedResolver(bp: FieldBlueprint): GraphQLFieldResolver<unknown, ShapeContext> {
   return (source, _args, ctx, info) => {
     // Fields merged under one response key share field and arguments (validation), so any node
     // the walk reached holds the same result; engines differ in which node they list first.
@@ -103,12 +103,9 @@ function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: strin
         extensions: { code: 'INTERNAL_SERVER_ERROR' },
       });
     }
-    if (outcome.kind === 'ok') return outcome.body;
-    if (outcome.kind === 'not-found') {
-      if (!nonNull) return null;
-      throw notFoundError(coordinate, sourceName);
-    }
-    throw upstreamError(outcome.error, ctx.exposeDetail);
+    const value = fieldValue(outcome, bp as OutcomeField, ctx.exposeDetail);
+    if (value instanceof GraphQLError) throw value;
+    return value;
   };
 }
 

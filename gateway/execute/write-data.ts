@@ -27,6 +27,7 @@ import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { readDotted } from '../../directives/dotted.js';
 import type { ResultStore } from './result-store.js';
 import { concreteTypeOf } from './concrete-type.js';
+import { fieldValue, isPlainValue } from '../upstream/outcome.js';
 
 /**
  * The `data` of a successful response as JSON text, written straight from the fetched results along
@@ -131,8 +132,9 @@ class Compiler {
       let code = `o = s.get(p, ${this.ref(nodes[0])});\n`;
       for (const node of nodes.slice(1)) code += `if (o === undefined) o = s.get(p, ${this.ref(node)});\n`;
       code += 'if (o === undefined) return undefined;\n';
-      const notFound = bp.fetch.isNonNull ? 'return undefined;' : 'v = null;';
-      return `${code}if (o.kind === "ok") v = o.body; else if (o.kind === "not-found") ${notFound} else return undefined;\n`;
+      // What the outcome becomes is upstream/outcome.ts's decision; the writer writes it only when it holds no error.
+      const field = this.ref(bp);
+      return `${code}if (!${this.ref(isPlainValue)}(o, ${field})) return undefined;\nv = ${this.ref(fieldValue)}(o, ${field}, false);\n`;
     }
     const key = JSON.stringify(bp ? bp.read[0]! : fieldName);
     if (bp?.namespace) return `v = p[${key}]; if (v === undefined || v === null) v = s.namespace(p, ${key});\n`;

@@ -5,7 +5,7 @@ import { exchange, isSuccess, type BodyCaps, type RawAnswer } from './exchange.j
 import { Deadline } from './deadline.js';
 import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
-import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
+import { NOT_FOUND, NULL_BODY, failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
 
 export type { HttpMethod };
 
@@ -22,8 +22,6 @@ export interface UpstreamRequest {
 /** The headers of a request that adds none to the source's own (no forward_headers). */
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-/** A 204 or empty 2xx answer. */
-const NULL_BODY: UpstreamOutcome = Object.freeze({ kind: 'ok', body: null });
 /** How much of a non-2xx answer's body is read (then the connection is dropped), and how much of it `detail` keeps. */
 const ERROR_BODY_READ_BYTES = 64 * 1024;
 const ERROR_DETAIL_CHARS = 512;
@@ -130,7 +128,7 @@ export class SourceClient {
     this.admission.release();
     this.done(deadline, shared);
     const status = answer.status;
-    if (status === 404) return { kind: 'not-found' };
+    if (status === 404) return NOT_FOUND;
     if (!isSuccess(status)) {
       const shown = answer.body === undefined ? '(body over the read cap)' : decode(answer.body).slice(0, ERROR_DETAIL_CHARS);
       return failure({
