@@ -11,6 +11,7 @@ import { SubrequestLimitError, type RequestState, type RoundDeps } from './round
 import { runRounds } from './run-rounds.js';
 import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
+import { checkVariables } from './check-variables.js';
 import { HeaderForwarder, type OperationStats } from './state.js';
 import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
@@ -46,6 +47,8 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
   readonly exposeDetail: boolean;
+  /** limits.max_json_depth: deeper variables are refused before coercion. */
+  readonly maxJsonDepth: number;
 }
 
 export interface Executor {
@@ -61,7 +64,7 @@ export interface Executor {
  */
 export function createExecutor(options: ExecutorOptions): Executor {
   const { blueprint } = options;
-  const shaper = new ResponseShaper(blueprint);
+  const shaper = new ResponseShaper(blueprint, options.maxJsonDepth);
   const listener = options.listener ?? {};
   const deps: MutationDeps = {
     ...options,
@@ -99,6 +102,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const definitions = p.operation.variableDefinitions ?? [];
     let variables: Record<string, unknown> = NO_VARIABLES;
     if (definitions.length > 0) {
+      const refused = request.variables ? checkVariables(request.variables, options.maxJsonDepth) : undefined;
+      if (refused) return { result: { errors: [refused] }, stats };
       const coerced = getVariableValues(blueprint.schema, definitions, (request.variables ?? {}) as Record<string, unknown>);
       if (coerced.errors) return { result: { errors: coerced.errors }, stats };
       variables = coerced.coerced;

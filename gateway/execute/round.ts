@@ -1,5 +1,5 @@
 import { getArgumentValues } from 'graphql';
-import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
+import { NO_KEY, keyString } from '../../directives/template.js';
 import { readDotted } from '../../directives/dotted.js';
 import type { PlanEntry } from '../plan/types.js';
 import type { SourceClient } from '../upstream/client.js';
@@ -26,6 +26,7 @@ import { lookupKey, writeLookupKey, type HeaderForwarder, type MemoEntry, type O
 import { renderFetchBody } from './body.js';
 import type { HttpMethod } from '../../directives/request.js';
 import type { Lookups } from './walk.js';
+import { lookupPath } from './lookup-path.js';
 
 /** What a round needs from the running gateway. */
 export interface RoundDeps extends CacheTiers {
@@ -129,7 +130,7 @@ export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_BODY }) as O
 class RoundLookups {
   readonly tally = new RoundTally();
   readonly fresh: MemoEntry[] = [];
-  readonly listAttached: Array<{ slot: OutcomeSlot; memos: Array<MemoEntry | null> }> = [];
+  readonly listAttached: Array<{ slot: OutcomeSlot; memos: Array<OutcomeSlot | null> }> = [];
   /** Claimed lookups of fields with @fetch fields below them: where the walk goes on after the round. */
   readonly claimed: Claimed = { entries: [], slots: [] };
   /** The parent whose lookup memo() claims; undefined while it resolves the elements of a list key. */
@@ -167,13 +168,13 @@ class RoundLookups {
         slot.outcome = NULL_BODY;
         return;
       }
-      const memos: Array<MemoEntry | null> = [];
+      const memos: Array<OutcomeSlot | null> = [];
       this.claiming = undefined;
       for (const element of elements) {
         const batchKey = keyString(element);
         input.key = element;
-        const path = batchKey === undefined ? null : resolvePathTemplate(fetch.template, input);
-        memos.push(path === null ? null : this.memo(entry, path, batchKey, element));
+        const path = batchKey === undefined ? null : lookupPath(fetch.template, input, entry.blueprint);
+        memos.push(path === null ? null : typeof path === 'string' ? this.memo(entry, path, batchKey, element) : { outcome: path });
       }
       this.listAttached.push({ slot, memos });
       return;
@@ -181,9 +182,13 @@ class RoundLookups {
     const rawKey = batch ? batch.readKey(parent) : undefined;
     const batchKey = batch ? keyString(rawKey) : undefined;
     const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
-    const path = known ? known.path : resolvePathTemplate(fetch.template, input);
+    const path = known ? known.path : lookupPath(fetch.template, input, entry.blueprint);
     if (path === null || (batch && batchKey === undefined)) {
       this.claim(entry, parent, NULL_SLOT);
+      return;
+    }
+    if (typeof path !== 'string') {
+      this.claim(entry, parent, { outcome: path });
       return;
     }
     this.claiming = parent;
@@ -257,9 +262,9 @@ class RoundLookups {
 }
 
 /** The value of a list-key @batch field: its elements' outcomes in element order, repeats kept (upstream/outcome.ts). */
-function elementsOf(memos: ReadonlyArray<MemoEntry | null>): ElementsOutcome {
+function elementsOf(memos: ReadonlyArray<OutcomeSlot | null>): ElementsOutcome {
   const elements = new Array<UpstreamOutcome | undefined>(memos.length);
-  for (let i = 0; i < memos.length; i++) elements[i] = memos[i]?.outcome;
+  for (let i = 0; i < memos.length; i++) elements[i] = memos[i]?.outcome as UpstreamOutcome | undefined;
   return { kind: 'elements', elements };
 }
 

@@ -2,8 +2,10 @@ import {
   GraphQLError,
   GraphQLInterfaceType,
   GraphQLObjectType,
+  GraphQLScalarType,
   GraphQLUnionType,
   execute,
+  isSpecifiedScalarType,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLFieldResolver,
@@ -17,6 +19,8 @@ import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
 import { fieldValue, type OutcomeField } from '../upstream/outcome.js';
 import { concreteTypeOf } from './concrete-type.js';
+import { deeperThan } from './value-depth.js';
+import { NESTED_DEEPER } from './value-errors.js';
 import { compileDataWriter, type DataWriter } from './write-data.js';
 
 /**
@@ -45,7 +49,7 @@ export interface ShapeContext {
  * graphql-js or graphql-jit then shape each response synchronously (aliases, fragments,
  * __typename, @skip/@include, non-null propagation, errors at their paths).
  */
-export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
+export function shapingSchema(blueprint: Blueprint, maxJsonDepth: number): GraphQLSchema {
   const { schema } = blueprint;
   const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].map((t) => t?.name));
   // An item it cannot tell resolves to no type: graphql-js and graphql-jit then report an error at
@@ -55,6 +59,7 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
     return d && ((value: unknown) => concreteTypeOf(d, value));
   };
   return mapSchema(schema, {
+    [MapperKind.SCALAR_TYPE]: (type) => (isSpecifiedScalarType(type) ? type : boundedScalar(type, maxJsonDepth)),
     [MapperKind.OBJECT_TYPE]: (type) =>
       roots.has(type.name) ? type : new GraphQLObjectType({ ...type.toConfig(), isTypeOf: isJsonObject }),
     [MapperKind.UNION_TYPE]: (type) => {
@@ -84,6 +89,23 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
         return { ...field, resolve: (source: unknown) => (source as Record<string, unknown> | null)?.[key] };
       }
       return field;
+    },
+  });
+}
+
+/**
+ * A custom scalar whose values (passed through from the source, as deep as the source made them:
+ * the schema does not bound them) are refused past `maxJsonDepth` levels, before anything
+ * recursive writes them; execute/value-errors.ts makes it UPSTREAM_BAD_RESPONSE at its path.
+ */
+function boundedScalar(type: GraphQLScalarType, maxJsonDepth: number): GraphQLScalarType {
+  const config = type.toConfig();
+  const serialize = config.serialize ?? ((v: unknown) => v);
+  return new GraphQLScalarType({
+    ...config,
+    serialize: (value) => {
+      if (deeperThan(value, maxJsonDepth)) throw new GraphQLError(`${NESTED_DEEPER} ${maxJsonDepth} levels`);
+      return serialize(value);
     },
   });
 }
@@ -134,8 +156,12 @@ export class ResponseShaper {
 
   private readonly schema: GraphQLSchema;
 
-  constructor(private readonly blueprint: Blueprint) {
-    this.schema = shapingSchema(blueprint);
+  /** `maxJsonDepth`: limits.max_json_depth, how deep a custom-scalar value may be. */
+  constructor(
+    private readonly blueprint: Blueprint,
+    maxJsonDepth: number,
+  ) {
+    this.schema = shapingSchema(blueprint, maxJsonDepth);
   }
 
   shape(request: ShapeRequest, rootValue: object, context: ShapeContext): ExecutionResult | Promise<ExecutionResult> {
@@ -179,7 +205,8 @@ export class ResponseShaper {
 
   private compileWriter(document: DocumentNode, operationName: string | null | undefined): DataWriter | undefined {
     try {
-      return compileDataWriter(this.blueprint, document, operationName);
+      // Against the shaping schema: its scalars are the ones that serialise (and bound) values.
+      return compileDataWriter({ ...this.blueprint, schema: this.schema }, document, operationName);
     } catch {
       return undefined; // shaped by graphql-jit or graphql-js, which report what is wrong
     }

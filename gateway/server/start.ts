@@ -211,7 +211,8 @@ function createVersion(parts: VersionParts): ServingVersion {
   const clients = new Map(
     [...config.sources.values()].map((s) => {
       const old = previous?.clients.get(s.name);
-      return [s.name, old && sameJson(previous!.config.sources.get(s.name), s) ? old : new SourceClient(s)] as const;
+      const same = old && sameJson(previous!.config.sources.get(s.name), s) && sameJson(previous!.config.limits, config.limits);
+      return [s.name, same ? old : new SourceClient(s, { maxJsonDepth: config.limits.maxJsonDepth })] as const;
     }),
   );
   const memcached: MemcachedTier | undefined =
@@ -227,6 +228,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     memcached,
     listener: metrics?.listener,
     maxSubrequests: config.limits.maxSubrequests,
+    maxJsonDepth: config.limits.maxJsonDepth,
     exposeDetail: config.debugHeaders,
   });
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);

@@ -5,6 +5,7 @@ import { exchange, isSuccess, type BodyCaps, type RawAnswer } from './exchange.j
 import { Deadline } from './deadline.js';
 import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
+import { parseJsonBody } from './json-body.js';
 import { NOT_FOUND, NULL_BODY, failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
 
 export type { HttpMethod };
@@ -25,6 +26,14 @@ export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** How much of a non-2xx answer's body is read (then the connection is dropped), and how much of it `detail` keeps. */
 const ERROR_BODY_READ_BYTES = 64 * 1024;
 const ERROR_DETAIL_CHARS = 512;
+
+/** What a source's client takes from `[limits]` (the same for every source). */
+export interface SourceClientOptions {
+  /** limits.max_json_depth: a body nested deeper is UPSTREAM_BAD_RESPONSE, never parsed. */
+  readonly maxJsonDepth: number;
+}
+
+const DEFAULT_CLIENT_OPTIONS: SourceClientOptions = { maxJsonDepth: 256 };
 
 /**
  * One source's HTTP client: a keep-alive undici Pool whose size (`connections`) is the source's
@@ -48,7 +57,10 @@ export class SourceClient {
   /** How much of an answer's body is read: `max_response_bytes` of a 2xx, an excerpt of any other. */
   private readonly caps: BodyCaps;
 
-  constructor(private readonly config: SourceConfig) {
+  constructor(
+    private readonly config: SourceConfig,
+    private readonly options: SourceClientOptions = DEFAULT_CLIENT_OPTIONS,
+  ) {
     const url = new URL(config.url);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.fixedHeaders = { accept: 'application/json', ...config.headers };
@@ -145,17 +157,25 @@ export class SourceClient {
     }
     const text = decode(answer.body);
     if (text.trim() === '') return NULL_BODY;
-    try {
-      return { kind: 'ok', body: JSON.parse(text) as unknown };
-    } catch {
+    const parsed = parseJsonBody(text, answer.body, this.options.maxJsonDepth);
+    if (parsed.ok) return { kind: 'ok', body: parsed.value };
+    if (parsed.tooDeep) {
+      const { maxJsonDepth } = this.options;
       return failure({
         code: 'UPSTREAM_BAD_RESPONSE',
         source: name,
-        message: `source "${name}" answered a body that is not JSON`,
-        detail: `${method} ${path}: ${text.slice(0, 80)}`,
-        cause: 'not-json',
+        message: `source "${name}" answered JSON nested deeper than ${maxJsonDepth} levels (limits.max_json_depth)`,
+        detail: `${method} ${path}`,
+        cause: 'shape',
       });
     }
+    return failure({
+      code: 'UPSTREAM_BAD_RESPONSE',
+      source: name,
+      message: `source "${name}" answered a body that is not JSON`,
+      detail: `${method} ${path}: ${text.slice(0, 80)}`,
+      cause: 'not-json',
+    });
   }
 
   /**

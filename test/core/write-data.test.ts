@@ -204,7 +204,7 @@ describe('the data writer answers what the shaper answers', () => {
 
   test('the writer writes every plain success and gives up on every answer with an error', async () => {
     const blueprint = buildBlueprint(loadConfig(gw.files.configPath));
-    const shaper = new ResponseShaper(blueprint);
+    const shaper = new ResponseShaper(blueprint, 256);
     const bodies: Record<string, unknown> = {
       items: ITEMS,
       strictItems: ITEMS,

@@ -21,9 +21,9 @@ export interface GraphQLRequestBody {
   readonly operationName?: string;
 }
 
-/** Sends `request` to the GraphQL endpoint `url` through `entrance`. */
-export function sendThrough(entrance: Entrance, url: string, request: GraphQLRequestBody): Promise<Response> {
-  const body = JSON.stringify(request);
+/** Sends `request` (or, to a POST entrance, a raw JSON body text) to the GraphQL endpoint `url` through `entrance`. */
+export function sendThrough(entrance: Entrance, url: string, request: GraphQLRequestBody | string): Promise<Response> {
+  const body = typeof request === 'string' ? request : JSON.stringify(request);
   switch (entrance) {
     case 'fast':
       return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -44,6 +44,7 @@ export function sendThrough(entrance: Entrance, url: string, request: GraphQLReq
       return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
     }
     case 'get': {
+      if (typeof request === 'string') throw new Error('a raw body goes only to a POST entrance');
       const params = new URLSearchParams({ query: request.query });
       if (request.variables !== undefined) params.set('variables', JSON.stringify(request.variables));
       if (request.operationName !== undefined) params.set('operationName', request.operationName);
