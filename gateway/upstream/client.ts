@@ -26,6 +26,8 @@ export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** How much of a non-2xx answer's body is read (then the connection is dropped), and how much of it `detail` keeps. */
 const ERROR_BODY_READ_BYTES = 64 * 1024;
 const ERROR_DETAIL_CHARS = 512;
+/** The most header bytes an answer may have (Node's own default for its HTTP parser). */
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /** What a source's client takes from `[limits]` (the same for every source). */
 export interface SourceClientOptions {
@@ -69,6 +71,13 @@ export class SourceClient {
     this.caps = { ok: config.maxResponseBytes, other: ERROR_BODY_READ_BYTES };
     this.pool = new Pool(url.origin, {
       connections: config.connections,
+      // HTTP/1.1 cannot tell an answer a source sends twice (or unasked) from the answer to the
+      // next request written on that connection; undici closes a connection that receives bytes
+      // while idle, but not one whose next request is already out. A source with forward_headers
+      // serves callers their own data, so it never reuses a connection: one per request
+      // (`connection: close`). docs/hardening.md "Fault matrix".
+      ...(config.forwardHeaders.length > 0 ? { pipelining: 0 } : {}),
+      maxHeaderSize: MAX_HEADER_BYTES,
       keepAliveTimeout: 10_000,
       headersTimeout: config.timeoutMs + 1000,
       bodyTimeout: config.timeoutMs + 1000,
@@ -249,6 +258,15 @@ const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_R
 function transportFailure(name: string, what: string, err: unknown): UpstreamOutcome {
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code ?? 'ERROR';
   const detail = `${what}: ${code} ${(err as Error).message}`;
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return failure({
+      code: 'UPSTREAM_BAD_RESPONSE',
+      source: name,
+      message: `source "${name}" answered headers larger than ${MAX_HEADER_BYTES / 1024} KiB`,
+      detail,
+      cause: 'other',
+    });
+  }
   if (code.startsWith('HPE_') || (err as Error).name === 'HTTPParserError') {
     return failure({
       code: 'UPSTREAM_BAD_RESPONSE',
