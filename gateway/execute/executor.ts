@@ -12,6 +12,7 @@ import { runRounds } from './run-rounds.js';
 import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
 import { checkVariables } from './check-variables.js';
+import { measureAnswer, ResponseLimitError, responseLimitError, type AnswerLimits } from './answer-size.js';
 import { HeaderForwarder, type OperationStats } from './state.js';
 import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
@@ -49,6 +50,8 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly exposeDetail: boolean;
   /** limits.max_json_depth: deeper variables are refused before coercion. */
   readonly maxJsonDepth: number;
+  /** limits.max_result_nodes and max_response_bytes: an answer over either is never shaped. */
+  readonly answerLimits: AnswerLimits;
 }
 
 export interface Executor {
@@ -63,7 +66,7 @@ export interface Executor {
  * response is shaped over the fetched data. Plans are cached per document and operation name.
  */
 export function createExecutor(options: ExecutorOptions): Executor {
-  const { blueprint } = options;
+  const { blueprint, answerLimits } = options;
   const shaper = new ResponseShaper(blueprint, options.maxJsonDepth);
   const listener = options.listener ?? {};
   const deps: MutationDeps = {
@@ -127,6 +130,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         collectLookups(p.root, root, p.rootType, { variables, store, out: lookups });
         await runRounds(lookups, state, deps);
       }
+      await measureAnswer({ selection: p.root, value: root, typeName: p.rootType }, store, variables, answerLimits);
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
       const shapeRequest = { document: request.document, operationName: request.operationName, variables };
       dataJson = request.dataAsJson ? shaper.writeData(shapeRequest, root, store) : undefined;
@@ -139,8 +143,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
       if (state.warnings && state.warnings.length > 0)
         result = { ...result, extensions: { ...result.extensions, warnings: state.warnings } };
     } catch (err) {
-      if (!(err instanceof SubrequestLimitError)) throw err;
-      result = { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };
+      if (err instanceof ResponseLimitError) {
+        result = { errors: [responseLimitError(err)] };
+      } else if (err instanceof SubrequestLimitError) {
+        result = { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };
+      } else {
+        throw err;
+      }
     }
     listener.onOperation?.({
       operationName: p.operation.name?.value ?? 'anonymous',

@@ -62,7 +62,8 @@ export function descend(entry: PlanEntry, value: unknown, walk: Walk): void {
   if (typeName !== undefined) collectLookups(entry.children, value, typeName, walk);
 }
 
-function conditionsHold(conditions: readonly Condition[], variables: Readonly<Record<string, unknown>>): boolean {
+/** Whether a field's @skip/@include (its own and its fragments') let it in for these variables. */
+export function conditionsHold(conditions: readonly Condition[], variables: Readonly<Record<string, unknown>>): boolean {
   for (const c of conditions) {
     const v = typeof c.value === 'boolean' ? c.value : variables[c.value.variable] === true;
     if (v !== c.include) return false;

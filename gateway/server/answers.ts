@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createGraphQLError, maskError } from 'graphql-yoga';
 import type { OperationStats } from '../execute/state.js';
+import { ResponseLimitError, responseLimitError } from '../execute/answer-size.js';
 import type { CorsPolicy } from './cors.js';
 import { addDebugExtensions, addDebugHeaders } from './debug-headers.js';
 
@@ -37,6 +38,8 @@ export interface AnswerOptions {
   readonly cors: CorsPolicy | undefined;
   /** Called once per answer with its status and code (the request error's code, or "ok"). */
   readonly onAnswer?: (status: number, code: string) => void;
+  /** limits.max_response_bytes: a larger answer is replaced by 400 RESPONSE_LIMIT; absent: no bound. */
+  readonly maxResponseBytes?: number;
 }
 
 export interface Answers {
@@ -60,7 +63,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
 
 export function createAnswers(options: AnswerOptions): Answers {
-  const { debug, cors } = options;
+  const { debug, cors, maxResponseBytes } = options;
   const count = options.onAnswer ?? (() => {});
 
   function graphql(result: ExecutionResult, request: AnswerRequest, dataJson?: string): WireAnswer {
@@ -82,7 +85,20 @@ export function createAnswers(options: AnswerOptions): Answers {
     count(status, status < 400 ? 'ok' : codeOf(shown.errors));
     // A plain success written by the data writer has nothing besides its data (no stringify of `{}`).
     const body = dataJson !== undefined && shown.errors === undefined && shown.extensions === undefined ? '{}' : JSON.stringify(shown);
-    return { status, headers, body: dataJson === undefined ? body : withData(dataJson, body) };
+    const whole = dataJson === undefined ? body : withData(dataJson, body);
+    if (overLimit(whole))
+      return graphql({ errors: [responseLimitError(new ResponseLimitError('max_response_bytes', maxResponseBytes!))] }, request);
+    return { status, headers, body: whole };
+  }
+
+  /**
+   * Whether an answer's bytes are over limits.max_response_bytes. The executor measured the answer
+   * before shaping it (execute/answer-size.ts) with an estimate; this is the exact check of what
+   * would be sent, so an answer over the limit is never sent, not even in part.
+   */
+  function overLimit(body: string): boolean {
+    if (maxResponseBytes === undefined || body.length * 3 <= maxResponseBytes) return false;
+    return Buffer.byteLength(body) > maxResponseBytes;
   }
 
   return {

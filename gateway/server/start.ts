@@ -229,11 +229,17 @@ function createVersion(parts: VersionParts): ServingVersion {
     listener: metrics?.listener,
     maxSubrequests: config.limits.maxSubrequests,
     maxJsonDepth: config.limits.maxJsonDepth,
+    answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
     exposeDetail: config.debugHeaders,
   });
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
   const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
-  const answers = createAnswers({ debug: config.debugHeaders, cors, onAnswer: metrics?.onHttpAnswer });
+  const answers = createAnswers({
+    debug: config.debugHeaders,
+    cors,
+    onAnswer: metrics?.onHttpAnswer,
+    maxResponseBytes: config.limits.maxResponseBytes,
+  });
   const documents = createDocumentStore(
     blueprint.schema,
     { ...config.limits, introspection: config.introspection },
