@@ -4,7 +4,7 @@ import { loadConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/types.js';
 import { buildBlueprint } from '../blueprint/build.js';
 import type { Blueprint } from '../blueprint/types.js';
-import { L2Cache } from '../cache/l2.js';
+import { L2Cache, l2LimitsOf } from '../cache/l2.js';
 import type { MemcachedTier } from '../cache/tier.js';
 import { createExecutor, type Executor } from '../execute/executor.js';
 import { createMemcachedTier } from '../cache/memcached.js';
@@ -82,7 +82,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     blueprint,
     metrics,
     renderMetrics,
-    l2: new L2Cache(config.cache.l2MaxEntries),
+    l2: new L2Cache(l2LimitsOf(config.cache)),
     previous: undefined,
   });
   const workerId = options.worker && String(options.worker.id);
