@@ -27,6 +27,7 @@ import { renderFetchBody } from './body.js';
 import type { HttpMethod } from '../../directives/request.js';
 import type { Lookups } from './walk.js';
 import { lookupPath } from './lookup-path.js';
+import { shareRequests } from './select-sharing.js';
 
 /** What a round needs from the running gateway. */
 export interface RoundDeps extends CacheTiers {
@@ -344,7 +345,9 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   }
   tally.flush(deps.listener); // coalesced lookups show while they wait, not only once answered
   const chunks = groups.chunks();
-  const planned = singles.length + chunks.length;
+  const { senders, riders } = shareRequests(singles, state.forwarder);
+  if (riders) for (const more of riders.values()) for (const r of more) tally.dedupeEvent(r.coordinate, r.fetch.source.name);
+  const planned = senders.length + chunks.length;
   if (state.stats.subrequests + planned > deps.maxSubrequests) return Promise.reject(new SubrequestLimitError(deps.maxSubrequests));
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
   // This request's own subrequests to one source share one deadline (upstream/deadline.ts); a shared
@@ -370,14 +373,15 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   };
   let settled: Promise<void>;
   try {
-    for (const m of singles) {
+    for (const m of senders) {
       const source = m.fetch.source.name;
+      const alongside = riders?.get(m);
       if (!coalesces(m, state)) {
-        own.push(sendSingle(m, byForOwn(source), deps));
+        own.push(sendSingle(m, byForOwn(source), deps, alongside));
         continue;
       }
       const call = deps.inFlight.lead([m]);
-      call.done = sendSingle(m, byForCall(source, call), deps).catch(ignore);
+      call.done = sendSingle(m, byForCall(source, call), deps, alongside).catch(ignore);
       waits.wait(call, false);
     }
     for (const c of chunks) {
@@ -413,11 +417,13 @@ function coalesces(m: MemoEntry, state: RequestState): boolean {
 }
 
 /**
- * Sends one single fetch (as a shared call when `by.call` is set) and stores its answer in the caches.
- * Written as continuations, not an async function: a round of a hundred singles to a source of 64
- * connections leaves most of them waiting for one, and each would hold its frame meanwhile.
+ * Sends one single fetch (as a shared call when `by.call` is set) and stores its answer in the caches;
+ * `riders` (entries of the same request with another `select`, execute/select-sharing.ts) take
+ * their own part of it. Written as continuations, not an async function: a round of a hundred
+ * singles to a source of 64 connections leaves most of them waiting for one, and each would hold
+ * its frame meanwhile.
  */
-function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void> {
+function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps, riders?: readonly MemoEntry[]): Promise<void> {
   let sent: Promise<UpstreamOutcome>;
   try {
     const sub: Subrequest = {
@@ -438,10 +444,12 @@ function sendSingle(m: MemoEntry, by: RequestBy, deps: RoundDeps): Promise<void>
     (outcome) => {
       try {
         m.outcome = selected(outcome, m.fetch.select);
+        if (riders) for (const r of riders) r.outcome = selected(outcome, r.fetch.select);
       } finally {
         singleEnded(by, deps);
       }
       if (m.fetch.cache) fillCaches([m], deps);
+      if (riders) fillCaches(riders, deps);
     },
     (err: unknown) => {
       singleEnded(by, deps);
