@@ -1,6 +1,7 @@
 import { GraphQLError, getVariableValues, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Blueprint } from '../blueprint/types.js';
 import type { Abortable } from '../upstream/canceller.js';
+import { ByteBudget } from '../upstream/byte-budget.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { InFlight } from './coalesce.js';
@@ -50,6 +51,8 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly exposeDetail: boolean;
   /** limits.max_json_depth: deeper variables are refused before coercion. */
   readonly maxJsonDepth: number;
+  /** limits.max_operation_upstream_bytes: the body bytes one operation may take from its sources. */
+  readonly maxOperationUpstreamBytes: number;
   /** limits.max_result_nodes and max_response_bytes: an answer over either is never shaped. */
   readonly answerLimits: AnswerLimits;
 }
@@ -121,6 +124,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       signal: request.signal,
       warnings: options.exposeDetail ? [] : undefined,
       coalesce: p.operation.operation === 'query',
+      upstreamBytes: new ByteBudget(options.maxOperationUpstreamBytes),
     };
     try {
       if (p.operation.operation === 'mutation') {

@@ -4,6 +4,7 @@ import { readDotted } from '../../directives/dotted.js';
 import type { PlanEntry } from '../plan/types.js';
 import type { SourceClient } from '../upstream/client.js';
 import type { Deadline } from '../upstream/deadline.js';
+import type { ByteBudget } from '../upstream/byte-budget.js';
 import type { Abortable } from '../upstream/canceller.js';
 import { NULL_BODY, failure, type ElementsOutcome, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend, shouldSplitChunk } from '../upstream/retry-policy.js';
@@ -59,6 +60,8 @@ export interface RequestState {
    * `coalesce = true`: queries only. A mutation operation never coalesces (SPEC.md "Mutations").
    */
   readonly coalesce: boolean;
+  /** limits.max_operation_upstream_bytes: what the operation may still take from its sources (upstream/byte-budget.ts). */
+  readonly upstreamBytes?: ByteBudget;
 }
 
 /** Raised before sending when a round would take the operation over its subrequest limit. */
@@ -573,7 +576,7 @@ function attempt(sub: Subrequest, by: RequestBy, deps: RoundDeps, n: 1 | 2): Pro
   if (sub.batchSize !== undefined) stats.batches++;
   const t0 = performance.now();
   const deadline = shared ?? client.deadline(by.signal);
-  return client.send(sub, deadline).then(
+  return client.send(sub, deadline, by.state.upstreamBytes).then(
     (answer) => {
       if (!shared) deadline.release();
       const outcome = sub.judge ? sub.judge(answer) : answer;

@@ -229,6 +229,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     listener: metrics?.listener,
     maxSubrequests: config.limits.maxSubrequests,
     maxJsonDepth: config.limits.maxJsonDepth,
+    maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
     answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
     exposeDetail: config.debugHeaders,
   });

@@ -3,6 +3,7 @@ import type { SourceConfig } from '../config/types.js';
 import { Admission } from './admission.js';
 import { exchange, isSuccess, type BodyCaps, type RawAnswer } from './exchange.js';
 import { Deadline } from './deadline.js';
+import type { ByteBudget } from './byte-budget.js';
 import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
 import { parseJsonBody } from './json-body.js';
@@ -104,9 +105,10 @@ export class SourceClient {
    * 2xx body is `ok` with a null body, whatever the method; a 404 is `not-found`; another non-2xx
    * is UPSTREAM_HTTP_ERROR whose `detail` (debug only) holds the start of the upstream's body.
    */
-  send(request: UpstreamRequest, shared?: Deadline): Promise<UpstreamOutcome> {
+  send(request: UpstreamRequest, shared?: Deadline, budget?: ByteBudget): Promise<UpstreamOutcome> {
     const { name, connections, maxQueued } = this.config;
     if (shared?.callerAborted) return Promise.reject(shared.callerReason);
+    if (budget?.spent) return Promise.resolve(this.overBudget(request, budget));
     if (this.active >= connections + maxQueued) {
       return Promise.resolve(
         failure({
@@ -121,17 +123,22 @@ export class SourceClient {
     this.active++;
     const deadline = shared ?? this.deadline(undefined);
     const turn = this.admission.enter(deadline);
-    if (turn === undefined) return this.admitted(request, deadline, shared);
+    if (turn === undefined) return this.admitted(request, deadline, shared, budget);
     // While it waits for a connection a request holds this promise's reactions, not an async frame:
     // the no-batch row queues thousands (docs/performance.md).
     return turn.then(
-      () => this.admitted(request, deadline, shared),
+      () => this.admitted(request, deadline, shared, budget),
       (err: unknown) => this.ended(request, deadline, shared, err),
     );
   }
 
   /** The exchange of an admitted request and what its answer is; it then leaves the admission. */
-  private async admitted(request: UpstreamRequest, deadline: Deadline, shared: Deadline | undefined): Promise<UpstreamOutcome> {
+  private async admitted(
+    request: UpstreamRequest,
+    deadline: Deadline,
+    shared: Deadline | undefined,
+    budget: ByteBudget | undefined,
+  ): Promise<UpstreamOutcome> {
     const { name, maxResponseBytes } = this.config;
     const { method, path } = request;
     let answer: RawAnswer;
@@ -140,7 +147,7 @@ export class SourceClient {
         this.pool,
         { path: this.basePath + path, method, headers: this.headersOf(request), body: request.body },
         deadline,
-        this.caps,
+        budget ? { ...this.caps, budget } : this.caps,
       );
     } catch (err) {
       this.admission.release();
@@ -148,6 +155,7 @@ export class SourceClient {
     }
     this.admission.release();
     this.done(deadline, shared);
+    if (answer.overBudget) return this.overBudget(request, budget!);
     const status = answer.status;
     if (status === 404) return NOT_FOUND;
     if (!isSuccess(status)) {
@@ -212,6 +220,17 @@ export class SourceClient {
   private done(deadline: Deadline, shared: Deadline | undefined): void {
     if (!shared) deadline.release();
     this.active--;
+  }
+
+  /** UPSTREAM_BYTES_LIMIT: the operation has taken all the bytes it may (limits.max_operation_upstream_bytes). */
+  private overBudget(request: UpstreamRequest, budget: ByteBudget): UpstreamOutcome {
+    const { name } = this.config;
+    return failure({
+      code: 'UPSTREAM_BYTES_LIMIT',
+      source: name,
+      message: `this operation holds more than ${budget.limit} bytes from its sources (limits.max_operation_upstream_bytes); ask for less data per query`,
+      detail: `${request.method} ${request.path}: the operation's budget ran out`,
+    });
   }
 
   /** UPSTREAM_BAD_RESPONSE for a body over `max_response_bytes`. */

@@ -7,6 +7,7 @@ export const UPSTREAM_ERROR_CODES = [
   'UPSTREAM_BAD_RESPONSE',
   'UPSTREAM_UNREACHABLE',
   'NOT_FOUND',
+  'UPSTREAM_BYTES_LIMIT',
 ] as const;
 export type UpstreamErrorCode = (typeof UPSTREAM_ERROR_CODES)[number];
 
