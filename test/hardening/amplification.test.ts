@@ -12,43 +12,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { requestError } from '../support/assert.js';
 import { ENTRANCES, sendThrough } from '../support/entrances.js';
-
-export const CYCLE_SCHEMA = `
-scalar JSON
-type Query {
-  blob: JSON @fetch(source: "s", path: "/blob")
-  posts: [Post] @fetch(source: "s", path: "/posts")
-  user(id: ID!): User @fetch(source: "s", path: "/users/{args.id}")
-}
-type Post {
-  id: ID!
-  title: String
-  authorId: ID @from(key: "author_id")
-  author: User @fetch(source: "s", path: "/users/{parent.authorId}") @batch(path: "/users?ids={keys}", match: "id")
-}
-type User { id: ID! name: String posts: [Post] @fetch(source: "s", path: "/users/{parent.id}/posts") }
-`;
-
-/** A source of `n` posts, all by user 1, whose posts are those same `n`. */
-export function cycleRoutes(n: number, title = (i: number) => `post ${i}`) {
-  const posts = Array.from({ length: n }, (_, i) => ({ id: `p${i}`, title: title(i), author_id: '1' }));
-  return {
-    'GET /posts': () => ({ json: posts }),
-    'GET /blob': () => ({ json: { text: 'b'.repeat(200_000) } }),
-    'GET /users/:id/posts': () => ({ json: posts }),
-    'GET /users/:id': ({ params }: { params: Record<string, string> }) => ({ json: { id: params.id, name: `user ${params.id}` } }),
-    'GET /users': ({ query }: { query: URLSearchParams }) => ({
-      json: (query.get('ids') ?? '').split(',').map((id) => ({ id, name: `user ${id}` })),
-    }),
-  };
-}
-
-/** `{ posts { title author { posts { title author { … } } } } }` with `levels` levels of posts. */
-export function cycleQuery(levels: number, leaf = 'title'): string {
-  let inner = leaf;
-  for (let i = 1; i < levels; i++) inner = `${leaf} author { posts { ${inner} } }`;
-  return `{ posts { ${inner} } }`;
-}
+import { CYCLE_SCHEMA, cycleQuery, cycleRoutes } from '../support/cycle.js';
 
 describe('the answer itself is bounded', () => {
   let upstream: CountingUpstream;

@@ -18,7 +18,7 @@ type Query {
 type Doc { id: ID! text: String next: Doc @fetch(source: "s", path: "/docs/{parent.id}-next") }
 `;
 
-export function aliasedDocs(n: number, selection = 'id'): string {
+function aliasedDocs(n: number, selection = 'id'): string {
   return `{ ${Array.from({ length: n }, (_, i) => `d${i}: doc(id: "${i}") { ${selection} }`).join(' ')} }`;
 }
 
