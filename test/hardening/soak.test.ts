@@ -277,7 +277,7 @@ describe(
       assert.equal(res.status, 400);
       assert.equal(requestError(res.body).extensions?.code, 'RESPONSE_LIMIT');
       assert.equal(upstream.count(), 3, "posts, the author, and the author's posts: dedupe keeps it at three");
-    assert.ok(growth < 256 * 1024 * 1024, `peak RSS growth ${Math.round(growth / 1024 / 1024)} MiB`);
+      assert.ok(growth < 256 * 1024 * 1024, `peak RSS growth ${Math.round(growth / 1024 / 1024)} MiB`);
       // ~50 ms is the design (a 5 ms slice per turn); the bound leaves room for a loaded 2-core machine.
       assert.ok(delay.max / 1e6 < 250, `the longest event-loop block was ${Math.round(delay.max / 1e6)} ms`);
     });
