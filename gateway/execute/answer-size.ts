@@ -46,42 +46,68 @@ const CHECK_EVERY = 2048;
  * answers.ts checks the exact bytes of what it serialises). Dedupe lets one fetched object appear
  * under many paths, so a tiny fetch can make a huge answer; this bounds it. Iterative, and it
  * yields to the event loop every ~5 ms of walking, so a huge answer never blocks other requests.
- * Rejects with ResponseLimitError at the first limit passed.
+ * Throws (or, once it has yielded, rejects with) ResponseLimitError at the first limit passed;
+ * returns a promise only when it had to yield.
  */
-export async function measureAnswer(
+export function measureAnswer(
   root: { readonly selection: PlanSelection; readonly value: object; readonly typeName: string },
   store: ResultStore,
   variables: Readonly<Record<string, unknown>>,
   limits: AnswerLimits,
-): Promise<void> {
-  const stack: Frame[] = [{ selection: root.selection, parent: root.value, typeName: root.typeName }];
-  let nodes = 0;
-  let bytes = 0;
-  let sliceStart = performance.now();
+): Promise<void> | undefined {
+  const walk: Measuring = {
+    stack: [{ selection: root.selection, parent: root.value, typeName: root.typeName }],
+    nodes: 0,
+    bytes: 0,
+    store,
+    variables,
+    limits,
+  };
+  // Most answers are measured within one slice: then no promise, no extra turn.
+  return measureSlice(walk) ? undefined : measureRest(walk);
+}
+
+async function measureRest(walk: Measuring): Promise<void> {
+  do await nextTurn();
+  while (!measureSlice(walk));
+}
+
+/** What the walk has counted so far, and what is left (a stack of objects to walk). */
+interface Measuring {
+  readonly stack: Frame[];
+  nodes: number;
+  bytes: number;
+  readonly store: ResultStore;
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly limits: AnswerLimits;
+}
+
+/** Walks for up to SLICE_MS; true when the whole answer is measured. Throws ResponseLimitError. */
+function measureSlice(walk: Measuring): boolean {
+  const { stack, store, variables, limits } = walk;
+  const sliceStart = performance.now();
   let sinceCheck = 0;
   while (stack.length > 0) {
     const { selection, parent, typeName } = stack.pop()!;
-    bytes += 2; // {}
+    walk.bytes += 2; // {}
     for (const entry of selection.entries) {
       if (entry.possibleTypes && !entry.possibleTypes.has(typeName)) continue;
       if (entry.conditions.length && !conditionsHold(entry.conditions, variables)) continue;
-      bytes += entry.responseKey.length + 4; // "key":,
+      walk.bytes += entry.responseKey.length + 4; // "key":,
       const value = valueOf(entry, parent, store);
       const counted = count(entry, value, stack);
-      nodes += counted.nodes;
-      bytes += counted.bytes;
+      walk.nodes += counted.nodes;
+      walk.bytes += counted.bytes;
       sinceCheck += counted.nodes;
     }
-    if (nodes > limits.maxNodes) throw new ResponseLimitError('max_result_nodes', limits.maxNodes);
-    if (bytes > limits.maxBytes) throw new ResponseLimitError('max_response_bytes', limits.maxBytes);
+    if (walk.nodes > limits.maxNodes) throw new ResponseLimitError('max_result_nodes', limits.maxNodes);
+    if (walk.bytes > limits.maxBytes) throw new ResponseLimitError('max_response_bytes', limits.maxBytes);
     if (sinceCheck >= CHECK_EVERY) {
       sinceCheck = 0;
-      if (performance.now() - sliceStart >= SLICE_MS) {
-        await nextTurn();
-        sliceStart = performance.now();
-      }
+      if (performance.now() - sliceStart >= SLICE_MS) return false;
     }
   }
+  return true;
 }
 
 interface Frame {

@@ -134,7 +134,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
         collectLookups(p.root, root, p.rootType, { variables, store, out: lookups });
         await runRounds(lookups, state, deps);
       }
-      await measureAnswer({ selection: p.root, value: root, typeName: p.rootType }, store, variables, answerLimits);
+      const measuring = measureAnswer({ selection: p.root, value: root, typeName: p.rootType }, store, variables, answerLimits);
+      if (measuring) await measuring;
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
       const shapeRequest = { document: request.document, operationName: request.operationName, variables };
       dataJson = request.dataAsJson ? shaper.writeData(shapeRequest, root, store) : undefined;
