@@ -2,7 +2,8 @@
  * Every entrance gives the same bytes for every outcome (SPEC.md "Errors and limits": "Both
  * entrances ... give byte-identical answers for every outcome, a failed element of a list-key
  * @batch included"; DESIGN.md "One decision, one place"). One table of outcome kinds (ok, null,
- * 404, a failed chunk, a failed list element, a bad value, a limit) goes through every entrance:
+ * 404, a failed chunk, a failed list element, a bad value, a limit of subrequests and one of the
+ * answer) goes through every entrance:
  * the JSON fast path, yoga over POST (a chunked body, which the fast path never takes), GET, and
  * the fast path with `Accept: application/graphql-response+json`. Status, body bytes and X-GQL-*
  * counts must be equal, and `gqlgw_http_fast_path_total` must move by exactly the two fast-path
@@ -55,6 +56,7 @@ const CASES: ReadonlyArray<readonly [string, string]> = [
     'a limit',
     '{ a: user(id: "1") { name } b: user(id: "2") { name } c: user(id: "3") { name } d: user(id: "4") { name } e: user(id: "5") { name } f: user(id: "6") { name } g: user(id: "8") { name } }',
   ],
+  ['a limit of the answer', `{ ${['a', 'b', 'c', 'd', 'e'].map((k) => `${k}: posts { id authorId }`).join(' ')} }`],
 ];
 
 interface Seen {
@@ -103,7 +105,7 @@ describe('every entrance answers every outcome with the same bytes', () => {
     gw = await startTestGateway({
       schemas: { 's.graphqls': SCHEMA },
       sources: { s: { url: upstream.url } },
-      extraToml: '[limits]\nmax_subrequests = 6\n',
+      extraToml: '[limits]\nmax_subrequests = 6\nmax_result_nodes = 40\n',
     });
   });
   after(async () => {
@@ -184,6 +186,11 @@ const EXPECTED: Readonly<Record<string, (answer: Answer, status: number) => void
     assert.equal(s, 200);
     assert.deepEqual(a.data, { user: { name: 'user 7', age: null } });
     assert.deepEqual(codesAt(a), ['user.age UPSTREAM_BAD_RESPONSE']);
+  },
+  'a limit of the answer': (a, s) => {
+    assert.equal(s, 400);
+    assert.equal(a.data, undefined);
+    assert.deepEqual(codesAt(a), [' RESPONSE_LIMIT']);
   },
   'a limit': (a, s) => {
     assert.equal(s, 400);
