@@ -41,7 +41,12 @@ export const DEFAULTS = {
     maxFields: 10_000,
     maxBodyBytes: 1024 * 1024,
     maxSubrequests: 1000,
+    maxResponseBytes: 16 * 1024 * 1024,
+    maxResultNodes: 200_000,
+    maxOperationUpstreamBytes: 64 * 1024 * 1024,
+    maxJsonDepth: 256,
   } satisfies LimitsConfig,
+  l2MaxBytes: 256 * 1024 * 1024,
 } as const;
 
 /** Reads, checks and freezes a gateway.toml. Throws GatewayConfigError with every problem. */
@@ -144,6 +149,9 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
 
   const cacheTable = root.table_('cache') ?? new TableReader({}, ['cache'], configDoc);
   const l2MaxEntries = cacheTable.int('l2_max_entries', DEFAULTS.l2MaxEntries, 0);
+  const l2MaxBytes = cacheTable.int('l2_max_bytes', DEFAULTS.l2MaxBytes, 1);
+  // One bound for a value in any tier; [cache.memcached] max_value_bytes, when set, overrides it there.
+  const maxValueBytes = cacheTable.int('max_value_bytes', DEFAULTS.memcachedMaxValueBytes, 1);
   const mc = cacheTable.table_('memcached');
   let memcached: MemcachedConfig | undefined;
   if (mc) {
@@ -157,7 +165,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
       keyPrefix: mc.string('key_prefix', DEFAULTS.memcachedKeyPrefix, (v) => (/[\s]/.test(v) ? 'must not contain white space' : undefined)),
       failureThreshold: mc.int('failure_threshold', DEFAULTS.memcachedFailureThreshold, 1),
       cooldownMs: mc.int('cooldown_ms', DEFAULTS.memcachedCooldownMs, 0),
-      maxValueBytes: mc.int('max_value_bytes', DEFAULTS.memcachedMaxValueBytes, 1),
+      maxValueBytes: mc.int('max_value_bytes', maxValueBytes, 1),
     };
     mc.finish();
   }
@@ -221,6 +229,11 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     maxFields: lim.int('max_fields', DEFAULTS.limits.maxFields, 1),
     maxBodyBytes: lim.int('max_body_bytes', DEFAULTS.limits.maxBodyBytes, 1),
     maxSubrequests: lim.int('max_subrequests', DEFAULTS.limits.maxSubrequests, 1),
+    maxResponseBytes: lim.int('max_response_bytes', DEFAULTS.limits.maxResponseBytes, 1),
+    maxResultNodes: lim.int('max_result_nodes', DEFAULTS.limits.maxResultNodes, 1),
+    maxOperationUpstreamBytes: lim.int('max_operation_upstream_bytes', DEFAULTS.limits.maxOperationUpstreamBytes, 1),
+    // At most 10000: JSON deeper than that is refused by the scan before anything recursive runs.
+    maxJsonDepth: lim.int('max_json_depth', DEFAULTS.limits.maxJsonDepth, 1, 10_000),
   };
   lim.finish();
   const auth = readAuth(root.table_('auth'), dirname(file));
@@ -245,7 +258,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     shutdownGraceMs,
     workers,
     sources,
-    cache: Object.freeze({ l2MaxEntries, memcached }),
+    cache: Object.freeze({ l2MaxEntries, l2MaxBytes, maxValueBytes, memcached }),
     metrics: Object.freeze(metrics),
     check,
     limits: Object.freeze(limits),

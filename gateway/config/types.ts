@@ -100,6 +100,14 @@ export interface LimitsConfig {
   readonly maxFields: number;
   readonly maxBodyBytes: number;
   readonly maxSubrequests: number;
+  /** The serialised answer of one operation, in bytes; over it 400 RESPONSE_LIMIT. */
+  readonly maxResponseBytes: number;
+  /** Values written into one answer (objects, lists and leaves); over it 400 RESPONSE_LIMIT. */
+  readonly maxResultNodes: number;
+  /** Body bytes one operation may hold from its sources, counted as they arrive. */
+  readonly maxOperationUpstreamBytes: number;
+  /** Nesting of JSON taken from outside: a source's body, a request's variables. */
+  readonly maxJsonDepth: number;
 }
 
 /** [cors]: which browser origins may call the gateway (absent: no CORS headers at all). */
@@ -150,6 +158,10 @@ export interface GatewayConfig {
   readonly sources: ReadonlyMap<string, SourceConfig>;
   readonly cache: {
     readonly l2MaxEntries: number;
+    /** Bytes of values (their JSON length) L2 holds at most. */
+    readonly l2MaxBytes: number;
+    /** A value whose JSON is longer is kept in no tier (memcached: its own max_value_bytes when set). */
+    readonly maxValueBytes: number;
     readonly memcached: MemcachedConfig | undefined;
   };
   readonly metrics: MetricsConfig;

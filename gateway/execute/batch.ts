@@ -5,7 +5,7 @@ import { renderBodyTemplate, type BodyTemplate } from '../../directives/body-tem
 import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
 import type { Abortable } from '../upstream/canceller.js';
 import type { DeadlineScope } from '../upstream/deadline.js';
-import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
+import { NOT_FOUND, failure, notFoundAsHttpError, type UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
 import { fillCaches, type CacheTiers } from './cache-tiers.js';
 import type { InFlight, SharedCall } from './coalesce.js';
@@ -441,15 +441,8 @@ export function renderBatchBody(template: BodyTemplate, args: Readonly<Record<st
  */
 export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): UpstreamOutcome {
   const source = chunk.group.fetch.source.name;
-  if (outcome.kind === 'not-found') {
-    return failure({
-      code: 'UPSTREAM_HTTP_ERROR',
-      source,
-      message: `source "${source}" answered HTTP 404 to a batch request`,
-      detail: `${chunk.group.batch.method} ${chunk.path} → 404`,
-      status: 404,
-    });
-  }
+  if (outcome.kind === 'not-found')
+    return notFoundAsHttpError(source, { method: chunk.group.batch.method, path: chunk.path }, 'a batch request');
   if (outcome.kind !== 'ok') return outcome;
   const select = chunk.group.batch.select;
   const items = select ? (readDotted(outcome.body, select) ?? []) : outcome.body;
@@ -526,8 +519,6 @@ function positionsOf(keys: readonly string[]): Map<string, number> {
   for (let i = 0; i < keys.length; i++) at.set(keys[i]!, i);
   return at;
 }
-
-const NOT_FOUND: UpstreamOutcome = { kind: 'not-found' };
 
 /** Items by the string form of their `match` value, for the wanted keys only. */
 export function matchBatchItems(

@@ -1,7 +1,6 @@
 import type { PlanEntry, PlanSelection, SelectionCompletion } from '../plan/types.js';
-import type { UpstreamOutcome } from '../upstream/outcome.js';
 import type { ResultStore } from './result-store.js';
-import { upstreamError } from './upstream-error.js';
+import { upstreamError, type FieldOutcome } from '../upstream/outcome.js';
 import { conditionsHold } from './conditions.js';
 
 /**
@@ -58,7 +57,7 @@ export function lookupToComplete(
  */
 export function mergeCompletion(
   pending: PendingCompletion,
-  outcome: UpstreamOutcome | undefined,
+  outcome: FieldOutcome | undefined,
   exposeDetail: boolean,
 ): Record<string, unknown> {
   const embedded = pending.parent as Record<string, unknown>;

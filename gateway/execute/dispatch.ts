@@ -1,6 +1,7 @@
 import type { HttpMethod } from '../../directives/request.js';
 import { isRedirectStatus, type SourceClient } from '../upstream/client.js';
 import type { Abortable } from '../upstream/canceller.js';
+import type { ByteBudget } from '../upstream/byte-budget.js';
 import { DeadlineScope } from '../upstream/deadline.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend } from '../upstream/retry-policy.js';
@@ -40,6 +41,8 @@ export interface Sender {
   readonly budget: SubrequestBudget;
   /** Observes the request's subrequests (tracing); absent: nothing is observed. */
   readonly observer?: RequestObserver;
+  /** limits.max_operation_upstream_bytes of the request (upstream/byte-budget.ts). */
+  readonly upstreamBytes?: ByteBudget;
 }
 
 /** Who a subrequest is sent for, what cancels it, and the deadlines of the requests sent with it. */
@@ -190,7 +193,8 @@ const deadlineLayer: Layer = (next) => (sub, ctx) => {
 function clientDispatch(clients: ReadonlyMap<string, SourceClient>): Dispatch {
   return (sub, ctx) => {
     const client = clients.get(sub.source)!;
-    return client.send(sub, ctx.deadlines!.for(client));
+    // The bytes count against the budget of the request that sent it first (a shared call's leader).
+    return client.send(sub, ctx.deadlines!.for(client), ctx.for[0]!.upstreamBytes);
   };
 }
 

@@ -7,7 +7,7 @@ import { readDotted } from '../../directives/dotted.js';
 import { didYouMean } from '../../directives/suggest.js';
 import { argsOf, type RequestState } from './request-context.js';
 import type { OutcomeSlot } from './state.js';
-import { upstreamError } from './upstream-error.js';
+import { upstreamError } from '../upstream/outcome.js';
 import { collectLookups, type AfterRound, type Walk } from './walk.js';
 
 /**

@@ -1,6 +1,7 @@
 import { GraphQLError, getVariableValues, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Blueprint } from '../blueprint/types.js';
 import type { Abortable } from '../upstream/canceller.js';
+import { ByteBudget } from '../upstream/byte-budget.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { InFlight } from './coalesce.js';
@@ -14,6 +15,8 @@ import type { RequestState, RoundDeps } from './request-context.js';
 import { runRounds } from './run-rounds.js';
 import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
+import { checkVariables } from './check-variables.js';
+import { measureAnswer, ResponseLimitError, responseLimitError, type AnswerLimits } from './answer-size.js';
 import { HeaderForwarder, type OperationStats } from './state.js';
 import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
@@ -59,6 +62,12 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly authenticate?: Authenticate;
   /** With [tracing]: the observer of each request (observability/tracing.ts). */
   readonly observe?: ObserveRequests;
+  /** limits.max_json_depth: deeper variables are refused before coercion. */
+  readonly maxJsonDepth: number;
+  /** limits.max_operation_upstream_bytes: the body bytes one operation may take from its sources. */
+  readonly maxOperationUpstreamBytes: number;
+  /** limits.max_result_nodes and max_response_bytes: an answer over either is never shaped. */
+  readonly answerLimits: AnswerLimits;
 }
 
 export interface Executor {
@@ -73,8 +82,8 @@ export interface Executor {
  * response is shaped over the fetched data. Plans are cached per document and operation name.
  */
 export function createExecutor(options: ExecutorOptions): Executor {
-  const { blueprint } = options;
-  const shaper = new ResponseShaper(blueprint);
+  const { blueprint, answerLimits } = options;
+  const shaper = new ResponseShaper(blueprint, options.maxJsonDepth);
   const listener = options.listener ?? {};
   const deps: MutationDeps = {
     ...options,
@@ -152,6 +161,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const definitions = p.operation.variableDefinitions ?? [];
     let variables: Record<string, unknown> = NO_VARIABLES;
     if (definitions.length > 0) {
+      const refused = request.variables ? checkVariables(request.variables, options.maxJsonDepth) : undefined;
+      if (refused) return { result: { errors: [refused] }, stats };
       const coerced = getVariableValues(blueprint.schema, definitions, (request.variables ?? {}) as Record<string, unknown>);
       if (coerced.errors) return { result: { errors: coerced.errors }, stats };
       variables = coerced.coerced;
@@ -170,6 +181,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       access,
       observer,
       roundEnds: tracing ? [] : undefined,
+      upstreamBytes: new ByteBudget(options.maxOperationUpstreamBytes),
     };
     try {
       if (p.operation.operation === 'mutation') {
@@ -180,6 +192,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
         collectLookups(p.root, root, p.rootType, walk);
         await runRounds(walk.out, state, deps);
       }
+      const measuring = measureAnswer({ selection: p.root, value: root, typeName: p.rootType }, store, variables, answerLimits);
+      if (measuring) await measuring;
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
       const shapeRequest = { document: request.document, operationName: request.operationName, variables };
       // A completed object is read through the store (ResultStore.completedValue), which the writer does not do.
@@ -197,8 +211,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
       } else if (state.warnings && state.warnings.length > 0)
         result = { ...result, extensions: { ...result.extensions, warnings: state.warnings } };
     } catch (err) {
-      if (!(err instanceof SubrequestLimitError)) throw err;
-      result = { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };
+      if (err instanceof ResponseLimitError) {
+        result = { errors: [responseLimitError(err)] };
+      } else if (err instanceof SubrequestLimitError) {
+        result = { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };
+      } else {
+        throw err;
+      }
     }
     listener.onOperation?.({
       operationName: p.operation.name?.value ?? 'anonymous',

@@ -14,6 +14,29 @@ export function resolveFetchPath(fetch: FetchBlueprint, input: TemplateInput): s
 }
 
 /**
+ * A lookup's path, or what the lookup is instead of a request: null (a null placeholder: a null
+ * field) or an error outcome at the field's path (a refused segment or URL, refusedOutcome; or a
+ * value that is not well-formed Unicode, a lone surrogate, which valid JSON can carry: an
+ * UPSTREAM_BAD_RESPONSE, docs/hardening.md "Fault matrix"). Arguments never get here with one:
+ * their variables are refused before (execute/check-variables.ts).
+ */
+export function lookupPath(fetch: FetchBlueprint, input: TemplateInput, coordinate: string): string | null | UpstreamOutcome {
+  let path: string | null | PathRefusal;
+  try {
+    path = resolveFetchPath(fetch, input);
+  } catch (err) {
+    if (!(err instanceof URIError)) throw err;
+    return failure({
+      code: 'UPSTREAM_BAD_RESPONSE',
+      source: fetch.source.name,
+      message: `a value for the path of ${coordinate} is not well-formed Unicode (a lone surrogate); nothing was sent`,
+      detail: `${coordinate}: ${fetch.template.text}`,
+    });
+  }
+  return path === null || typeof path === 'string' ? path : refusedOutcome(path, coordinate, fetch.source.name);
+}
+
+/**
  * What a refused lookup is at the field's path, without a request: BAD_USER_INPUT when an argument
  * would make a path segment `.`, `..` or empty, UPSTREAM_BAD_RESPONSE when data would, and
  * UPSTREAM_URL_REFUSED for a URL that is not the source's. Messages never hold the value.

@@ -1,7 +1,7 @@
 import { NO_KEY, resolvePathTemplate } from '../../directives/template.js';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { PlanEntry, PlanSelection } from '../plan/types.js';
-import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
+import { NULL_BODY, TRUE_BODY, notFoundAsHttpError, type UpstreamOutcome } from '../upstream/outcome.js';
 import { renderFetchBody } from './body.js';
 import { refusedOutcome, resolveFetchPath } from './fetch-path.js';
 import { renewGeneration } from './generations.js';
@@ -19,8 +19,6 @@ export interface MutationDeps extends RoundDeps {
   readonly anonymous: HeaderForwarder;
 }
 
-const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
-const TRUE_VALUE: UpstreamOutcome = { kind: 'ok', body: true };
 const NO_PARENT: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
@@ -96,7 +94,7 @@ async function sendMutation(
   const args = argsOf(entry, state);
   const auth = state.access?.claims;
   const path = resolveFetchPath(fetch, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY, auth });
-  if (path === null) return { outcome: NULL_VALUE, args, sent: false };
+  if (path === null) return { outcome: NULL_BODY, args, sent: false };
   if (typeof path !== 'string') return { outcome: refusedOutcome(path, entry.blueprint.coordinate, fetch.source.name), args, sent: false };
   state.budget.reserve(1);
   state.stats.rounds++;
@@ -113,15 +111,8 @@ async function sendMutation(
     },
     { for: [state], signal: state.signal, deadlines: undefined },
   );
-  if (answer.kind === 'not-found') {
-    const detail = `${fetch.method} ${path} → 404`;
-    return {
-      outcome: failure({ code: 'UPSTREAM_HTTP_ERROR', source, message: `source "${source}" answered HTTP 404`, detail, status: 404 }),
-      args,
-      sent: true,
-    };
-  }
-  if (answer.kind === 'ok' && answer.body === null && fetch.emptyIsTrue) return { outcome: TRUE_VALUE, args, sent: true };
+  if (answer.kind === 'not-found') return { outcome: notFoundAsHttpError(source, { method: fetch.method, path }), args, sent: true };
+  if (answer.kind === 'ok' && answer.body === null && fetch.emptyIsTrue) return { outcome: TRUE_BODY, args, sent: true };
   return { outcome: selected(answer, fetch.select), args, sent: true };
 }
 

@@ -1,6 +1,7 @@
 import { getArgumentValues } from 'graphql';
 import type { PlanEntry } from '../plan/types.js';
 import type { Abortable } from '../upstream/canceller.js';
+import type { ByteBudget } from '../upstream/byte-budget.js';
 import type { BatchWarning } from './batch.js';
 import type { BatchCollector } from './batch-collector.js';
 import type { SubrequestBudget } from './budget.js';
@@ -54,6 +55,8 @@ export interface RequestState {
   readonly observer?: RequestObserver;
   /** Only while a federated trace is asked for (execute/ftv1.ts): performance.now() at each round's end. */
   readonly roundEnds?: number[];
+  /** limits.max_operation_upstream_bytes: what the operation may still take from its sources (upstream/byte-budget.ts). */
+  readonly upstreamBytes?: ByteBudget;
 }
 
 /** The field's argument values for this request (coerced once per plan entry). */

@@ -1,5 +1,5 @@
 import type { FieldNode } from 'graphql';
-import type { UpstreamOutcome } from '../upstream/outcome.js';
+import type { FieldOutcome } from '../upstream/outcome.js';
 import type { OutcomeSlot } from './state.js';
 
 /**
@@ -39,7 +39,7 @@ export class ResultStore {
   }
 
   /** The outcome of the field's lookup for this parent; undefined when not claimed or not answered yet. */
-  get(parent: object, node: FieldNode): UpstreamOutcome | undefined {
+  get(parent: object, node: FieldNode): FieldOutcome | undefined {
     if (node !== this.lastNode) {
       this.lastNode = node;
       this.lastSlots = this.byField.get(node);

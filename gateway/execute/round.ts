@@ -1,8 +1,7 @@
-import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
-import type { FetchBlueprint } from '../blueprint/types.js';
+import { NO_KEY, keyString } from '../../directives/template.js';
 import type { PlanEntry } from '../plan/types.js';
 import { DeadlineScope } from '../upstream/deadline.js';
-import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
+import { NULL_BODY, failure, type ElementsOutcome, type UpstreamOutcome } from '../upstream/outcome.js';
 import { BatchGroups, chunkEntries, sendChunk } from './batch.js';
 import { SubrequestBudget } from './budget.js';
 import { readCaches } from './cache-tiers.js';
@@ -12,15 +11,14 @@ import { argsOf, type RequestState, type RoundDeps } from './request-context.js'
 import { sendSingle } from './single.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
-import { notFoundError, upstreamError } from './upstream-error.js';
 import { ResultStore } from './result-store.js';
 import type { HeaderForwarder, MemoEntry, OperationStats, OutcomeSlot } from './state.js';
 import { lookupKey, writeLookupKey } from '../cache/cache-key.js';
-import { refusedOutcome, resolveFetchPath } from './fetch-path.js';
+import { lookupPath } from './fetch-path.js';
+import { shareRequests } from './select-sharing.js';
 import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
 
-const NULL_VALUE: UpstreamOutcome = { kind: 'ok', body: null };
 /** What a waiter gets if the call it waited for ended without an outcome (a bug; never seen in tests). */
 const LOST: UpstreamOutcome = failure({
   code: 'UPSTREAM_UNREACHABLE',
@@ -56,7 +54,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
     };
     const sent = Array.isArray(read) ? sendRest(read) : read.then(sendRest);
     return sent.then(() => {
-      for (const { slot, fetch, memos } of listAttached) slot.outcome = listKeyValue(fetch, memos, deps.exposeDetail === true);
+      for (const { slot, memos } of listAttached) slot.outcome = elementsOf(memos);
       return claimed;
     });
   } catch (err) {
@@ -73,7 +71,7 @@ export interface Claimed {
 }
 
 /** The slot of a lookup whose value is null without asking anything (no key, or a null path placeholder). */
-export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_VALUE }) as OutcomeSlot;
+export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_BODY }) as OutcomeSlot;
 
 /**
  * One round's lookups resolved to memo entries: identical subrequests share one entry (the request
@@ -84,7 +82,7 @@ export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_VALUE }) as 
 class RoundLookups {
   readonly tally: RoundTally;
   readonly fresh: MemoEntry[] = [];
-  readonly listAttached: Array<{ slot: OutcomeSlot; fetch: FetchBlueprint; memos: Array<MemoEntry | OutcomeSlot | null> }> = [];
+  readonly listAttached: Array<{ slot: OutcomeSlot; memos: Array<OutcomeSlot | null> }> = [];
   /** Claimed lookups of fields with @fetch fields below them: where the walk goes on after the round. */
   readonly claimed: Claimed = { entries: [], slots: [] };
   /** The parent whose lookup memo() claims; undefined while it resolves the elements of a list key. */
@@ -125,34 +123,30 @@ class RoundLookups {
       if (!this.claim(entry, parent, slot)) return;
       const elements = batch.readKey(batch.keyFromArgs ? input.args : parent);
       if (!Array.isArray(elements)) {
-        slot.outcome = NULL_VALUE;
+        slot.outcome = NULL_BODY;
         return;
       }
-      const memos: Array<MemoEntry | OutcomeSlot | null> = [];
+      const memos: Array<OutcomeSlot | null> = [];
       this.claiming = undefined;
       for (const element of elements) {
         const batchKey = keyString(element);
         input.key = element;
-        const path = batchKey === undefined ? null : resolvePathTemplate(fetch.template, input);
-        if (path !== null && typeof path !== 'string') {
-          memos.push({ outcome: refusedOutcome(path, entry.blueprint.coordinate, fetch.source.name) });
-          continue;
-        }
-        memos.push(path === null ? null : this.memo(entry, path, batchKey, element));
+        const path = batchKey === undefined ? null : lookupPath(fetch, input, entry.blueprint.coordinate);
+        memos.push(path === null ? null : typeof path === 'string' ? this.memo(entry, path, batchKey, element) : { outcome: path });
       }
-      this.listAttached.push({ slot, fetch, memos });
+      this.listAttached.push({ slot, memos });
       return;
     }
     const rawKey = batch ? batch.readKey(batch.keyFromArgs ? input.args : parent) : undefined;
     const batchKey = batch ? (batch.keyString ?? keyString)(rawKey) : undefined;
     const known = batchKey === undefined ? undefined : this.keys.known(fetch, batchKey);
-    const path = known ? known.path : resolveFetchPath(fetch, input);
+    const path = known ? known.path : lookupPath(fetch, input, entry.blueprint.coordinate);
     if (path === null || (batch && batchKey === undefined)) {
       this.claim(entry, parent, NULL_SLOT);
       return;
     }
     if (typeof path !== 'string') {
-      this.claim(entry, parent, { outcome: refusedOutcome(path, entry.blueprint.coordinate, fetch.source.name) });
+      this.claim(entry, parent, { outcome: path });
       return;
     }
     this.claiming = parent;
@@ -230,24 +224,11 @@ class RoundLookups {
   }
 }
 
-/**
- * The value of a list-key @batch field: the items of its elements in element order, repeats kept.
- * A missing item is null, or a NOT_FOUND error at its own path when the items are non-null; a
- * failed one is its failure, at its own path.
- */
-function listKeyValue(fetch: FetchBlueprint, memos: ReadonlyArray<MemoEntry | OutcomeSlot | null>, exposeDetail: boolean): UpstreamOutcome {
-  const items: unknown[] = new Array(memos.length);
-  for (let i = 0; i < memos.length; i++) {
-    const o = memos[i]?.outcome;
-    if (o === undefined || o.kind === 'not-found') {
-      items[i] = o && fetch.itemNonNull ? notFoundError((memos[i] as MemoEntry).coordinate, fetch.source.name) : null;
-    } else if (o.kind === 'error') {
-      items[i] = upstreamError(o.error, exposeDetail);
-    } else {
-      items[i] = o.body;
-    }
-  }
-  return { kind: 'ok', body: items };
+/** The value of a list-key @batch field: its elements' outcomes in element order, repeats kept (upstream/outcome.ts). */
+function elementsOf(memos: ReadonlyArray<OutcomeSlot | null>): ElementsOutcome {
+  const elements = new Array<UpstreamOutcome | undefined>(memos.length);
+  for (let i = 0; i < memos.length; i++) elements[i] = memos[i]?.outcome as UpstreamOutcome | undefined;
+  return { kind: 'elements', elements };
 }
 
 /**
@@ -328,11 +309,14 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
     }
     // A null {args.*} in the path part of the @batch path: as for a single fetch (SPEC.md
     // "@fetch"), the field is null and nothing is sent.
-    if (!groups.add(m)) m.outcome = NULL_VALUE;
+    if (!groups.add(m)) m.outcome = NULL_BODY;
   }
   tally.flush(deps.listener); // coalesced lookups show while they wait, not only once answered
   const chunks = groups.chunks();
-  state.budget.reserve(singles.length + chunks.length);
+  // Fields that differ only in `select` send one request (execute/select-sharing.ts).
+  const { senders, riders } = shareRequests(singles, state.forwarder);
+  if (riders) for (const more of riders.values()) for (const r of more) tally.dedupeEvent(r.coordinate, r.fetch.source.name);
+  state.budget.reserve(senders.length + chunks.length);
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
   // This request's own subrequests share one deadline per source (upstream/deadline.ts); a shared
   // call has its own, bound to the call's signal rather than to this client's.
@@ -341,15 +325,16 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   const ownCtx: DispatchContext = { for: [state], signal: state.signal, deadlines: scope };
   let settled: Promise<void>;
   try {
-    for (const m of singles) {
+    for (const m of senders) {
+      const alongside = riders?.get(m);
       if (!coalesces(m, state)) {
-        own.push(sendSingle(m, ownCtx, deps));
+        own.push(sendSingle(m, ownCtx, deps, { riders: alongside }));
         continue;
       }
       const call = deps.inFlight.lead([m]);
       const callScope = new DeadlineScope(call.signal);
       const ctx: DispatchContext = { for: [state], signal: call.signal, deadlines: callScope, call };
-      call.done = releasing(callScope, sendSingle(m, ctx, deps, call)).catch(ignore);
+      call.done = releasing(callScope, sendSingle(m, ctx, deps, { call, riders: alongside })).catch(ignore);
       waits.wait(call, false);
     }
     for (const c of chunks) {

@@ -1,3 +1,4 @@
+import type { ElementsOutcome } from '../upstream/outcome.js';
 import type { RequestState, RoundDeps } from './request-context.js';
 import { runRound, type Claimed } from './round.js';
 import { collectLookups, descend, Lookups, type Walk } from './walk.js';
@@ -33,12 +34,18 @@ interface AfterRound {
   readonly exposeDetail: boolean;
 }
 
+/** A list-key field's items as the walk goes into them: each found element's value, null for the others. */
+function elementValues(outcome: ElementsOutcome): unknown[] {
+  return outcome.elements.map((o) => (o?.kind === 'ok' ? o.body : null));
+}
+
 /** The lookups the walk finds below what a round fetched, and below the objects it completed. */
 function nextLookups({ entries, slots }: Claimed, state: RequestState, done: AfterRound): Lookups {
   const walk: Walk = { variables: state.variables, store: state.store, out: new Lookups(), access: state.access };
   for (let i = 0; i < entries.length; i++) {
     const outcome = slots[i]!.outcome;
     if (outcome?.kind === 'ok') descend(entries[i]!, outcome.body, walk);
+    else if (outcome?.kind === 'elements') descend(entries[i]!, elementValues(outcome), walk);
   }
   for (const pending of done.completions ?? []) {
     const { store } = state;

@@ -3,8 +3,10 @@ import {
   GraphQLError,
   GraphQLInterfaceType,
   GraphQLObjectType,
+  GraphQLScalarType,
   GraphQLUnionType,
   execute,
+  isSpecifiedScalarType,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLFieldConfig,
@@ -17,8 +19,10 @@ import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { expandedFieldCount } from '../plan/measure.js';
 import type { ResultStore } from './result-store.js';
 import { readDotted } from '../../directives/dotted.js';
-import { notFoundError, upstreamError } from './upstream-error.js';
+import { fieldValue, type OutcomeField } from '../upstream/outcome.js';
 import { concreteTypeOf } from './concrete-type.js';
+import { deeperThan } from './value-depth.js';
+import { NESTED_DEEPER } from './value-errors.js';
 import { compileDataWriter, type DataWriter } from './write-data.js';
 import { readingEntities } from './shape-entities.js';
 
@@ -48,7 +52,7 @@ export interface ShapeContext {
  * graphql-js or graphql-jit then shape each response synchronously (aliases, fragments,
  * __typename, @skip/@include, non-null propagation, errors at their paths).
  */
-export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
+export function shapingSchema(blueprint: Blueprint, maxJsonDepth: number): GraphQLSchema {
   const { schema } = blueprint;
   const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].map((t) => t?.name));
   // An item it cannot tell resolves to no type: graphql-js and graphql-jit then report an error at
@@ -58,6 +62,7 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
     return d && ((value: unknown) => concreteTypeOf(d, value));
   };
   const shaped = mapSchema(schema, {
+    [MapperKind.SCALAR_TYPE]: (type) => (isSpecifiedScalarType(type) ? type : boundedScalar(type, maxJsonDepth)),
     [MapperKind.OBJECT_TYPE]: (type) =>
       roots.has(type.name) ? type : new GraphQLObjectType({ ...type.toConfig(), isTypeOf: isJsonObject }),
     [MapperKind.UNION_TYPE]: (type) => {
@@ -75,7 +80,10 @@ export function shapingSchema(blueprint: Blueprint): GraphQLSchema {
       return plainField(bp, field, fieldName);
     },
   });
-  return readingEntities(blueprint, shaped, fetchedResolver);
+  // Completed objects and `_entities` read a lookup's outcome of a single object (no list items).
+  return readingEntities(blueprint, shaped, (coordinate, isNonNull, name) =>
+    fetchedResolver({ coordinate, fetch: { source: { name }, isNonNull, itemNonNull: false } }),
+  );
 }
 
 /**
@@ -98,7 +106,7 @@ function plainField(
   field: GraphQLFieldConfig<unknown, ShapeContext>,
   fieldName: string,
 ): GraphQLFieldConfig<unknown, ShapeContext> {
-  if (bp.fetch) return { ...field, resolve: fetchedResolver(bp.coordinate, bp.fetch.isNonNull, bp.fetch.source.name) };
+  if (bp.fetch) return { ...field, resolve: fetchedResolver(bp as OutcomeField) };
   if (bp.namespace) {
     const key = bp.read[0]!;
     const resolve = (source: unknown, _args: unknown, ctx: ShapeContext) =>
@@ -116,11 +124,29 @@ function plainField(
   return field;
 }
 
+/**
+ * A custom scalar whose values (passed through from the source, as deep as the source made them:
+ * the schema does not bound them) are refused past `maxJsonDepth` levels, before anything
+ * recursive writes them; execute/value-errors.ts makes it UPSTREAM_BAD_RESPONSE at its path.
+ */
+function boundedScalar(type: GraphQLScalarType, maxJsonDepth: number): GraphQLScalarType {
+  const config = type.toConfig();
+  const serialize = config.serialize ?? ((v: unknown) => v);
+  return new GraphQLScalarType({
+    ...config,
+    serialize: (value) => {
+      if (deeperThan(value, maxJsonDepth)) throw new GraphQLError(`${NESTED_DEEPER} ${maxJsonDepth} levels`);
+      return serialize(value);
+    },
+  });
+}
+
 function isJsonObject(value: unknown): boolean {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-export function fetchedResolver(coordinate: string, nonNull: boolean, sourceName: string): GraphQLFieldResolver<unknown, ShapeContext> {
+/** The resolver of a field whose value is a lookup's outcome (upstream/outcome.ts fieldValue decides it). */
+function fetchedResolver(field: OutcomeField): GraphQLFieldResolver<unknown, ShapeContext> {
   return (source, _args, ctx, info) => {
     // Fields merged under one response key share field and arguments (validation), so any node
     // the walk reached holds the same result; engines differ in which node they list first.
@@ -131,12 +157,9 @@ export function fetchedResolver(coordinate: string, nonNull: boolean, sourceName
         extensions: { code: 'INTERNAL_SERVER_ERROR' },
       });
     }
-    if (outcome.kind === 'ok') return outcome.body;
-    if (outcome.kind === 'not-found') {
-      if (!nonNull) return null;
-      throw notFoundError(coordinate, sourceName, ctx.exposeDetail ? outcome.detail : undefined);
-    }
-    throw upstreamError(outcome.error, ctx.exposeDetail);
+    const value = fieldValue(outcome, field, ctx.exposeDetail);
+    if (value instanceof GraphQLError) throw value;
+    return value;
   };
 }
 
@@ -165,8 +188,12 @@ export class ResponseShaper {
 
   private readonly schema: GraphQLSchema;
 
-  constructor(private readonly blueprint: Blueprint) {
-    this.schema = shapingSchema(blueprint);
+  /** `maxJsonDepth`: limits.max_json_depth, how deep a custom-scalar value may be. */
+  constructor(
+    private readonly blueprint: Blueprint,
+    maxJsonDepth: number,
+  ) {
+    this.schema = shapingSchema(blueprint, maxJsonDepth);
   }
 
   shape(request: ShapeRequest, rootValue: object, context: ShapeContext): ExecutionResult | Promise<ExecutionResult> {
@@ -210,7 +237,8 @@ export class ResponseShaper {
 
   private compileWriter(document: DocumentNode, operationName: string | null | undefined): DataWriter | undefined {
     try {
-      return compileDataWriter(this.blueprint, document, operationName);
+      // Against the shaping schema: its scalars are the ones that serialise (and bound) values.
+      return compileDataWriter({ ...this.blueprint, schema: this.schema }, document, operationName);
     } catch {
       return undefined; // shaped by graphql-jit or graphql-js, which report what is wrong
     }

@@ -7,13 +7,22 @@ import type { RoundDeps } from './request-context.js';
 import type { MemoEntry } from './state.js';
 import { conditionalHeaders, notModifiedJudge, revalidationResult } from './revalidate.js';
 
+/** How one single fetch goes out: as which shared call, and with which riders. */
+export interface SingleSending {
+  readonly call?: SharedCall;
+  readonly riders?: readonly MemoEntry[];
+}
+const NOT_SHARED: SingleSending = Object.freeze({});
+
 /**
  * Sends one single fetch (as the shared call `call`, when given, which then ends with it: its keys
- * are never joinable again) and stores its answer in the caches. Written as continuations, not an
+ * are never joinable again) and stores its answer in the caches; `riders` (entries of the same
+ * request with another `select`, execute/select-sharing.ts) take their own part of it. Written as continuations, not an
  * async function: a round of a hundred singles to a source of 64 connections leaves most of them
  * waiting for one, and each would hold its frame meanwhile.
  */
-export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, call?: SharedCall): Promise<void> {
+export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, how: SingleSending = NOT_SHARED): Promise<void> {
+  const { call, riders } = how;
   let sent: Promise<UpstreamOutcome>;
   try {
     const headers = m.forwarded.headers;
@@ -41,10 +50,12 @@ export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, 
       try {
         const renewed = m.revalidate && revalidationResult(m, outcome, deps.listener);
         m.outcome = renewed === 'not_modified' ? outcome : selected(outcome, m.fetch.select);
+        if (riders) for (const r of riders) r.outcome = selected(outcome, r.fetch.select);
       } finally {
         if (call) deps.inFlight.settle(call);
       }
       if (m.fetch.cache) fillCaches([m], deps);
+      if (riders) fillCaches(riders, deps);
     },
     (err: unknown) => {
       if (call) deps.inFlight.settle(call);

@@ -1,7 +1,7 @@
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { ClaimHeader, SourceConfig } from '../config/types.js';
 import { readDotted } from '../../directives/dotted.js';
-import type { UpstreamOutcome } from '../upstream/outcome.js';
+import type { FieldOutcome, UpstreamOutcome } from '../upstream/outcome.js';
 import { NO_HEADERS } from '../upstream/client.js';
 import type { SharedCall } from './coalesce.js';
 import type { CacheEntry } from '../cache/entry.js';
@@ -56,7 +56,7 @@ export interface ForwardedHeaders {
  * answers), or a slot of its own (a list key's assembled value, a mutation field's answer).
  */
 export interface OutcomeSlot {
-  outcome: UpstreamOutcome | undefined;
+  outcome: FieldOutcome | undefined;
 }
 
 export interface OperationStats {

@@ -36,6 +36,10 @@ export function presentValueErrors(result: ExecutionResult, plan: Plan, blueprin
   return { ...result, errors };
 }
 
+/** How a custom scalar refuses a value too deep to write (execute/shape.ts), followed by the bound. */
+export const NESTED_DEEPER = 'the source answered a value nested deeper than';
+const DEEP = new RegExp(`^${NESTED_DEEPER} (\\d+) levels$`);
+
 /** graphql-js's and graphql-jit's wordings, with what each one expected in group 1 or 2. */
 const SERIALIZE = /^(?:Enum "([^"]+)"|(Int|Float|String|Boolean|ID)) cannot represent /;
 const INVALID = /^Expected a value of type "([^"]+)" but received: /;
@@ -50,6 +54,8 @@ const UNDECIDED = [
 function safeMessage(message: string, blueprint: Blueprint): string | undefined {
   let m = SERIALIZE.exec(message) ?? INVALID.exec(message);
   if (m) return `the source answered a value that does not fit the type ${m[1] ?? m[2]}`;
+  m = DEEP.exec(message);
+  if (m) return `${NESTED_DEEPER} ${m[1]} levels (limits.max_json_depth)`;
   m = NOT_OBJECT.exec(message);
   if (m) return `the source answered a value that does not fit the type ${m[1]}: an object was expected`;
   if (NOT_LIST.test(message)) return 'the source answered a value that does not fit its type: a list was expected';

@@ -28,6 +28,7 @@ import { readDotted } from '../../directives/dotted.js';
 import type { ResultStore } from './result-store.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { isRefusal } from './access.js';
+import { fieldValue, isPlainValue } from '../upstream/outcome.js';
 
 /**
  * The `data` of a successful response as JSON text, written straight from the fetched results along
@@ -139,8 +140,9 @@ class Compiler {
       let code = `o = s.get(p, ${this.ref(nodes[0])});\n`;
       for (const node of nodes.slice(1)) code += `if (o === undefined) o = s.get(p, ${this.ref(node)});\n`;
       code += 'if (o === undefined) return undefined;\n';
-      const notFound = bp.fetch.isNonNull ? 'return undefined;' : 'v = null;';
-      return `${code}${refused}if (o.kind === "ok") v = o.body; else if (o.kind === "not-found") ${notFound} else return undefined;\n`;
+      // What the outcome becomes is upstream/outcome.ts's decision; the writer writes it only when it holds no error.
+      const field = this.ref(bp);
+      return `${code}${refused}if (!${this.ref(isPlainValue)}(o, ${field})) return undefined;\nv = ${this.ref(fieldValue)}(o, ${field}, false);\n`;
     }
     return this.plainRead(bp, fieldName);
   }

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createGraphQLError, maskError } from 'graphql-yoga';
 import type { OperationStats } from '../execute/state.js';
+import { ResponseLimitError, responseLimitError } from '../execute/answer-size.js';
 import type { CorsPolicy } from './cors.js';
 import { addDebugExtensions, addDebugHeaders, WORKER_HEADER } from './debug-headers.js';
 import type { AnswerType, GatewayRequest } from './http-request.js';
@@ -43,6 +44,8 @@ export interface AnswerOptions {
   readonly onAnswer?: (status: number, code: string) => void;
   /** With `--workers` and debug headers: this worker's id, sent as X-GQL-Worker on every answer. */
   readonly worker?: string;
+  /** limits.max_response_bytes: a larger answer is replaced by 400 RESPONSE_LIMIT; absent: no bound. */
+  readonly maxResponseBytes?: number;
 }
 
 export interface Answers {
@@ -83,7 +86,7 @@ const TEXT_TYPE = 'text/plain; charset=utf-8';
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
 
 export function createAnswers(options: AnswerOptions): Answers {
-  const { debug, cors } = options;
+  const { debug, cors, maxResponseBytes } = options;
   const count = options.onAnswer ?? (() => {});
 
   function graphql(result: ExecutionResult, request: AnswerRequest, dataJson?: string): WireAnswer {
@@ -107,7 +110,20 @@ export function createAnswers(options: AnswerOptions): Answers {
     count(status, status < 400 ? 'ok' : codeOf(shown.errors));
     // A plain success written by the data writer has nothing besides its data (no stringify of `{}`).
     const body = dataJson !== undefined && shown.errors === undefined && shown.extensions === undefined ? '{}' : JSON.stringify(shown);
-    return { status, headers, body: dataJson === undefined ? body : withData(dataJson, body) };
+    const whole = dataJson === undefined ? body : withData(dataJson, body);
+    if (overLimit(whole))
+      return graphql({ errors: [responseLimitError(new ResponseLimitError('max_response_bytes', maxResponseBytes!))] }, request);
+    return { status, headers, body: whole };
+  }
+
+  /**
+   * Whether an answer's bytes are over limits.max_response_bytes. The executor measured the answer
+   * before shaping it (execute/answer-size.ts) with an estimate; this is the exact check of what
+   * would be sent, so an answer over the limit is never sent, not even in part.
+   */
+  function overLimit(body: string): boolean {
+    if (maxResponseBytes === undefined || body.length * 3 <= maxResponseBytes) return false;
+    return Buffer.byteLength(body) > maxResponseBytes;
   }
 
   const unexpectedError = (error: unknown): GraphQLError => {

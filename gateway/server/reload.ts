@@ -7,7 +7,7 @@ import { GatewayConfigError, type Diagnostic } from '../config/diagnostics.js';
 import { buildBlueprint } from '../blueprint/build.js';
 import { expandSchemaGlobs } from '../blueprint/glob.js';
 import type { Blueprint, FetchBlueprint } from '../blueprint/types.js';
-import { L2Cache } from '../cache/l2.js';
+import { L2Cache, l2LimitsOf } from '../cache/l2.js';
 
 /**
  * Reload (SPEC.md "Set-up and commands": `serve --watch`, SIGHUP; docs/dev-loop.md).
@@ -90,7 +90,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
       const old = options.current();
       const changedFetches = changedCoordinates(old.blueprint, blueprint);
       let l2 = old.l2;
-      if (config.cache.l2MaxEntries !== old.config.cache.l2MaxEntries) l2 = new L2Cache(config.cache.l2MaxEntries);
+      if (!l2.hasLimits(l2LimitsOf(config.cache))) l2 = new L2Cache(l2LimitsOf(config.cache));
       else for (const coordinate of changedFetches) l2.deletePrefix(keyPrefix(old.blueprint.fields.get(coordinate)!.fetch!));
       options.install({ config, blueprint, l2 });
       return {

@@ -6,7 +6,7 @@ import type { Tracing } from '../observability/tracing.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { buildBlueprint } from '../blueprint/build.js';
 import type { Blueprint } from '../blueprint/types.js';
-import { L2Cache } from '../cache/l2.js';
+import { L2Cache, l2LimitsOf } from '../cache/l2.js';
 import type { MemcachedTier } from '../cache/tier.js';
 import { createExecutor, type Executor } from '../execute/executor.js';
 import { createMemcachedTier } from '../cache/memcached.js';
@@ -90,7 +90,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     metrics,
     renderMetrics,
     tracing,
-    l2: new L2Cache(config.cache.l2MaxEntries),
+    l2: new L2Cache(l2LimitsOf(config.cache)),
     previous: undefined,
     worker: options.worker && String(options.worker.id),
     ready: () => lifecycle.ready,
@@ -266,7 +266,8 @@ function createVersion(parts: VersionParts): ServingVersion {
   const clients = new Map(
     [...config.sources.values()].map((s) => {
       const old = previous?.clients.get(s.name);
-      return [s.name, old && sameJson(previous!.config.sources.get(s.name), s) ? old : new SourceClient(s)] as const;
+      const same = old && sameJson(previous!.config.sources.get(s.name), s) && sameJson(previous!.config.limits, config.limits);
+      return [s.name, same ? old : new SourceClient(s, { maxJsonDepth: config.limits.maxJsonDepth })] as const;
     }),
   );
   const memcached: MemcachedTier | undefined =
@@ -282,13 +283,22 @@ function createVersion(parts: VersionParts): ServingVersion {
     memcached,
     listener: metrics?.listener,
     maxSubrequests: config.limits.maxSubrequests,
+    maxJsonDepth: config.limits.maxJsonDepth,
+    maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
+    answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
     exposeDetail: config.debugHeaders,
     authenticate: config.auth && createAuthenticator(config.auth).authenticate,
     observe: tracing?.observe(blueprint),
   });
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
   const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
-  const answers = createAnswers({ debug: config.debugHeaders, cors, onAnswer: metrics?.onHttpAnswer, worker });
+  const answers = createAnswers({
+    debug: config.debugHeaders,
+    cors,
+    onAnswer: metrics?.onHttpAnswer,
+    worker,
+    maxResponseBytes: config.limits.maxResponseBytes,
+  });
   const documents = createDocumentStore(
     blueprint.schema,
     { ...config.limits, introspection: config.introspection },

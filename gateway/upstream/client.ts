@@ -4,6 +4,7 @@ import { Admission } from './admission.js';
 import { decodeAnswer } from './decode.js';
 import { exchange, type BodyCaps, type RawAnswer } from './exchange.js';
 import { Deadline } from './deadline.js';
+import type { ByteBudget } from './byte-budget.js';
 import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
@@ -37,8 +38,18 @@ export function isRedirectStatus(status: number | undefined): boolean {
 /** The headers of a request that adds none to the source's own (no forward_headers). */
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-/** How much of a non-2xx answer's body is read (then the connection is dropped). */
+/** How much of a non-2xx answer's body is read (then the connection is dropped), and how much of it `detail` keeps. */
 const ERROR_BODY_READ_BYTES = 64 * 1024;
+/** The most header bytes an answer may have (Node's own default for its HTTP parser). */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/** What a source's client takes from `[limits]` (the same for every source). */
+export interface SourceClientOptions {
+  /** limits.max_json_depth: a body nested deeper is UPSTREAM_BAD_RESPONSE, never parsed. */
+  readonly maxJsonDepth: number;
+}
+
+const DEFAULT_CLIENT_OPTIONS: SourceClientOptions = { maxJsonDepth: 256 };
 
 /**
  * One source's HTTP client: a keep-alive undici Pool whose size (`connections`) is the source's
@@ -65,7 +76,10 @@ export class SourceClient {
   /** Where a followed redirect may lead: this source's origin and base path. */
   private readonly base: SourceBase;
 
-  constructor(private readonly config: SourceConfig) {
+  constructor(
+    private readonly config: SourceConfig,
+    private readonly options: SourceClientOptions = DEFAULT_CLIENT_OPTIONS,
+  ) {
     const url = new URL(config.url);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.base = { origin: url.origin, basePath: this.basePath };
@@ -77,6 +91,13 @@ export class SourceClient {
     this.caps = { ok: config.maxResponseBytes, other: ERROR_BODY_READ_BYTES };
     this.pool = new Pool(url.origin, {
       connections: config.connections,
+      // HTTP/1.1 cannot tell an answer a source sends twice (or unasked) from the answer to the
+      // next request written on that connection; undici closes a connection that receives bytes
+      // while idle, but not one whose next request is already out. A source with forward_headers
+      // serves callers their own data, so it never reuses a connection: one per request
+      // (`connection: close`). docs/hardening.md "Fault matrix".
+      ...(config.forwardHeaders.length > 0 ? { pipelining: 0 } : {}),
+      maxHeaderSize: MAX_HEADER_BYTES,
       keepAliveTimeout: 10_000,
       headersTimeout: config.timeoutMs + 1000,
       bodyTimeout: config.timeoutMs + 1000,
@@ -108,9 +129,10 @@ export class SourceClient {
    * 2xx body is `ok` with a null body, whatever the method; a 404 is `not-found`; another non-2xx
    * is UPSTREAM_HTTP_ERROR whose `detail` (debug only) holds the start of the upstream's body.
    */
-  send(request: UpstreamRequest, shared?: Deadline): Promise<UpstreamOutcome> {
+  send(request: UpstreamRequest, shared?: Deadline, budget?: ByteBudget): Promise<UpstreamOutcome> {
     const { name, connections, maxQueued } = this.config;
     if (shared?.callerAborted) return Promise.reject(shared.callerReason);
+    if (budget?.spent) return Promise.resolve(this.overBudget(request, budget));
     if (this.active >= connections + maxQueued) {
       return Promise.resolve(
         failure({
@@ -125,17 +147,22 @@ export class SourceClient {
     this.active++;
     const deadline = shared ?? this.deadline(undefined);
     const turn = this.admission.enter(deadline);
-    if (turn === undefined) return this.admitted(request, deadline, shared);
+    if (turn === undefined) return this.admitted(request, deadline, shared, budget);
     // While it waits for a connection a request holds this promise's reactions, not an async frame:
     // the no-batch row queues thousands (docs/performance.md).
     return turn.then(
-      () => this.admitted(request, deadline, shared),
+      () => this.admitted(request, deadline, shared, budget),
       (err: unknown) => this.ended(request, deadline, shared, err),
     );
   }
 
   /** The exchange of an admitted request and what its answer is (upstream/decode.ts); it then leaves the admission. */
-  private async admitted(request: UpstreamRequest, deadline: Deadline, shared: Deadline | undefined): Promise<UpstreamOutcome> {
+  private async admitted(
+    request: UpstreamRequest,
+    deadline: Deadline,
+    shared: Deadline | undefined,
+    budget: ByteBudget | undefined,
+  ): Promise<UpstreamOutcome> {
     const { method, path } = request;
     let answer: RawAnswer;
     try {
@@ -143,7 +170,7 @@ export class SourceClient {
         this.pool,
         { path: this.basePath + path, method, headers: this.headersOf(request), body: request.body },
         deadline,
-        this.caps,
+        budget ? { ...this.caps, budget } : this.caps,
       );
     } catch (err) {
       this.admission.release();
@@ -151,8 +178,9 @@ export class SourceClient {
     }
     this.admission.release();
     this.done(deadline, shared);
+    if (answer.overBudget) return this.overBudget(request, budget!);
     const redirect = this.redirectOf(request, answer.status, answer.headers);
-    return decodeAnswer(answer, request, this.config, redirect);
+    return decodeAnswer(answer, request, this.config, { redirect, maxJsonDepth: this.options.maxJsonDepth });
   }
 
   /**
@@ -203,6 +231,17 @@ export class SourceClient {
     this.active--;
   }
 
+  /** UPSTREAM_BYTES_LIMIT: the operation has taken all the bytes it may (limits.max_operation_upstream_bytes). */
+  private overBudget(request: UpstreamRequest, budget: ByteBudget): UpstreamOutcome {
+    const { name } = this.config;
+    return failure({
+      code: 'UPSTREAM_BYTES_LIMIT',
+      source: name,
+      message: `this operation holds more than ${budget.limit} bytes from its sources (limits.max_operation_upstream_bytes); ask for less data per query`,
+      detail: `${request.method} ${request.path}: the operation's budget ran out`,
+    });
+  }
+
   /** The source's fixed headers, the request's own, and a content type when it has a body. */
   private headersOf(request: UpstreamRequest): Readonly<Record<string, string>> {
     const fixed = request.body === undefined ? this.fixedHeaders : this.fixedJsonHeaders;
@@ -235,6 +274,15 @@ const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_R
 function transportFailure(name: string, what: string, err: unknown): UpstreamOutcome {
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code ?? 'ERROR';
   const detail = `${what}: ${code} ${(err as Error).message}`;
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return failure({
+      code: 'UPSTREAM_BAD_RESPONSE',
+      source: name,
+      message: `source "${name}" answered headers larger than ${MAX_HEADER_BYTES / 1024} KiB`,
+      detail,
+      cause: 'other',
+    });
+  }
   if (code.startsWith('HPE_') || (err as Error).name === 'HTTPParserError') {
     return failure({
       code: 'UPSTREAM_BAD_RESPONSE',

@@ -1,10 +1,9 @@
 import type { SourceConfig } from '../config/types.js';
 import { isSuccess, type RawAnswer } from './exchange.js';
-import { failure, type UpstreamOutcome } from './outcome.js';
+import { NULL_BODY, failure, type UpstreamOutcome } from './outcome.js';
+import { parseJsonBody } from './json-body.js';
 import { responseValue, validatorsOf } from './response-value.js';
 
-/** A 204 or empty 2xx answer. */
-const NULL_BODY: UpstreamOutcome = Object.freeze({ kind: 'ok', body: null });
 /** How much of a non-2xx answer's body `detail` keeps. */
 const ERROR_DETAIL_CHARS = 512;
 
@@ -16,6 +15,14 @@ export interface DecodedRequest {
   readonly whole?: boolean;
   /** Revalidation: a 2xx answer carries its ETag / Last-Modified (outcome `validators`). */
   readonly validators?: boolean;
+}
+
+/** How an answer is decoded beyond its request: where a redirect leads, how deep its JSON may go. */
+export interface DecodeOptions {
+  /** The path a followable redirect leads to (upstream/client.ts decides). */
+  readonly redirect?: string;
+  /** limits.max_json_depth: a body nested deeper is UPSTREAM_BAD_RESPONSE. */
+  readonly maxJsonDepth: number;
 }
 
 /**
@@ -30,8 +37,9 @@ export function decodeAnswer(
   answer: RawAnswer,
   request: DecodedRequest,
   source: Pick<SourceConfig, 'name' | 'maxResponseBytes'>,
-  redirect?: string,
+  options: DecodeOptions,
 ): UpstreamOutcome {
+  const { redirect } = options;
   const { name } = source;
   const { method, path } = request;
   const status = answer.status;
@@ -48,7 +56,7 @@ export function decodeAnswer(
       redirect,
     });
   }
-  const plain = bodyOf(answer, request, source);
+  const plain = bodyOf(answer, request, source, options.maxJsonDepth);
   if (plain.kind !== 'ok' || !(request.whole || request.validators)) return plain;
   const body = request.whole ? responseValue(answer.status, answer.headers, plain.body) : plain.body;
   const validators = request.validators ? validatorsOf(answer.headers) : undefined;
@@ -56,7 +64,12 @@ export function decodeAnswer(
 }
 
 /** The JSON body of a 2xx answer (null for a 204 or an empty body). */
-function bodyOf(answer: RawAnswer, request: DecodedRequest, source: Pick<SourceConfig, 'name' | 'maxResponseBytes'>): UpstreamOutcome {
+function bodyOf(
+  answer: RawAnswer,
+  request: DecodedRequest,
+  source: Pick<SourceConfig, 'name' | 'maxResponseBytes'>,
+  maxJsonDepth: number,
+): UpstreamOutcome {
   const { name, maxResponseBytes } = source;
   const { method, path } = request;
   if (answer.status === 204) return NULL_BODY;
@@ -72,17 +85,25 @@ function bodyOf(answer: RawAnswer, request: DecodedRequest, source: Pick<SourceC
   }
   const text = decode(answer.body);
   if (text.trim() === '') return NULL_BODY;
-  try {
-    return { kind: 'ok', body: JSON.parse(text) as unknown };
-  } catch {
+  // Integers beyond 2^53 keep their digits (upstream/json-body.ts).
+  const parsed = parseJsonBody(text, answer.body, maxJsonDepth);
+  if (parsed.ok) return { kind: 'ok', body: parsed.value };
+  if (parsed.tooDeep) {
     return failure({
       code: 'UPSTREAM_BAD_RESPONSE',
       source: name,
-      message: `source "${name}" answered a body that is not JSON`,
-      detail: `${method} ${path}: ${text.slice(0, 80)}`,
-      cause: 'not-json',
+      message: `source "${name}" answered JSON nested deeper than ${maxJsonDepth} levels (limits.max_json_depth)`,
+      detail: `${method} ${path}`,
+      cause: 'shape',
     });
   }
+  return failure({
+    code: 'UPSTREAM_BAD_RESPONSE',
+    source: name,
+    message: `source "${name}" answered a body that is not JSON`,
+    detail: `${method} ${path}: ${text.slice(0, 80)}`,
+    cause: 'not-json',
+  });
 }
 
 /** A body's text as UTF-8, without a leading byte order mark (as undici's `body.text()` read it). */

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { Abortable } from './canceller.js';
+import type { ByteBudget } from './byte-budget.js';
 
 /** What one HTTP exchange brought back. */
 export interface RawAnswer {
@@ -13,12 +14,16 @@ export interface RawAnswer {
   readonly body: Buffer | undefined;
   /** undici's raw headers (name, value, …), kept as they came. */
   readonly headers: Buffer[] | string[] | null;
+  /** The answer was cut because its operation's byte budget ran out (`caps.budget`), not at its own cap. */
+  readonly overBudget?: boolean;
 }
 
 /** How many body bytes are read: of a 2xx answer, and of any other (an error's excerpt). */
 export interface BodyCaps {
   readonly ok: number;
   readonly other: number;
+  /** The operation's budget, taken from as each chunk arrives; the answer is cut when it runs out. */
+  readonly budget?: ByteBudget;
 }
 
 /**
@@ -109,6 +114,10 @@ class Collector {
 
   onData(chunk: Buffer): boolean {
     if (this.settled) return true;
+    if (this.caps.budget && !this.caps.budget.take(chunk.length)) {
+      this.cut(true);
+      return true;
+    }
     this.size += chunk.length;
     if (this.size > this.cap) {
       this.cut();
@@ -132,11 +141,11 @@ class Collector {
     reject(err);
   }
 
-  /** The answer is over its cap: resolve without a body and drop the connection. */
-  private cut(): void {
+  /** The answer is over its cap (or its operation's budget): resolve without a body and drop the connection. */
+  private cut(overBudget = false): void {
     const { resolve, abortRequest, headers } = this;
     this.settle();
-    resolve({ status: this.status, declared: this.declared, body: undefined, headers });
+    resolve({ status: this.status, declared: this.declared, body: undefined, headers, overBudget });
     abortRequest?.(new Error('answer over its size cap'));
   }
 

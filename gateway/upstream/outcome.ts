@@ -1,3 +1,5 @@
+import { GraphQLError } from 'graphql';
+
 /**
  * The `extensions.code` of a GraphQL error caused by a failed lookup (SPEC.md "Errors and limits").
  * UPSTREAM_URL_REFUSED (a `@fetch(url:)` value that is no URL of its source) and BAD_USER_INPUT (an
@@ -11,6 +13,7 @@ export const UPSTREAM_ERROR_CODES = [
   'NOT_FOUND',
   'UPSTREAM_URL_REFUSED',
   'BAD_USER_INPUT',
+  'UPSTREAM_BYTES_LIMIT',
 ] as const;
 export type UpstreamErrorCode = (typeof UPSTREAM_ERROR_CODES)[number];
 
@@ -64,4 +67,131 @@ export function failure(
 export interface Validators {
   readonly etag: string | undefined;
   readonly lastModified: string | undefined;
+}
+
+/** A 204, an empty 2xx body, or a null value without a request: null. */
+export const NULL_BODY: UpstreamOutcome = Object.freeze({ kind: 'ok', body: null });
+/** A 204 or empty answer of a mutation field of type Boolean (SPEC.md "Mutations"). */
+export const TRUE_BODY: UpstreamOutcome = Object.freeze({ kind: 'ok', body: true });
+/** A 404, a key a batch answer lacks, or a remembered miss (`@cache(missing:)`). */
+export const NOT_FOUND: UpstreamOutcome = Object.freeze({ kind: 'not-found' });
+
+/**
+ * The value of a list-key @batch field (`topics` of `topicIds: [ID!]!`): one outcome per element,
+ * in element order, repeats kept; undefined for an element with no key (a null element).
+ */
+export interface ElementsOutcome {
+  readonly kind: 'elements';
+  readonly elements: ReadonlyArray<UpstreamOutcome | undefined>;
+}
+
+/** What a field's lookup came to: one subrequest's outcome, or one per element of a list key. */
+export type FieldOutcome = UpstreamOutcome | ElementsOutcome;
+
+/**
+ * A 404 where no null is meant (a @batch chunk, a mutation field): UPSTREAM_HTTP_ERROR with status
+ * 404. `what` names the request in the message ("a batch request"; absent: none).
+ */
+export function notFoundAsHttpError(
+  source: string,
+  request: { readonly method: string; readonly path: string },
+  what?: string,
+): UpstreamOutcome {
+  const to = what === undefined ? '' : ` to ${what}`;
+  return failure({
+    code: 'UPSTREAM_HTTP_ERROR',
+    source,
+    message: `source "${source}" answered HTTP 404${to}`,
+    detail: `${request.method} ${request.path} → 404`,
+    status: 404,
+  });
+}
+
+/** What fieldValue needs to know of a field: its coordinate and source, and which of its nulls are allowed. */
+export interface OutcomeField {
+  readonly coordinate: string;
+  readonly fetch: {
+    readonly source: { readonly name: string };
+    readonly isNonNull: boolean;
+    readonly itemNonNull: boolean;
+  };
+}
+
+/**
+ * What an outcome becomes as the value of `field` (SPEC.md "Errors and limits"), the one decision
+ * both the shaper (execute/shape.ts) and the data writer (execute/write-data.ts) take from here:
+ * - ok: its body;
+ * - not-found: null on a nullable field, a NOT_FOUND error on a non-null one;
+ * - error: its GraphQL error (code, source, status; the detail only with `exposeDetail`);
+ * - elements: the list of the elements' values in order, each decided the same way at its own
+ *   path (a missing element is null, or NOT_FOUND when the items are non-null), so an error
+ *   element is a GraphQLError in the list, which graphql-js locates at `field.i`.
+ * A field-level error comes back as the GraphQLError itself (the shaper throws it).
+ */
+export function fieldValue(outcome: FieldOutcome, field: OutcomeField, exposeDetail: boolean): unknown {
+  switch (outcome.kind) {
+    case 'ok':
+      return outcome.body;
+    case 'not-found':
+      return field.fetch.isNonNull
+        ? notFoundError(field.coordinate, field.fetch.source.name, exposeDetail ? outcome.detail : undefined)
+        : null;
+    case 'error':
+      return upstreamError(outcome.error, exposeDetail);
+    case 'elements': {
+      const { elements } = outcome;
+      const items = new Array<unknown>(elements.length);
+      for (let i = 0; i < elements.length; i++) {
+        const o = elements[i];
+        if (o === undefined || o.kind === 'not-found') {
+          items[i] =
+            o && field.fetch.itemNonNull
+              ? notFoundError(field.coordinate, field.fetch.source.name, exposeDetail ? o.detail : undefined)
+              : null;
+        } else {
+          items[i] = o.kind === 'ok' ? o.body : upstreamError(o.error, exposeDetail);
+        }
+      }
+      return items;
+    }
+  }
+}
+
+/** Whether fieldValue of this outcome holds no error at all (the data writer writes only those). */
+export function isPlainValue(outcome: FieldOutcome, field: OutcomeField): boolean {
+  switch (outcome.kind) {
+    case 'ok':
+      return true;
+    case 'not-found':
+      return !field.fetch.isNonNull;
+    case 'error':
+      return false;
+    case 'elements':
+      for (const o of outcome.elements) {
+        if (o === undefined) continue;
+        if (o.kind === 'error' || (o.kind === 'not-found' && field.fetch.itemNonNull)) return false;
+      }
+      return true;
+  }
+}
+
+/**
+ * The GraphQL error of a failed lookup: `code` and `source` in `extensions`, `status` for HTTP
+ * errors, and the upstream detail only in debug mode.
+ */
+export function upstreamError(f: UpstreamFailure, exposeDetail: boolean): GraphQLError {
+  const extensions: Record<string, unknown> = { code: f.code, source: f.source };
+  if (f.status !== undefined) extensions.status = f.status;
+  if (exposeDetail) extensions.detail = f.detail;
+  return new GraphQLError(f.message, { extensions });
+}
+
+/**
+ * A non-null value (field or list item) whose lookup found nothing. In debug mode `detail` (method,
+ * path, status, as UPSTREAM_HTTP_ERROR's) is in `extensions.detail` when the lookup has one.
+ */
+export function notFoundError(coordinate: string, source: string, detail?: string): GraphQLError {
+  const extensions: Record<string, unknown> = { code: 'NOT_FOUND', source };
+  if (detail !== undefined) extensions.detail = detail;
+  return new GraphQLError(`${coordinate} was not found`, { extensions });
 }

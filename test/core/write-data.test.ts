@@ -3,9 +3,9 @@
  * must write byte for byte what graphql-jit's result turned to JSON would be, and give up (leaving
  * the answer to the shaper) whenever that result would carry an error.
  *
- * 1. Through a real gateway: each query goes once as `application/json` (the fast path, which asks
- *    for the writer) and once as `application/graphql+json` (yoga's path, which shapes with
- *    graphql-jit); the two answers must be the same text, with `extensions` (debug) after `data`.
+ * 1. Through a real gateway: each query goes once through the fast path (which asks for the writer;
+ *    its counter must move) and once through yoga (a chunked POST, shaped with graphql-jit); the two
+ *    answers must be the same text, with `extensions` (debug) after `data`.
  * 2. Against the shaper itself, on the same schema and data: the writer writes exactly the text of
  *    JSON.stringify of graphql-jit's result when that result has no error, and nothing when it has.
  */
@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
+import { fastPathServed, sendThrough, type Entrance } from '../support/entrances.js';
 import { buildBlueprint } from '../../gateway/blueprint/build.js';
 import { loadConfig } from '../../gateway/config/load.js';
 import { ResponseShaper } from '../../gateway/execute/shape.js';
@@ -167,13 +168,16 @@ describe('the data writer answers what the shaper answers', () => {
   });
 
   async function both(query: string): Promise<{ fast: string; yoga: string; status: number }> {
-    const send = async (contentType: string) => {
+    const send = async (entrance: Entrance) => {
       upstream.reset();
-      const res = await fetch(gw.url, { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify({ query }) });
-      return { status: res.status, text: await res.text(), sent: upstream.requests.map((r) => r.url).sort() };
+      const served0 = await fastPathServed(gw.origin);
+      const res = await sendThrough(entrance, gw.url, { query });
+      const text = await res.text();
+      assert.equal(await fastPathServed(gw.origin), served0 + (entrance === 'fast' ? 1 : 0), `${entrance} answered`);
+      return { status: res.status, text, sent: upstream.requests.map((r) => r.url).sort() };
     };
-    const fast = await send('application/json');
-    const yoga = await send('application/graphql+json');
+    const fast = await send('fast');
+    const yoga = await send('yoga');
     assert.equal(fast.status, yoga.status, 'status');
     assert.ok(fast.sent.length > 0, 'the query fetched from the upstream');
     assert.deepEqual(fast.sent, yoga.sent, 'both entrances sent the same requests to the upstream');
@@ -200,7 +204,7 @@ describe('the data writer answers what the shaper answers', () => {
 
   test('the writer writes every plain success and gives up on every answer with an error', async () => {
     const blueprint = buildBlueprint(loadConfig(gw.files.configPath));
-    const shaper = new ResponseShaper(blueprint);
+    const shaper = new ResponseShaper(blueprint, 256);
     const bodies: Record<string, unknown> = {
       items: ITEMS,
       strictItems: ITEMS,

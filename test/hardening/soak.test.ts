@@ -13,6 +13,11 @@
  * - heap after GC at the end is at most 24 MiB above heap after GC after warm-up;
  * - sockets: the gateway holds at most `connections` (8) sockets to the source, and the
  *   process's TCP sockets at the end are at most 16 more than after warm-up.
+ *
+ * Two memory cases with the default limits follow (docs/hardening.md "Fault matrix"; their fast
+ * variants are in amplification.test.ts and operation-bytes.test.ts): a small query over a cycle
+ * whose answer would be 72 MB (RESPONSE_LIMIT, bounded RSS, the event loop free), and ten aliases
+ * of an 8 MB answer (UPSTREAM_BYTES_LIMIT past 64 MiB).
  */
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
@@ -20,6 +25,10 @@ import vm from 'node:vm';
 import { after, before, describe, test } from 'node:test';
 import { startTestGateway, type GraphQLResult, type TestGateway } from '../support/gateway.js';
 import { idsOf, startFaultyUpstream, type Fault, type FaultyUpstream } from '../support/faulty-upstream.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { startUpstream, type CountingUpstream } from '../support/upstream.js';
+import { requestError } from '../support/assert.js';
+import { CYCLE_SCHEMA, cycleQuery, cycleRoutes } from '../support/cycle.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 20);
 const RATE_PER_SECOND = 40;
@@ -217,5 +226,88 @@ describe(`soak: ${SECONDS} s at ${RATE_PER_SECOND} requests/s against a source f
     assert.ok(heapEnd - heapWarm < HEAP_GROWTH_BOUND, `heap grew ${mib(heapEnd - heapWarm)} MiB`);
     assert.ok(maxUpstreamSockets <= CONNECTIONS, `at most ${CONNECTIONS} sockets to the source, saw ${maxUpstreamSockets}`);
     assert.ok(socketsEnd - socketsWarm <= SOCKET_GROWTH_BOUND, `TCP sockets ${socketsWarm} → ${socketsEnd}`);
+  });
+});
+
+/** The process's resident memory, sampled every 20 ms while `run` runs: its peak growth. */
+async function peakRssGrowth<T>(run: () => Promise<T>): Promise<{ result: T; growth: number }> {
+  const start = process.memoryUsage().rss;
+  let peak = start;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  try {
+    const result = await run();
+    peak = Math.max(peak, process.memoryUsage().rss);
+    return { result, growth: peak - start };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+describe(
+  'soak: a 127-byte query over a cycle with the default answer limits (issue: 72 MB, 890 MB RSS, others blocked for seconds)',
+  { skip: SKIP },
+  () => {
+    let upstream: CountingUpstream;
+    let gw: TestGateway;
+
+    before(async () => {
+      upstream = await startUpstream(cycleRoutes(70));
+      gw = await startTestGateway({ schemas: { 's.graphqls': CYCLE_SCHEMA }, sources: { s: { url: upstream.url } } });
+    });
+    after(async () => {
+      await gw.close();
+      await upstream.close();
+    });
+
+    test('400 RESPONSE_LIMIT, bounded memory, and the event loop never blocked for long', { timeout: 120_000 }, async () => {
+      await gw.query('{ __typename }');
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      delay.enable();
+      let done = false;
+      const { result: res, growth } = await peakRssGrowth(async () => {
+        const big = gw.query(cycleQuery(4)).finally(() => {
+          done = true;
+        });
+        while (!done) await gw.query('{ __typename }');
+        return big;
+      });
+      delay.disable();
+      assert.equal(res.status, 400);
+      assert.equal(requestError(res.body).extensions?.code, 'RESPONSE_LIMIT');
+      assert.equal(upstream.count(), 3, "posts, the author, and the author's posts: dedupe keeps it at three");
+      assert.ok(growth < 256 * 1024 * 1024, `peak RSS growth ${Math.round(growth / 1024 / 1024)} MiB`);
+      // ~50 ms is the design (a 5 ms slice per turn); the bound leaves room for a loaded 2-core machine.
+      assert.ok(delay.max / 1e6 < 250, `the longest event-loop block was ${Math.round(delay.max / 1e6)} ms`);
+    });
+  },
+);
+
+describe('soak: 10 aliases of an 8 MB answer with the default max_operation_upstream_bytes (64 MiB)', { skip: SKIP }, () => {
+  let upstream: CountingUpstream;
+  let gw: TestGateway;
+  const BIG = 'x'.repeat(8 * 1024 * 1024);
+
+  before(async () => {
+    upstream = await startUpstream({ 'GET /docs/:id': ({ params }) => ({ json: { id: params.id, text: BIG } }) });
+    gw = await startTestGateway({
+      schemas: { 's.graphqls': 'type Query { doc(id: ID!): Doc @fetch(source: "s", path: "/docs/{args.id}") }\ntype Doc { id: ID! }' },
+      sources: { s: { url: upstream.url } },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  test('the fields past the budget fail with UPSTREAM_BYTES_LIMIT, and memory stays bounded', { timeout: 120_000 }, async () => {
+    const query = `{ ${Array.from({ length: 10 }, (_, i) => `d${i}: doc(id: "${i}") { id }`).join(' ')} }`;
+    const { result: res, growth } = await peakRssGrowth(() => gw.query(query));
+    assert.equal(res.status, 200);
+    const failed = (res.body.errors ?? []).filter((e) => e.extensions?.code === 'UPSTREAM_BYTES_LIMIT');
+    assert.ok(failed.length >= 2, `80 MB asked, 64 MiB allowed: ${failed.length} fields failed`);
+    // The source's own copies of the answers live in this process too: the bound counts them.
+    assert.ok(growth < 640 * 1024 * 1024, `peak RSS growth ${Math.round(growth / 1024 / 1024)} MiB`);
   });
 });

@@ -1,13 +1,15 @@
 /**
  * The fast path (plain `POST /graphql` with `application/json`) and yoga's full pipeline answer
  * alike: the same status, body and debug headers for successes, field errors, request errors and
- * limits. `application/graphql+json` bodies always take yoga's path, so each request is sent both
- * ways and the answers are compared; the upstream counts show both executed the same lookups.
+ * limits. A chunked body always takes yoga's path, so each request is sent both ways and the answers
+ * are compared; the fast-path counter shows which entrance answered, and the upstream counts show
+ * both executed the same lookups. Every outcome kind on every entrance: test/server/entrances.test.ts.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import type { CountingUpstream } from '../support/upstream.js';
+import { fastPathServed } from '../support/entrances.js';
 import { makePosts, makeUsers, startPosts, startUsers, USER_TYPE, QUERY_TYPE } from '../core/fixtures.js';
 
 const SCHEMA = `${USER_TYPE}${QUERY_TYPE}
@@ -53,18 +55,24 @@ for (const debug of [true, false]) {
       await posts.close();
     });
 
-    async function send(body: unknown, contentType: string): Promise<Answer & { upstream: number }> {
+    /** Sends `body` through the fast path, or to yoga as a chunked POST (which the fast path never takes). */
+    async function send(body: unknown, entrance: 'fast' | 'yoga'): Promise<Answer & { upstream: number }> {
       users.reset();
       posts.reset();
-      const res = await fetch(gw.url, {
-        method: 'POST',
-        headers: { 'content-type': contentType },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      let parsed: unknown = text;
+      const text = typeof body === 'string' ? body : JSON.stringify(body);
+      const res =
+        entrance === 'fast'
+          ? await fetch(gw.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })
+          : await fetch(gw.url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: new Blob([text]).stream(),
+              duplex: 'half',
+            } as RequestInit);
+      const answer = await res.text();
+      let parsed: unknown = answer;
       try {
-        parsed = JSON.parse(text);
+        parsed = JSON.parse(answer);
       } catch {
         // compared as text
       }
@@ -108,10 +116,15 @@ for (const debug of [true, false]) {
       ['malformed JSON', '{"query": '],
     ];
 
+    const HANDED_TO_YOGA = new Set(['an unknown operation name', 'a query that is not a string', 'malformed JSON']);
     for (const [name, body] of cases) {
       test(name, async () => {
-        const fast = await send(body, 'application/json');
-        const viaYoga = await send(body, 'application/graphql+json');
+        const served0 = await fastPathServed(gw.origin);
+        const fast = await send(body, 'fast');
+        // The fast path hands what it does not run (no plain params object, an unknown operation) to yoga.
+        assert.equal(await fastPathServed(gw.origin), served0 + (HANDED_TO_YOGA.has(name) ? 0 : 1), 'the fast path answered');
+        const viaYoga = await send(body, 'yoga');
+        assert.equal(await fastPathServed(gw.origin), served0 + (HANDED_TO_YOGA.has(name) ? 0 : 1), 'yoga answered');
         assert.equal(fast.status, viaYoga.status, 'status');
         assert.deepEqual(fast.body, viaYoga.body, 'body');
         assert.equal(fast.counts, viaYoga.counts, 'debug headers');
@@ -121,7 +134,7 @@ for (const debug of [true, false]) {
     }
 
     test('the batched query is answered correctly on the fast path', async () => {
-      const fast = await send({ query: '{ posts(limit: 20) { id author { name } } }' }, 'application/json');
+      const fast = await send({ query: '{ posts(limit: 20) { id author { name } } }' }, 'fast');
       assert.equal(fast.status, 200);
       const list = (fast.body as { data: { posts: Array<{ id: string; author: { name: string } | null }> } }).data.posts;
       assert.equal(list.length, 20);

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { ResultStore } from '../../gateway/execute/result-store.js';
-import type { UpstreamOutcome } from '../../gateway/upstream/outcome.js';
+import type { FieldOutcome, UpstreamOutcome } from '../../gateway/upstream/outcome.js';
 
 const [authorNode, tagsNode] = (parse('{ author tags }').definitions[0] as OperationDefinitionNode).selectionSet.selections as FieldNode[];
 const ok = (body: unknown): { outcome: UpstreamOutcome } => ({ outcome: { kind: 'ok', body } });
-const bodyOf = (o: UpstreamOutcome | undefined): unknown => (o?.kind === 'ok' ? o.body : o);
+const bodyOf = (o: FieldOutcome | undefined): unknown => (o?.kind === 'ok' ? o.body : o);
 
 describe('result store', () => {
   test('reads in claim order, out of order, and again each find their own slot', () => {

@@ -27,7 +27,7 @@ function resolved(schema: GraphQLSchema): string[] {
 test('the shaper reads fetched data and @from keys without touching the blueprint schema', async () => {
   const blueprint = buildBlueprint(loadConfig(ROOT_CONFIG));
   assert.deepEqual(resolved(blueprint.schema), [], 'a freshly built blueprint has no resolvers');
-  const shaper = new ResponseShaper(blueprint);
+  const shaper = new ResponseShaper(blueprint, 256);
 
   const document = parse('{ posts(limit: 1) { id createdAt } }');
   const postsNode = (document.definitions[0] as OperationDefinitionNode).selectionSet.selections[0] as FieldNode;
