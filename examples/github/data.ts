@@ -1,26 +1,27 @@
 /**
  * The GitHub-shaped example's records, as its API answers them: snake_case keys, numeric ids,
- * nested `owner` / `user` / `license` objects, label objects, `assignee_ids` (a list of foreign
+ * nested `owner` / `user` / `license` objects (an embedded account is `{login, id, type}` only), label objects, `assignee_ids` (a list of foreign
  * keys), events whose `type` names their kind (`PushEvent`, `IssuesEvent`, `WatchEvent`), issue
  * comments, and pull requests, which GitHub lists as issues carrying a `pull_request` key.
  */
 export interface GhUser {
   readonly id: number;
   readonly login: string;
+  readonly type: 'User' | 'Organization';
   readonly name: string;
   readonly company: string | null;
   readonly location: { readonly city: string; readonly country: string } | null;
 }
 
 export const GH_USERS: readonly GhUser[] = [
-  { id: 1, login: 'octocat', name: 'The Octocat', company: '@github', location: { city: 'San Francisco', country: 'US' } },
-  { id: 2, login: 'hubot', name: 'Hubot', company: null, location: null },
-  { id: 3, login: 'monalisa', name: 'Mona Lisa Octocat', company: 'Louvre', location: { city: 'Paris', country: 'FR' } },
+  { id: 1, login: 'octocat', type: 'User', name: 'The Octocat', company: '@github', location: { city: 'San Francisco', country: 'US' } },
+  { id: 2, login: 'hubot', type: 'User', name: 'Hubot', company: null, location: null },
+  { id: 3, login: 'monalisa', type: 'User', name: 'Mona Lisa Octocat', company: 'Louvre', location: { city: 'Paris', country: 'FR' } },
 ];
 
 const owner = (login: string) => {
   const u = GH_USERS.find((x) => x.login === login)!;
-  return { login: u.login, id: u.id };
+  return { login: u.login, id: u.id, type: u.type };
 };
 
 export const GH_REPOS = [
@@ -121,7 +122,7 @@ export const GH_COMMENTS: ReadonlyArray<{
   readonly issue: number;
   readonly id: number;
   readonly body: string;
-  readonly user: { login: string; id: number };
+  readonly user: ReturnType<typeof owner>;
 }> = [
   { repo: 'octocat/hello-world', issue: 1, id: 501, body: 'Me too', user: owner('hubot') },
   { repo: 'octocat/hello-world', issue: 1, id: 502, body: 'Which version?', user: owner('octocat') },

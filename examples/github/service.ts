@@ -2,7 +2,8 @@
  * A small GitHub-shaped REST service for the example (examples/github/README.md): the endpoints a
  * GitHub client reads, with GitHub's shapes and conventions:
  * - no envelope on single resources, `{total_count, items}` on search, nested owners, label
- *   objects, typed events, pull requests listed as issues with a `pull_request` key;
+ *   objects, embedded accounts as `{login, id, type}` (the rest at `/users/:login`), typed events,
+ *   pull requests listed as issues with a `pull_request` key (`{url, merged_at}`);
  * - `comments_url` links on issues, and comment pages (two a page here) with a
  *   `Link: <…?page=2>; rel="next", <…?page=2>; rel="last"` header (and `X-Total-Count`, which many
  *   REST APIs send; GitHub counts comments on the issue, `comments`);
@@ -83,6 +84,7 @@ export async function startGithubService(options: GithubServiceOptions = {}): Pr
     ...issue,
     comments: GH_COMMENTS.filter((c) => c.repo === issue.repo && c.issue === issue.number).length,
     comments_url: `${base(req)}/repos/${issue.repo}/issues/${issue.number}/comments`,
+    ...(issue.pull_request && { pull_request: { url: `${base(req)}/repos/${issue.repo}/pulls/${issue.number}`, ...issue.pull_request } }),
   });
   const routes: BlogRoutes = [
     [
