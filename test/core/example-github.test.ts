@@ -2,7 +2,8 @@
  * The GitHub-shaped example (examples/github): its own gateway.toml and schema, served against its
  * service on a free port (`${GITHUB_EXAMPLE_PORT:-4011}` in the config), which sends GitHub's
  * shapes: 301s for renamed repositories, ETags and 304s, Link headers on comment pages, search
- * `q` qualifiers, and 401/403 without a token or a User-Agent. Each test asserts the exact requests
+ * `q` qualifiers, lower-case wire enums, pull requests among issues (a `pull_request` key),
+ * embedded accounts of `{login, id, type}` only, and 401/403 without a token or a User-Agent. Each test asserts the exact requests
  * the service received for a query: method, path and query, If-None-Match, User-Agent and
  * Authorization, and the status it answered.
  */
@@ -13,6 +14,7 @@ import { startGateway, type RunningGateway } from '../../gateway/server/start.js
 import { startGithubService, type GithubService, type ReceivedRequest } from '../../examples/github/service.js';
 import { PACKAGE_VERSION } from '../../gateway/config/version.js';
 import { until } from '../support/wait.js';
+import { runCli } from '../support/cli.js';
 
 // dist/test/core/example-github.test.js → repository root
 const CONFIG = fileURLToPath(new URL('../../../examples/github/gateway.toml', import.meta.url));
@@ -55,12 +57,13 @@ describe('examples/github', () => {
       return `${r.method} ${r.url} ${r.status}${r.ifNoneMatch ? ` if-none-match ${r.ifNoneMatch}` : ''}`;
     });
 
-  test('a repo with its owner profile, issues, their authors and assignees, events by type', async () => {
+  test('a repo with its owner profile, issues (state sent and read in its wire form), their authors and assignees, events by type', async () => {
     const { body, counts } = await query(`{
       repo(owner: "octocat", name: "hello-world") {
         fullName stars licenseName topics
         ownerProfile { name city }
-        issues(filter: { labels: ["bug"] }) { number author { login } assignees { login } }
+        issues(filter: { state: OPEN, labels: ["bug"] }) { number state author { login } assignees { login } }
+        closed: issues(filter: { state: CLOSED }) { number state }
         events { __typename ... on PushEvent { ref commits } ... on IssuesEvent { action issueNumber } ... on WatchEvent { actor { login } } }
       }
     }`);
@@ -72,20 +75,22 @@ describe('examples/github', () => {
       topics: ['example', 'git'],
       ownerProfile: { name: 'The Octocat', city: 'San Francisco' },
       issues: [
-        { number: 1, author: { login: 'monalisa' }, assignees: [{ login: 'octocat' }, { login: 'hubot' }] },
-        { number: 4, author: { login: 'octocat' }, assignees: [] },
+        { number: 1, state: 'OPEN', author: { login: 'monalisa' }, assignees: [{ login: 'octocat' }, { login: 'hubot' }] },
+        { number: 4, state: 'OPEN', author: { login: 'octocat' }, assignees: [] },
       ],
+      closed: [{ number: 3, state: 'CLOSED' }],
       events: [
         { __typename: 'PushEvent', ref: 'refs/heads/main', commits: 2 },
         { __typename: 'IssuesEvent', action: 'opened', issueNumber: 1 },
         { __typename: 'WatchEvent', actor: { login: 'hubot' } },
       ],
     });
-    // repo; then ownerProfile (batch), issues, events; then author (batch) and assignees (POST batch).
-    assert.equal(counts, '3/6/3');
+    // repo; then ownerProfile (batch), both issue lists, events; then author (batch) and assignees (POST batch).
+    assert.equal(counts, '3/7/3');
     assert.deepEqual(lines().sort(), [
       'GET /repos/octocat/hello-world 200',
       'GET /repos/octocat/hello-world/events 200',
+      'GET /repos/octocat/hello-world/issues?state=closed 200',
       'GET /repos/octocat/hello-world/issues?state=open&labels=bug 200',
       'GET /users?login=monalisa 200',
       'GET /users?login=octocat 200',
@@ -93,27 +98,30 @@ describe('examples/github', () => {
     ]);
   });
 
-  test('issue search with optional qualifiers: a null label or state leaves its qualifier out, never q', async () => {
+  test('issue search with optional qualifiers (a null label or state leaves its qualifier out, never q); items told apart by pull_request', async () => {
     const { body } = await query(`{
-      all: searchIssues(repo: "octocat/hello-world") { total items { number pullRequest { mergedAt } } }
+      all: searchIssues(repo: "octocat/hello-world") {
+        total
+        items { __typename ... on Issue { number state } ... on PullRequest { number state mergedAt user { login } } }
+      }
       bugs: searchIssues(repo: "octocat/hello-world", label: "bug") { total }
-      openBugs: searchIssues(repo: "octocat/hello-world", label: "bug", state: "open") { total }
-      closed: searchIssues(repo: "octocat/hello-world", state: "closed") { items { title } }
+      openBugs: searchIssues(repo: "octocat/hello-world", label: "bug", state: OPEN) { total }
+      closed: searchIssues(repo: "octocat/hello-world", state: CLOSED) { items { ... on Issue { title state } } }
     }`);
     assert.equal(body.errors, undefined, JSON.stringify(body.errors));
     assert.deepEqual(body.data, {
       all: {
         total: 4,
         items: [
-          { number: 1, pullRequest: null },
-          { number: 2, pullRequest: null },
-          { number: 3, pullRequest: null },
-          { number: 4, pullRequest: { mergedAt: null } },
+          { __typename: 'Issue', number: 1, state: 'OPEN' },
+          { __typename: 'Issue', number: 2, state: 'OPEN' },
+          { __typename: 'Issue', number: 3, state: 'CLOSED' },
+          { __typename: 'PullRequest', number: 4, state: 'OPEN', mergedAt: null, user: { login: 'octocat' } },
         ],
       },
       bugs: { total: 2 },
       openBugs: { total: 2 },
-      closed: { items: [{ title: 'Old question' }] },
+      closed: { items: [{ title: 'Old question', state: 'CLOSED' }] },
     });
     assert.deepEqual(lines().sort(), [
       'GET /search/issues?q=repo:octocat%2Fhello-world&per_page=30 200',
@@ -125,8 +133,12 @@ describe('examples/github', () => {
 
   test('comments followed through comments_url; a page has next and total from Link and X-Total-Count; next is fetched by its URL', async () => {
     const { body, counts } = await query(`{
-      searchIssues(repo: "octocat/hello-world", label: "bug", state: "open") {
-        items { number commentCount comments { total next items { body author { login } } nextPage { next items { body } } } }
+      searchIssues(repo: "octocat/hello-world", state: OPEN) {
+        items {
+          __typename
+          ... on Issue { number commentCount comments { total next items { body author { login } } nextPage { next items { body } } } }
+          ... on PullRequest { number }
+        }
       }
     }`);
     assert.equal(body.errors, undefined, JSON.stringify(body.errors));
@@ -135,6 +147,7 @@ describe('examples/github', () => {
       searchIssues: {
         items: [
           {
+            __typename: 'Issue',
             number: 1,
             commentCount: 3,
             comments: {
@@ -147,7 +160,8 @@ describe('examples/github', () => {
               nextPage: { next: null, items: [{ body: 'The latest' }] },
             },
           },
-          { number: 4, commentCount: 0, comments: { total: 0, next: null, items: [], nextPage: null } },
+          { __typename: 'Issue', number: 2, commentCount: 0, comments: { total: 0, next: null, items: [], nextPage: null } },
+          { __typename: 'PullRequest', number: 4 },
         ],
       },
     });
@@ -155,8 +169,8 @@ describe('examples/github', () => {
     assert.deepEqual(lines().sort(), [
       'GET /repos/octocat/hello-world/issues/1/comments 200',
       'GET /repos/octocat/hello-world/issues/1/comments?page=2 200',
-      'GET /repos/octocat/hello-world/issues/4/comments 200',
-      'GET /search/issues?q=repo:octocat%2Fhello-world+label:bug+state:open&per_page=30 200',
+      'GET /repos/octocat/hello-world/issues/2/comments 200',
+      'GET /search/issues?q=repo:octocat%2Fhello-world+state:open&per_page=30 200',
     ]);
   });
 
@@ -192,7 +206,30 @@ describe('examples/github', () => {
     assert.deepEqual(lines(), []);
   });
 
-  test('search through an envelope, users with their repos', async () => {
+  test('an embedded owner is completed by its login from /users/{login} when a query asks for what it lacks', async () => {
+    const { body, counts } = await query(`{
+      repo(owner: "hubot", name: "hubot-scripts") { owner { login type name company } }
+      searchRepos(q: "example") { name owner { name } }
+    }`);
+    assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+    assert.deepEqual(body.data, {
+      repo: { owner: { login: 'hubot', type: 'User', name: 'Hubot', company: null } },
+      searchRepos: [
+        { name: 'spoon-knife', owner: { name: 'The Octocat' } },
+        { name: 'hello-world', owner: { name: 'The Octocat' } },
+      ],
+    });
+    // The repo and the search; then one lookup per distinct login (both search results are octocat's).
+    assert.equal(counts, '2/4/0');
+    assert.deepEqual(lines().sort(), [
+      'GET /repos/hubot/hubot-scripts 200',
+      'GET /search/repositories?q=example&per_page=10 200',
+      'GET /users/hubot 200',
+      'GET /users/octocat 200',
+    ]);
+  });
+
+  test('search through an envelope, users with their repos; an owner asked only for its login costs nothing more', async () => {
     const { body } = await query(
       '{ searchRepos(q: "example", first: 1) { name owner { login } } user(login: "hubot") { city repos { name } } }',
     );
@@ -205,5 +242,12 @@ describe('examples/github', () => {
       'GET /users/hubot 200',
       'GET /users/hubot/repos 200',
     ]);
+  });
+
+  test('gqlgw check --strict passes: the N+1s GitHub has no batch endpoint for are accepted in [check]', async () => {
+    const run = await runCli(['check', '--strict', '--config', CONFIG]);
+    assert.equal(run.stderr, '');
+    assert.equal(run.stdout, `${CONFIG}: ok\n`);
+    assert.equal(run.status, 0);
   });
 });
