@@ -7,7 +7,11 @@
  *   GET /users/{id}      one user, 404 if unknown
  *   GET /users?ids=a,b   /posts?ids=a,b: the known records among the ids, in reverse order of the
  *                        request (clients must match by `id`, as @batch does)
- *   GET /__stats         {"requests": n, "maxInService": m}: not counted, not delayed
+ *   GET /__stats         {"requests", "maxInService", "bodyBytes", "notModified"}: not counted, not delayed
+ *
+ * With `etags: true` (the revalidation phase) every 200 carries `ETag: "<url>"` (the data never
+ * changes), and a request whose If-None-Match is that ETag is answered 304 without a body.
+ * `bodyBytes` sums the body bytes of every counted answer (a 304 has none; headers are not counted).
  */
 import { createServer } from 'node:http';
 import { backendPost, backendUser, RECORD_COUNT } from './shared/data.js';
@@ -49,15 +53,15 @@ export function answerBackendRequest(url: string): { status: number; body: strin
   return { status: 200, body: `[${list.slice(1, 1 + Math.min(limit, RECORD_COUNT)).join(',')}]` };
 }
 
-export async function startBackend(options: { port?: number; inService?: number; delayMs?: number } = {}): Promise<Listening> {
+type BackendOptions = { port?: number; inService?: number; delayMs?: number; etags?: boolean };
+export async function startBackend(options: BackendOptions = {}): Promise<Listening> {
   const limit = options.inService ?? Number.POSITIVE_INFINITY;
-  let requests = 0;
+  const stats = { requests: 0, maxInService: 0, bodyBytes: 0, notModified: 0 };
   let inService = 0;
-  let maxInService = 0;
   const waiting: Array<() => void> = [];
   const serve = (done: () => void): void => {
     inService++;
-    maxInService = Math.max(maxInService, inService);
+    stats.maxInService = Math.max(stats.maxInService, inService);
     setTimeout(() => {
       inService--;
       done();
@@ -65,14 +69,20 @@ export async function startBackend(options: { port?: number; inService?: number;
     }, options.delayMs ?? BACKEND_DELAY_MS);
   };
   const server = createServer((req, res) => {
-    const reply = ({ status, body }: { status: number; body: string }): void => {
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    const reply = ({ status, body }: { status: number; body: string }, etag?: string): void => {
+      const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(etag && { etag }) };
+      res.writeHead(status, headers);
       res.end(body);
+      if (counted) stats.bodyBytes += headers['content-length'];
     };
-    if (req.url === '/__stats') return reply({ status: 200, body: JSON.stringify({ requests, maxInService }) });
-    requests++;
+    const counted = req.url !== '/__stats';
+    if (!counted) return reply({ status: 200, body: JSON.stringify(stats) });
+    stats.requests++;
     const answer = answerBackendRequest(req.url ?? '/');
-    const start = (): void => serve(() => reply(answer));
+    const etag = options.etags && answer.status === 200 ? `"${req.url}"` : undefined;
+    const unchanged = etag !== undefined && req.headers['if-none-match'] === etag;
+    stats.notModified += unchanged ? 1 : 0;
+    const start = (): void => serve(() => reply(unchanged ? { status: 304, body: '' } : answer, etag));
     if (inService < limit) start();
     else waiting.push(start);
   });

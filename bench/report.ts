@@ -15,28 +15,21 @@ const rpsOf = (a: Aggregate): string => `${num(a.rps)}${a.noisy > 0 ? ` *${a.noi
 const range = (a: Aggregate): string => `${num(a.rpsMin)}–${num(a.rpsMax)}`;
 
 /** One line per (row, cell) measured; `columns` gives the cells' own columns. */
-function cellTable(
-  v: View,
-  [phase, cells]: readonly [Phase, readonly string[]],
-  header: readonly string[],
-  columns: (a: Aggregate, key: string, id: string) => string[],
-): string {
-  const rows: string[][] = [];
-  for (const r of v.data.rows.filter((row) => ROWS.find((s) => s.id === row.id)?.phase === phase)) {
-    if (r.unsupported !== undefined)
-      rows.push([r.label, `not supported by this build: ${r.unsupported.replace(/\|/g, '\\|')}`, ...header.slice(2).map(() => '')]);
-    for (const key of r.unsupported === undefined ? cells : []) {
-      const a = v.cell(r.id, key);
-      if (a !== undefined) rows.push([r.label, ...columns(a, key, r.id)]);
-    }
-  }
-  return table(header, rows);
+type Columns = (a: Aggregate, key: string, id: string) => string[];
+function cellTable(v: View, [phase, cells]: readonly [Phase, readonly string[]], header: readonly string[], columns: Columns): string {
+  const rows = v.data.rows.filter((row) => ROWS.find((s) => s.id === row.id)?.phase === phase);
+  const line = (r: (typeof rows)[number], key: string, a = v.cell(r.id, key)): string[][] =>
+    a ? [[r.label, ...columns(a, key, r.id)]] : [];
+  return table(
+    header,
+    rows.flatMap((r) => cells.flatMap((key) => line(r, key))),
+  );
 }
 
 /** Ratios shown beside the throughput targets' own. */
 const MORE_RATIOS =
   `gqlgw-batch/yoga-dataloader gqlgw-batch/gqlgw-no-batch gqlgw-batch-2-workers/gqlgw-batch gqlgw-batch-coalesce/gqlgw-batch
-  gqlgw-no-batch-coalesce/gqlgw-no-batch gqlgw-batch/floor ceiling/floor`
+  gqlgw-batch-coalesce-sharing/gqlgw-batch gqlgw-no-batch-coalesce/gqlgw-no-batch gqlgw-batch/floor ceiling/floor`
     .split(/\s+/)
     .map((pair) => pair.split('/') as [string, string]);
 
@@ -64,6 +57,8 @@ export function renderResults(data: BenchResults): string {
     .map((b) => ['gqlgw-sharing-on', b, ''] as const)
     .filter(([a, b]) => v.row(a) !== undefined && v.row(b) !== undefined);
   const blogKeys = ['c16', 'c1', 'c64'];
+  const [on, off] = [v.cell('gqlgw-revalidate-on', 'r16'), v.cell('gqlgw-revalidate-off', 'r16')];
+  const revalidated = on && off ? [['', ratio(on.rps / off.rps), ratio(on.upstreamBytes / off.upstreamBytes)]] : [];
   const problems = data.rows.flatMap((r) => [
     ...r.failures.map((f) => `- ${r.label}: ${f.split('\n')[0]}`),
     ...Object.entries(r.cells).flatMap(([key, cells]) =>
@@ -119,5 +114,11 @@ ${table(
 ${cellTable(v, ['shared-batching', lookupKeys], ['row', 'workload, connections', 'req/s', 'range', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU %'], (a, key) => [`(${key[0]}) ${key.slice(1)}`, rpsOf(a), range(a), ms(a.p50Ms), ms(a.p99Ms), num(a.subrequests, 2), String(a.wrong), num(a.serverCpuPct)])}
 
 ${table(['ratio (req/s)', '', '(a) 16', '(a) 64', '(b) 16', '(b) 64'], ratioCells(sharing, lookupKeys))}
+
+## Revalidation: \`user(id:)\` cached 1 s, 100 keys, 16 connections; the backend sends ETags and answers 304
+
+${cellTable(v, ['revalidation', ['r16']], ['row', 'req/s', 'range', 'p50 ms', 'p99 ms', 'subreq/query', '304s/query', 'upstream body bytes/query', 'upstream body KB/s', 'wrong'], (a) => [rpsOf(a), range(a), ms(a.p50Ms), ms(a.p99Ms), num(a.subrequests, 3), num(a.notModified, 3), num(a.upstreamBytes, 2), num((a.upstreamBytes * a.rps) / 1000, 1), String(a.wrong)])}
+
+${table(['revalidate = true / revalidate = false', 'req/s', 'upstream body bytes/query'], revalidated)}
 ${problems.length > 0 ? `\n## Failures and wrong answers\n\n${problems.join('\n')}\n` : ''}`;
 }

@@ -23,10 +23,12 @@ export interface LoadResult {
   readonly sendLagP99Ms?: number;
 }
 
-/** One cell of one run: the load, the backend requests per query, CPU in % of a core, and the noise flag (driver/noise.ts). */
+/** One cell of one run: the load, the backend requests (and their body bytes, their 304s) per query, CPU in % of a core, and the noise flag (driver/noise.ts). */
 export interface CellRun extends LoadResult {
   readonly run: number;
   readonly subrequestsPerQuery: number;
+  readonly upstreamBytesPerQuery?: number;
+  readonly notModifiedPerQuery?: number;
   readonly serverCpuPct: number;
   readonly backendCpuPct: number;
   readonly noisy: boolean;
@@ -37,14 +39,12 @@ export interface RowResult {
   readonly label: string;
   /** Why a run of this row could not be measured (start-up failure, wrong answer). */
   readonly failures: string[];
-  /** Set when this build of the gateway rejects the row's config: the row is not run. */
-  unsupported?: string;
   /** Peak resident memory per run in MiB (VmHWM at the end of the session, workers summed). */
   readonly peakRssMiB: number[];
   /** Each run's warm-up after the start, req/s per segment, and the warm-ups' wrong answers. */
   readonly warmups: number[][];
   warmupWrong: number;
-  /** By key: `c16`, `c1`, `c64`, `open50`, `open80`, `open100` (blog); `a16`, `a64`, `b16`, `b64` (shared batching). */
+  /** By key: `c16`, `c1`, `c64`, `open50`, `open80`, `open100` (blog); `a16`, `a64`, `b16`, `b64` (shared batching); `r16` (revalidation). */
   readonly cells: Partial<Record<string, CellRun[]>>;
 }
 

@@ -6,12 +6,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { relative, resolve } from 'node:path';
-import type { PeerRole } from './peers/roles.js';
+import type { PeerRole, Role } from './peers/roles.js';
 import { ALL_CORES, LOAD_CORE, SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
 import { BENCH_SRC_DIR, distEntry, ROOT_DIR } from './shared/paths.js';
 
-/** `blog`: the posts query (closed and open loop); `shared-batching`: the lookup workloads. */
-export const PHASES = ['blog', 'shared-batching'] as const;
+/** `blog`: the posts query (closed and open loop); `shared-batching`: the lookup workloads; `revalidation`: cached lookups that expire under load. */
+export const PHASES = ['blog', 'shared-batching', 'revalidation'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface RowSpec {
@@ -23,12 +23,16 @@ export interface RowSpec {
   /** gqlgw rows: `--workers N`; the row then runs on both cores. */
   readonly workers?: number;
   readonly role?: PeerRole;
+  /** gqlgw rows whose config has [tracing]: the phase starts the OTLP sink (OTLP_SINK_PORT). */
+  readonly tracing?: boolean;
 }
 
 const blog = (id: string, label: string, more: Partial<RowSpec>): RowSpec => ({ id, label, phase: 'blog', ...more });
 const lookups = (id: string, label: string, more: Partial<RowSpec>): RowSpec => ({ id, label, phase: 'shared-batching', ...more });
+const revalidation = (id: string, label: string, config: string): RowSpec => ({ id, label, phase: 'revalidation', config });
 
 export const ROWS: readonly RowSpec[] = [
+  blog('gqlgw-batch-tracing', 'gqlgw batch, tracing on, sample 1.0', { config: 'batch-tracing', tracing: true }),
   blog('gqlgw-batch', 'gqlgw, batch', { config: 'batch' }),
   blog('ceiling', 'hand-written (ceiling)', { role: 'ceiling' }),
   blog('jit-dataloader', 'graphql-jit + DataLoader', { role: 'jit-dataloader' }),
@@ -39,12 +43,15 @@ export const ROWS: readonly RowSpec[] = [
   blog('gqlgw-batch-2-workers', 'gqlgw, batch, 2 workers', { config: 'batch', workers: 2 }),
   blog('gqlgw-no-batch-coalesce', 'gqlgw, no batch, coalescing on', { config: 'no-batch-coalesce' }),
   blog('gqlgw-batch-coalesce', 'gqlgw, batch, coalescing on', { config: 'batch-coalesce' }),
+  blog('gqlgw-batch-coalesce-sharing', 'gqlgw, batch, coalescing + sharing on', { config: 'batch-coalesce-sharing' }),
   blog('yoga-dataloader', 'graphql-yoga + DataLoader', { role: 'yoga-dataloader' }),
   blog('floor', 'empty handler (floor)', { role: 'floor' }),
   lookups('gqlgw-sharing-on', 'gqlgw, sharing on', { config: 'lookups-sharing-on' }),
   lookups('lookup-dataloader', 'hand-written, process-wide DataLoader', { role: 'lookup-dataloader' }),
   lookups('lookup-per-request', 'hand-written, one call per lookup', { role: 'lookup-per-request' }),
   lookups('gqlgw-sharing-off', 'gqlgw, sharing off', { config: 'lookups-sharing-off' }),
+  revalidation('gqlgw-revalidate-on', 'gqlgw, cache ttl 1 s, revalidate = true', 'revalidate-on'),
+  revalidation('gqlgw-revalidate-off', 'gqlgw, cache ttl 1 s, revalidate = false', 'revalidate-off'),
 ];
 
 /** The rows in the order run `run` (1-based) measures them: ROWS' order, backwards in even runs. */
@@ -52,20 +59,24 @@ export function measureOrder<T>(rows: readonly T[], run: number): T[] {
   return run % 2 === 0 ? [...rows].reverse() : [...rows];
 }
 
-/** Fixed, because bench/*.toml name them: the blog backend's and the pool-bound backend's ports. */
-export const BACKEND_PORTS: Readonly<Record<Phase, number>> = { blog: 4801, 'shared-batching': 4802 };
+/** Fixed, because bench/*.toml name them: each phase's backend (its role) and port, and the OTLP sink's port. */
+export const BACKENDS: Readonly<Record<Phase, readonly [Role, number]>> = {
+  blog: ['backend', 4801],
+  'shared-batching': ['pool-backend', 4802],
+  revalidation: ['etag-backend', 4803],
+};
+export const OTLP_SINK_PORT = 4804;
 
 /** The node flags of every server and backend: gqlgw's production heap floor (docs/performance.md "The heap floor"), for the peers too. */
 export const NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128'];
 
-/** Starts a phase's backend on the load core at its port. */
-export function startBackend(phase: Phase): Promise<StartedProcess> {
-  const role = phase === 'blog' ? 'backend' : 'pool-backend';
+/** Starts a backend or the OTLP sink on the load core at its port. */
+export function startService(role: Role, port: number): Promise<StartedProcess> {
   return startProcess({
     name: role,
     core: LOAD_CORE,
     command: process.execPath,
-    args: [...NODE_FLAGS, distEntry('peers/roles.js'), role, '--port', String(BACKEND_PORTS[phase])],
+    args: [...NODE_FLAGS, distEntry('peers/roles.js'), role, '--port', String(port)],
     ready: /listening on (\S+)/,
   });
 }
@@ -73,11 +84,8 @@ export function startBackend(phase: Phase): Promise<StartedProcess> {
 const CLI = resolve(ROOT_DIR, 'dist/gateway/cli.js');
 const configPath = (row: RowSpec): string => resolve(BENCH_SRC_DIR, `${row.config}.toml`);
 
-/**
- * undefined when this build of the gateway accepts the row's config (`gqlgw check`), else the
- * first problem it names: the row is then reported as not supported by this build.
- */
-export function unsupportedBy(row: RowSpec): string | undefined {
+/** undefined when the gateway accepts the row's config (`gqlgw check`), else the first problem it names: the run then stops before it starts. */
+export function configProblem(row: RowSpec): string | undefined {
   if (row.config === undefined) return undefined;
   const config = relative(ROOT_DIR, configPath(row)); // as the report names it
   const check = spawnSync(process.execPath, [CLI, 'check', '--config', config], { cwd: ROOT_DIR, encoding: 'utf8' });

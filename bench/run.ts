@@ -3,7 +3,7 @@
  * setting is). Per phase: its backend, then run after run every row once, each in a fresh server
  * session (start, verify, warm up, measure its cells with the noise flag around each, stop);
  * then bench/RESULTS.md and bench/out/results.json.
- *   npm run bench -- --only shared-batching     (or BENCH_ONLY=shared-batching): one phase
+ *   npm run bench -- --only shared-batching     (or BENCH_ONLY=shared-batching): one phase (or a list: blog,revalidation)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -13,11 +13,12 @@ import { answerBackendRequest } from './backend.js';
 import { NoiseCheck } from './driver/noise.js';
 import { runOpenLoop } from './driver/open-loop.js';
 import { LOAD_CORE, pinning, pinSelf, type StartedProcess } from './driver/processes.js';
-import { backendRequestCount, verifyServer, type Probe } from './driver/verify.js';
+import { serviceStats, verifyServer, type Probe } from './driver/verify.js';
 import { checkWrk, runWrk, warmUp, type Exchange } from './driver/wrk.js';
 import { renderResults } from './report.js';
 import type { BenchResults, CellRun, LoadResult, RowResult, Settings } from './results.js';
-import { NODE_FLAGS, PHASES, ROWS, measureOrder, startBackend, startRow, unsupportedBy, type Phase, type RowSpec } from './rows.js';
+import { BACKENDS, NODE_FLAGS, OTLP_SINK_PORT, PHASES, ROWS, measureOrder, startRow, startService, configProblem } from './rows.js';
+import type { Phase, RowSpec } from './rows.js';
 import { EXPECTED_ANSWER, LOOKUP_WORKLOADS, RECORD_COUNT, REQUEST_BODY, lookupRequest, type LookupWorkload } from './shared/data.js';
 import { BENCH_OUT_DIR, BENCH_SRC_DIR, ROOT_DIR } from './shared/paths.js';
 
@@ -66,15 +67,19 @@ function environment(wrk: string): Record<string, string> {
 
 type Measured = Omit<CellRun, 'run' | 'noisy'>;
 
-/** One load run with the backend requests and the CPU of server and backend around it. */
+/** One load run with the backend's requests, body bytes and 304s and the CPU of server and backend around it. */
 async function measure(server: StartedProcess, backend: StartedProcess, load: () => Promise<LoadResult>): Promise<Measured> {
-  const requests0 = await backendRequestCount(backend.url);
+  const stats0 = await serviceStats(backend.url);
   const [server0, backend0, t0] = [server.cpuSeconds(), backend.cpuSeconds(), performance.now()];
   const result = await load();
   const wallSec = (performance.now() - t0) / 1000;
+  const stats1 = await serviceStats(backend.url);
+  const perQuery = (key: string): number => (stats1[key]! - stats0[key]!) / (result.requestsSent ?? result.responses);
   return {
     ...result,
-    subrequestsPerQuery: ((await backendRequestCount(backend.url)) - requests0) / (result.requestsSent ?? result.responses),
+    subrequestsPerQuery: perQuery('requests'),
+    upstreamBytesPerQuery: perQuery('bodyBytes'),
+    notModifiedPerQuery: perQuery('notModified'),
     serverCpuPct: ((server.cpuSeconds() - server0) / wallSec) * 100,
     backendCpuPct: ((backend.cpuSeconds() - backend0) / wallSec) * 100,
   };
@@ -87,22 +92,31 @@ const keyExchanges = (w: LookupWorkload): Exchange[] =>
     expected: JSON.stringify(LOOKUP_WORKLOADS[w].answer(i + 1)),
   }));
 const LOOKUP_EXCHANGES = { a: keyExchanges('a'), b: keyExchanges('b') };
-const LOOKUP_PROBES: Probe[] = (['a', 'b'] as const).flatMap((w) =>
-  [1, 4242, RECORD_COUNT].map((key) => ({
-    request: lookupRequest(w, key),
-    expected: LOOKUP_WORKLOADS[w].answer(key),
-    bytes: LOOKUP_EXCHANGES[w][key - 1]!.expected,
-  })),
-);
+const probe = (w: LookupWorkload, key: number): Probe => ({
+  request: lookupRequest(w, key),
+  expected: LOOKUP_WORKLOADS[w].answer(key),
+  bytes: LOOKUP_EXCHANGES[w][key - 1]!.expected,
+});
+const LOOKUP_PROBES: Probe[] = (['a', 'b'] as const).flatMap((w) => [1, 4242, RECORD_COUNT].map((key) => probe(w, key)));
+/** The revalidation scenario: workload (a) over the first 100 keys; its probes fetch 3 keys, then one again from the cache. */
+const REVALIDATION_PROBES = [1, 50, 100, 1].map((key) => probe('a', key));
+/** The cells of the lookup phases: key, connections, exchanges; each phase warms up on its exchanges at its most connections. */
+const LOOKUP_CELLS: Readonly<Record<Exclude<Phase, 'blog'>, ReadonlyArray<readonly [string, number, Exchange[]]>>> = {
+  'shared-batching': (['a', 'b'] as const).flatMap((w) => [16, 64].map((c) => [`${w}${c}`, c, LOOKUP_EXCHANGES[w]] as const)),
+  revalidation: [['r16', 16, LOOKUP_EXCHANGES.a.slice(0, 100)]],
+};
 
 /** A cell of a session: its key and how to load it. */
 type CellPlan = { readonly key: string; readonly load: (previous: ReadonlyMap<string, LoadResult>) => Promise<LoadResult> };
 
 /** Verifies a started server; the exchanges wrk checks it with, or why it cannot be measured. */
 async function verified(row: RowSpec, server: StartedProcess, backend: StartedProcess): Promise<Exchange[] | string> {
-  if (row.phase === 'shared-batching') {
-    const v = await verifyServer(server.url, backend.url, LOOKUP_PROBES);
-    return v.ok ? [] : v.reason;
+  if (row.phase !== 'blog') {
+    const v = await verifyServer(server.url, backend.url, row.phase === 'revalidation' ? REVALIDATION_PROBES : LOOKUP_PROBES);
+    if (!v.ok) return v.reason;
+    const calls = v.subrequests.join(', ');
+    if (row.phase === 'shared-batching' || calls === '1, 1, 1, 0') return [];
+    return `subrequests per probe were ${calls}, not 1, 1, 1, 0: the cache did not answer the repeated key`;
   }
   const v = await verifyServer(server.url, backend.url, Array(4).fill({ request: REQUEST_BODY, expected: EXPECTED_ANSWER }));
   if (!v.ok) return v.reason;
@@ -114,11 +128,7 @@ async function verified(row: RowSpec, server: StartedProcess, backend: StartedPr
 
 function cellPlans(row: RowSpec, url: string, settings: Settings, exchanges: Exchange[]): CellPlan[] {
   const closed = (key: string, conns: number, sec: number, ex: Exchange[]): CellPlan => ({ key, load: () => runWrk(url, conns, sec, ex) });
-  if (row.phase === 'shared-batching') {
-    return (['a', 'b'] as const).flatMap((w) =>
-      [16, 64].map((c) => closed(`${w}${c}`, c, settings.secondaryDurationSec, LOOKUP_EXCHANGES[w])),
-    );
-  }
+  if (row.phase !== 'blog') return LOOKUP_CELLS[row.phase].map(([key, c, ex]) => closed(key, c, settings.secondaryDurationSec, ex));
   const open = (percent: number): CellPlan => ({
     key: `open${percent}`,
     // The rate is a share of this session's closed-loop maximum, the better of 16 and 64 connections.
@@ -139,13 +149,25 @@ function cellPlans(row: RowSpec, url: string, settings: Settings, exchanges: Exc
   ];
 }
 
+/** A tracing row's run: every span it made reached the OTLP sink (none dropped: gqlgw_tracing_dropped_spans_total). */
+async function tracingProblem(server: StartedProcess, sink: StartedProcess, exports0: number): Promise<string | undefined> {
+  const exports = (await serviceStats(sink.url)).exports! - exports0;
+  const metrics = await (await fetch(new URL('/metrics', server.url))).text();
+  const dropped = /^gqlgw_tracing_dropped_spans_total(?:\{.*\})? (\d+)/m.exec(metrics)?.[1] ?? '0';
+  return exports > 0 && dropped === '0' ? undefined : `tracing: ${exports} exports reached the sink, ${dropped} spans dropped`;
+}
+
+/** A revalidation row's run: 304s in its cell with `revalidate = true`, none without. */
+function revalidationProblem(row: RowSpec, result: RowResult): string | undefined {
+  const notModified = result.cells.r16?.at(-1)?.notModifiedPerQuery ?? 0;
+  if (row.phase !== 'revalidation' || row.id.endsWith('-on') === notModified > 0) return undefined;
+  return `${row.label}, but ${notModified > 0 ? 'some' : 'no'} refetches were answered 304`;
+}
+
+type SessionContext = { run: number; settings: Settings; noise: NoiseCheck; sink?: StartedProcess };
+
 /** One run of one row in its own server session. */
-async function session(
-  row: RowSpec,
-  result: RowResult,
-  backend: StartedProcess,
-  at: { run: number; settings: Settings; noise: NoiseCheck },
-): Promise<void> {
+async function session(row: RowSpec, result: RowResult, backend: StartedProcess, at: SessionContext): Promise<void> {
   const { run, settings, noise } = at;
   const tag = `[${run}/${settings.runs}] ${row.label.padEnd(38)}`;
   let server: StartedProcess;
@@ -167,9 +189,12 @@ async function session(
       result.warmupWrong += warm.wrong;
       log(`  ${tag} warm-up ${warm.rps.map((r) => fmt(r)).join(' → ')} req/s, wrong ${warm.wrong}`);
     } else {
-      for (const w of ['a', 'b'] as const)
-        result.warmupWrong += (await warmUp(server.url, Math.ceil(settings.warmupSec / 2), 64, LOOKUP_EXCHANGES[w])).wrong;
+      const lists = [...new Set(LOOKUP_CELLS[row.phase].map((c) => c[2]))];
+      const connections = Math.max(...LOOKUP_CELLS[row.phase].map((c) => c[1]));
+      for (const ex of lists)
+        result.warmupWrong += (await warmUp(server.url, Math.ceil(settings.warmupSec / lists.length), connections, ex)).wrong;
     }
+    const exports0 = at.sink && (await serviceStats(at.sink.url)).exports!;
     const done = new Map<string, LoadResult>();
     let before = await noise.check([server, backend]);
     for (const plan of cellPlans(row, server.url, settings, exchanges)) {
@@ -181,6 +206,11 @@ async function session(
       log(
         `  ${tag} ${plan.key.padEnd(7)} ${fmt(cell.rps).padStart(6)} req/s  p50 ${fmt(cell.p50Ms, 2)} ms  p99 ${fmt(cell.p99Ms, 2)} ms  subreq/q ${fmt(cell.subrequestsPerQuery, 2)}  wrong ${cell.wrong}  cpu ${fmt(cell.serverCpuPct)}%/${fmt(cell.backendCpuPct)}%${after ? '  noisy' : ''}`,
       );
+    }
+    const problem = row.tracing ? await tracingProblem(server, at.sink!, exports0!) : revalidationProblem(row, result);
+    if (problem !== undefined) {
+      result.failures.push(`run ${run}: ${problem}`);
+      log(`  ${tag} ${problem}`);
     }
   } catch (error) {
     result.failures.push(`run ${run}: ${String(error).slice(0, 1500)}`);
@@ -197,13 +227,15 @@ async function main(): Promise<void> {
   const { phases, ids } = selection();
   const settings = readSettings(phases);
   const rows = ROWS.filter((r) => phases.includes(r.phase) && (ids.length === 0 || ids.includes(r.id)));
+  const rejected = rows.map((r) => [r.label, configProblem(r)] as const).filter(([, problem]) => problem !== undefined);
+  if (rejected.length > 0) throw new Error(`gqlgw check rejects a config of the bench:\n${rejected.map((r) => r.join(': ')).join('\n')}`);
   pinSelf(LOAD_CORE);
   mkdirSync(BENCH_OUT_DIR, { recursive: true });
   const pinned = settings.pinned ? 'server under test on core 0, the rest on core 1' : 'not pinned (taskset or a second core missing)';
   log(
     `gqlgw benchmark: ${rows.length} rows x ${settings.runs} runs, ${settings.durationSec} s / ${settings.secondaryDurationSec} s cells; ${pinned}.`,
   );
-  const results: RowResult[] = rows.map(({ id, label }) => ({
+  const results = rows.map(({ id, label }): RowResult => ({
     id,
     label,
     failures: [],
@@ -215,22 +247,20 @@ async function main(): Promise<void> {
   const noise = new NoiseCheck();
   for (let i = 0; i < 3; i++) await noise.check([]);
   for (const phase of settings.phases) {
-    const phaseRows = rows.filter((r, i) => {
-      if (r.phase !== phase) return false;
-      results[i]!.unsupported = unsupportedBy(r);
-      if (results[i]!.unsupported !== undefined) log(`${r.label}: not supported by this build (${results[i]!.unsupported})`);
-      return results[i]!.unsupported === undefined;
-    });
+    const phaseRows = rows.filter((r) => r.phase === phase);
     if (phaseRows.length === 0) continue;
     log(`\nPhase ${phase}`);
-    const backend = await startBackend(phase);
+    const backend = await startService(...BACKENDS[phase]);
+    const sink = phaseRows.some((r) => r.tracing) ? await startService('otlp-sink', OTLP_SINK_PORT) : undefined;
     try {
       const warmPath = `/users?ids=${Array.from({ length: 100 }, (_, i) => i + 1).join(',')}`;
       await runWrk(`${backend.url}${warmPath}`, 16, settings.warmupSec, [{ request: '', expected: answerBackendRequest(warmPath).body }]);
       for (let run = 1; run <= settings.runs; run++) {
-        for (const row of measureOrder(phaseRows, run)) await session(row, results[rows.indexOf(row)]!, backend, { run, settings, noise });
+        for (const row of measureOrder(phaseRows, run))
+          await session(row, results[rows.indexOf(row)]!, backend, { run, settings, noise, sink });
       }
     } finally {
+      await sink?.stop();
       await backend.stop();
     }
   }

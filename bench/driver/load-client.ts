@@ -3,10 +3,10 @@
  * per connection, up to `connections`; more wait in arrival order. It writes one prepared request
  * and hands back the answer's bytes (undici took twice the CPU on the load core the backend shares).
  *
- * It reads what a benchmark server sends: a status line, headers, and a body framed by
- * Content-Length or chunked transfer-coding (trailers skipped), or none for a 204 or 304. Anything
- * else (no framing, a malformed chunk, bytes after the answer, a connection that ends mid-answer)
- * fails that one request with an error and drops its connection; the caller counts it wrong.
+ * It reads what every benchmark server sends: a status line, headers, and a body framed by
+ * Content-Length, or none for a 204 or 304. Anything else (no Content-Length, as a chunked answer,
+ * bytes after the answer, a connection that ends mid-answer) fails that one request with an error
+ * and drops its connection; the caller counts it wrong.
  */
 import { connect, type Socket } from 'node:net';
 
@@ -23,12 +23,8 @@ export interface LoadClientOptions {
 
 /** The complete HTTP/1.1 request for a POST with these headers and body (Host and Content-Length added). */
 export function postRequest(url: URL, headers: Readonly<Record<string, string>>, body: string): Buffer {
-  const lines = [
-    `POST ${url.pathname}${url.search} HTTP/1.1`,
-    `host: ${url.host}`,
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-  ];
-  return Buffer.from(`${lines.join('\r\n')}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  const fields = Object.entries({ host: url.host, ...headers, 'content-length': String(Buffer.byteLength(body)) });
+  return Buffer.from(`POST ${url.pathname}${url.search} HTTP/1.1\r\n${fields.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
 }
 
 export class LoadClient {
@@ -93,7 +89,6 @@ export class LoadClient {
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n');
-const CRLF = Buffer.from('\r\n');
 
 /** One keep-alive connection and the parse state of the answer it is reading. */
 class Connection {
@@ -160,43 +155,11 @@ export function parseAnswer(data: Buffer): Answer | undefined {
   if (status === null) throw new Error(`not an HTTP/1.x answer: ${JSON.stringify(head.slice(0, 40))}`);
   const keepAlive = !/\r\nconnection: *close/.test(head) && head.startsWith('http/1.1');
   const start = headerEnd + HEADER_END.length;
-  const length = /\r\ncontent-length: *(\d+)/.exec(head);
-  let [body, end] = [data.subarray(start, start), start];
-  const chunked = /\r\ntransfer-encoding: *chunked/.test(head);
   // A 204 or 304 has no body, whatever the headers say.
-  if (status[1] !== '204' && status[1] !== '304') {
-    if (length === null && !chunked) throw new Error('answer has neither Content-Length nor chunked framing');
-    const framed =
-      length !== null
-        ? { body: data.subarray(start, start + Number(length[1])), end: start + Number(length[1]) }
-        : readChunked(data, start);
-    if (framed === undefined || data.length < framed.end) return undefined;
-    ({ body, end } = framed);
-  }
+  const length = status[1] === '204' || status[1] === '304' ? ['', '0'] : /\r\ncontent-length: *(\d+)/.exec(head);
+  if (length === null) throw new Error('answer has no Content-Length');
+  const end = start + Number(length[1]);
+  if (data.length < end) return undefined;
   if (data.length > end) throw new Error('bytes after the answer');
-  return { status: Number(status[1]), body, keepAlive };
-}
-
-/** A chunked body from `start`, undefined while incomplete. */
-function readChunked(data: Buffer, start: number): { body: Buffer; end: number } | undefined {
-  const parts: Buffer[] = [];
-  let at = start;
-  for (;;) {
-    const lineEnd = data.indexOf(CRLF, at);
-    if (lineEnd < 0) return undefined;
-    const size = Number.parseInt(data.toString('latin1', at, lineEnd).split(';')[0] ?? '', 16);
-    if (!Number.isFinite(size) || size < 0) throw new Error('malformed chunk size');
-    at = lineEnd + CRLF.length;
-    if (size === 0) {
-      // The last chunk; trailers, if any, are skipped up to the empty line that ends them.
-      if (data.length < at + CRLF.length) return undefined;
-      const body = Buffer.concat(parts);
-      if (data.subarray(at, at + 2).equals(CRLF)) return { body, end: at + CRLF.length };
-      const trailersEnd = data.indexOf(HEADER_END, at);
-      return trailersEnd < 0 ? undefined : { body, end: trailersEnd + HEADER_END.length };
-    }
-    if (data.length < at + size + CRLF.length) return undefined;
-    parts.push(data.subarray(at, at + size));
-    at += size + CRLF.length;
-  }
+  return { status: Number(status[1]), body: data.subarray(start, end), keepAlive };
 }

@@ -40,11 +40,8 @@ export class NoiseCheck {
     const slowed = readings.map((value, core) => {
       const seen = this.seen[core]!;
       seen.push(value);
-      const usual = percentile(
-        [...seen].sort((a, b) => a - b),
-        20,
-      );
-      return value > SLOW_FACTOR * usual;
+      const sorted = [...seen].sort((a, b) => a - b);
+      return value > SLOW_FACTOR * percentile(sorted, 20);
     });
     return slowed.includes(true);
   }

@@ -26,12 +26,15 @@ export function checkAnswer(status: number, bodyText: string, expected: unknown)
   }
 }
 
-export async function backendRequestCount(backendUrl: string): Promise<number> {
-  const { statusCode, body } = await request(`${backendUrl}/__stats`);
-  const stats = (await body.json()) as { requests?: unknown };
-  if (statusCode !== 200 || typeof stats.requests !== 'number') throw new Error(`backend /__stats answered ${statusCode}`);
-  return stats.requests;
+/** A counting server's /__stats (the backends', backend.ts; the OTLP sink's, otlp-sink.ts). */
+export async function serviceStats(url: string): Promise<Readonly<Record<string, number>>> {
+  const { statusCode, body } = await request(`${url}/__stats`);
+  const stats = (await body.json()) as Record<string, number>;
+  if (statusCode !== 200 || typeof stats !== 'object') throw new Error(`${url}/__stats answered ${statusCode}`);
+  return stats;
 }
+
+export const backendRequestCount = async (backendUrl: string): Promise<number> => (await serviceStats(backendUrl)).requests!;
 
 /** One query (10 s deadline), unchecked. */
 export async function queryOnce(url: string, requestBody: string): Promise<{ status: number; body: string }> {

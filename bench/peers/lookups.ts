@@ -20,12 +20,7 @@ const ok = (data: unknown): JsonReply => ({ status: 200, body: JSON.stringify({ 
 
 function lookupHandler(get: Lookup): BodyHandler {
   return async (requestBody) => {
-    let request: { query?: unknown; variables?: { id?: unknown } };
-    try {
-      request = JSON.parse(requestBody) as typeof request;
-    } catch {
-      return BAD;
-    }
+    const request = JSON.parse(requestBody) as { query?: unknown; variables?: { id?: unknown } }; // malformed JSON: a 500
     const id = request.variables?.id;
     if (typeof id !== 'string') return BAD;
     if (request.query === LOOKUP_WORKLOADS.a.query) {

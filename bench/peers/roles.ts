@@ -7,6 +7,7 @@
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { startBackend } from '../backend.js';
+import { startOtlpSink } from '../otlp-sink.js';
 import { createJsonServer, createUpstream, listen, type Listening, type Upstream } from '../shared/http.js';
 import { ceilingHandler, floorHandler, noBatchHandler, perItemCacheHandler } from './hand-written.js';
 import { createYogaServer, jitHandler } from './graphql.js';
@@ -23,20 +24,25 @@ const PEERS = {
   'lookup-dataloader': (u) => createJsonServer(dataLoaderHandler(u)),
 } satisfies Record<string, (upstream: Upstream) => Server>;
 export type PeerRole = keyof typeof PEERS;
-/** `pool-backend`: the backend with 16 requests in service at once (backend.ts). */
-export type Role = PeerRole | 'backend' | 'pool-backend';
-
 export const POOL_IN_SERVICE = 16;
 
+/** The backends (backend.ts: `pool-backend` 16 requests in service at once, `etag-backend` with ETags and 304s) and the OTLP sink. */
+const SERVICES = {
+  backend: (port?: number) => startBackend({ port }),
+  'pool-backend': (port?: number) => startBackend({ port, inService: POOL_IN_SERVICE }),
+  'etag-backend': (port?: number) => startBackend({ port, etags: true }),
+  'otlp-sink': (port?: number) => startOtlpSink(port),
+} satisfies Record<string, (port?: number) => Promise<Listening>>;
+export type Role = PeerRole | keyof typeof SERVICES;
+
 export function isRole(name: string): name is Role {
-  return name === 'backend' || name === 'pool-backend' || name in PEERS;
+  return name in SERVICES || name in PEERS;
 }
 
 /** Starts a role; peers answer at http://127.0.0.1:PORT/graphql, the backends at their root. */
 export async function startRole(role: Role, options: { port?: number; backendUrl?: string } = {}): Promise<Listening> {
-  if (role === 'backend' || role === 'pool-backend') {
-    return startBackend({ port: options.port, inService: role === 'pool-backend' ? POOL_IN_SERVICE : undefined });
-  }
+  if (role in SERVICES) return SERVICES[role as keyof typeof SERVICES](options.port);
+  role = role as PeerRole;
   if (role !== 'floor' && options.backendUrl === undefined) throw new Error(`${role} needs a backend URL`);
   const upstream = createUpstream(options.backendUrl ?? 'http://127.0.0.1:9');
   const listening = await listen(PEERS[role](upstream), options.port ?? 0, '/graphql');

@@ -1,10 +1,11 @@
 /**
  * The benchmark's own parts against real servers (no timing assertions): the backends, the peers
  * and their subrequest counts, the checker, the verification pass, the open-loop driver and wrk's
- * per-key check, and the guard that reports a config this build rejects.
+ * per-key check, the config check; and, with gqlgw started from its bench config (the ports moved to
+ * this test's servers), the tracing row's exports to the OTLP sink and the revalidation rows' 304s.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,18 +14,32 @@ import { request } from 'undici';
 import { startBackend } from '../../bench/backend.js';
 import { NoiseCheck } from '../../bench/driver/noise.js';
 import { runOpenLoop } from '../../bench/driver/open-loop.js';
-import { backendRequestCount, checkAnswer, queryOnce, verifyServer } from '../../bench/driver/verify.js';
+import type { StartedProcess } from '../../bench/driver/processes.js';
+import { backendRequestCount, checkAnswer, queryOnce, serviceStats, verifyServer } from '../../bench/driver/verify.js';
 import { checkWrk, runWrk } from '../../bench/driver/wrk.js';
+import { startOtlpSink } from '../../bench/otlp-sink.js';
 import { startRole } from '../../bench/peers/roles.js';
-import { ROWS, unsupportedBy } from '../../bench/rows.js';
+import { configProblem, ROWS, startRow } from '../../bench/rows.js';
 import { EXPECTED_ANSWER, EXPECTED_BODY, LOOKUP_WORKLOADS, REQUEST_BODY, lookupRequest } from '../../bench/shared/data.js';
 import { listen, readBody, type Listening } from '../../bench/shared/http.js';
 import { BENCH_SRC_DIR } from '../../bench/shared/paths.js';
+import { pollUntil } from '../support/wait.js';
 
 const getJson = async (url: string): Promise<unknown> => (await request(url)).body.json();
 const blogProbes = (n: number): Array<{ request: string; expected: unknown }> =>
   Array.from({ length: n }, () => ({ request: REQUEST_BODY, expected: EXPECTED_ANSWER }));
 const lookupBytes = (w: 'a' | 'b', key: number): string => JSON.stringify(LOOKUP_WORKLOADS[w].answer(key));
+
+/** gqlgw with row `id`'s bench config, each fixed `127.0.0.1:PORT` of it replaced by `urls[PORT]`. */
+function startGqlgw(id: string, urls: Readonly<Record<string, string>>): Promise<StartedProcess> {
+  const row = ROWS.find((r) => r.id === id)!;
+  const toml = readFileSync(join(BENCH_SRC_DIR, `${row.config}.toml`), 'utf8')
+    .replace(/"variants\//g, `"${join(BENCH_SRC_DIR, 'variants')}/`)
+    .replace(/http:\/\/127\.0\.0\.1:(\d+)/g, (_, port: string) => urls[port] ?? `no URL for port ${port}`);
+  const base = join(mkdtempSync(join(tmpdir(), 'bench-row-')), row.config!);
+  writeFileSync(`${base}.toml`, toml);
+  return startRow({ ...row, config: base }, '');
+}
 
 describe('bench smoke', () => {
   let backend: Listening;
@@ -37,11 +52,7 @@ describe('bench smoke', () => {
     ceiling = await startRole('ceiling', { backendUrl: backend.url });
   });
 
-  after(async () => {
-    await ceiling?.close();
-    await pool?.close();
-    await backend?.close();
-  });
+  after(() => Promise.all([ceiling?.close(), pool?.close(), backend?.close()]));
 
   it('the backend serves posts, single records, and batches matched by id in any order', async () => {
     assert.deepEqual(await getJson(`${backend.url}/posts?limit=2`), [
@@ -61,11 +72,10 @@ describe('bench smoke', () => {
     try {
       const keys = Array.from({ length: 40 }, (_, i) => i + 1);
       const answers = await Promise.all(keys.map((k) => getJson(`${slow.url}/users/${k}`) as Promise<{ id: number }>));
-      assert.deepEqual(
-        answers.map((u) => u.id),
-        keys,
-      );
-      assert.deepEqual(await getJson(`${slow.url}/__stats`), { requests: 40, maxInService: 16 });
+      const ids = answers.map((u) => u.id);
+      assert.deepEqual(ids, keys);
+      const bodyBytes = answers.reduce((sum, u) => sum + JSON.stringify(u).length, 0);
+      assert.deepEqual(await getJson(`${slow.url}/__stats`), { requests: 40, maxInService: 16, bodyBytes, notModified: 0 });
     } finally {
       await slow.close();
     }
@@ -160,17 +170,15 @@ describe('bench smoke', () => {
     }
   });
 
-  it('a gqlgw row whose config this build rejects is reported with the problem, and an accepted one is run', () => {
+  it("names the problem of a config gqlgw check rejects (the run stops on it), and accepts every gqlgw row's", () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-guard-'));
     const sources = '[sources.posts]\nurl = "http://127.0.0.1:1"\n[sources.users]\nurl = "http://127.0.0.1:1"\n';
     writeFileSync(
       join(dir, 'x.toml'),
       `[gateway]\nschema = ["${join(BENCH_SRC_DIR, 'variants/batch.graphqls')}"]\nno_such_key = 1\n${sources}`,
     );
-    const row = { ...ROWS.find((r) => r.id === 'gqlgw-batch')!, config: join(dir, 'x') };
-    assert.match(unsupportedBy(row) ?? '', /no_such_key/);
-    assert.equal(unsupportedBy(ROWS.find((r) => r.id === 'gqlgw-batch')!), undefined);
-    assert.equal(unsupportedBy(ROWS.find((r) => r.id === 'lookup-dataloader')!), undefined, 'peers need no check');
+    assert.match(configProblem({ ...ROWS.find((r) => r.id === 'gqlgw-batch')!, config: join(dir, 'x') }) ?? '', /no_such_key/);
+    for (const row of ROWS) assert.equal(configProblem(row), undefined, row.id);
   });
 
   it('the noise flag marks a reading over 1.25 × the usual time of its core', () => {
@@ -180,5 +188,50 @@ describe('bench smoke', () => {
     assert.equal(noise.observe([13, 20]), true, 'server core slowed');
     assert.equal(noise.observe([10, 26]), true, 'load core slowed');
     assert.equal(noise.observe([12, 24]), false, 'within 1.25 ×');
+  });
+
+  it('"gqlgw batch, tracing on, sample 1.0" answers right, with 2 subrequests, and its spans reach the OTLP sink', async () => {
+    const sink = await startOtlpSink();
+    const gqlgw = await startGqlgw('gqlgw-batch-tracing', { 4801: backend.url, 4804: `${sink.url}/v1/traces` });
+    try {
+      const probes = [1, 2].map(() => ({ request: REQUEST_BODY, expected: EXPECTED_ANSWER }));
+      const verified = await verifyServer(gqlgw.url, backend.url, probes);
+      assert.deepEqual(verified.ok && verified.subrequests, [2, 2]);
+      const stats = await pollUntil(
+        () => serviceStats(sink.url),
+        (s) => s.exports! > 0,
+        10_000,
+      );
+      assert.ok(stats.exports! > 0 && stats.bytes! > 200, JSON.stringify(stats));
+      const metrics = await (await fetch(new URL('/metrics', gqlgw.url))).text();
+      assert.doesNotMatch(metrics, /^gqlgw_tracing_dropped_spans_total(\{.*\})? [1-9]/m, 'the sink accepted every export');
+    } finally {
+      await gqlgw.stop();
+      await sink.close();
+    }
+  });
+
+  it('revalidation rows: the expired entry is fetched again, answered 304 without a body with revalidate = true, whole without', async () => {
+    const body = JSON.stringify({ id: 7, name: 'User 7', email: 'user7@example.test' });
+    const refetch = async (id: string): Promise<Readonly<Record<string, number>>> => {
+      const etag = await startRole('etag-backend');
+      const gqlgw = await startGqlgw(id, { 4803: etag.url });
+      try {
+        const ask = async (): Promise<Readonly<Record<string, number>>> => {
+          const answer = await queryOnce(gqlgw.url, lookupRequest('a', 7));
+          assert.equal(checkAnswer(answer.status, answer.body, LOOKUP_WORKLOADS.a.answer(7)), undefined);
+          return serviceStats(etag.url);
+        };
+        assert.deepEqual(await ask(), { requests: 1, maxInService: 1, bodyBytes: body.length, notModified: 0 });
+        assert.equal((await ask()).requests, 1, 'the second answer comes from the cache');
+        return await pollUntil(ask, (s) => s.requests! >= 2, 10_000);
+      } finally {
+        await gqlgw.stop();
+        await etag.close();
+      }
+    };
+    const [on, off] = await Promise.all([refetch('gqlgw-revalidate-on'), refetch('gqlgw-revalidate-off')]);
+    assert.deepEqual(on, { requests: 2, maxInService: 1, bodyBytes: body.length, notModified: 1 });
+    assert.deepEqual(off, { requests: 2, maxInService: 1, bodyBytes: 2 * body.length, notModified: 0 });
   });
 });

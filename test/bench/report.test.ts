@@ -37,7 +37,7 @@ function fixture(changes: { wrongInWarmup?: number } = {}): BenchResults {
       row('jit-dataloader', { c16: [cell(1010)] }),
       row('gqlgw-no-batch', { c16: [cell(500)], open80: open80(10, 25, 500) }, { warmupWrong: changes.wrongInWarmup ?? 0 }),
       row('no-batch-hand-written', { c16: [cell(700)] }),
-      row('gqlgw-sharing-on', {}, { unsupported: 'bench/lookups-sharing-on.toml:13:1: unknown key sources.users.batch_across_requests' }),
+      row('gqlgw-batch-tracing', { c16: [cell(840)] }),
       row('lookup-dataloader', { a64: [cell(12000, { p99Ms: 9 })], b64: [cell(6000)] }),
       row('lookup-per-request', { a16: [cell(5000)], a64: [cell(6500)] }),
     ],
@@ -72,25 +72,18 @@ describe('bench targets and report', () => {
     assert.match(verdictOf(data, /^gqlgw, batch: peak RSS ≤ 2 ×/).verdict, /missed by 5\.0 %/, '126 MiB median against 2 × 60');
   });
 
-  it('reports every shared-batching target as not supported while the gqlgw row is not, and judges them once it is', () => {
+  it('judges the shared-batching targets once the row is measured, and the tracing row against gqlgw, batch', () => {
     const data = fixture();
     const sharing = evaluateTargets(new View(data)).filter((o) => o.text.startsWith('gqlgw, sharing on'));
-    assert.equal(sharing.length, TARGETS.filter((t) => 'row' in t && t.row === 'gqlgw-sharing-on').length);
-    assert.ok(sharing.length >= 7);
-    assert.ok(sharing.every((o) => o.met === undefined && o.verdict === 'not measured: gqlgw, sharing on is not supported by this build'));
-    const md = renderResults(data);
-    assert.match(
-      md,
-      /\| gqlgw, sharing on \| not supported by this build: bench\/lookups-sharing-on\.toml:13:1: unknown key sources\.users\.batch_across_requests \|/,
-    );
-    data.rows[5] = row('gqlgw-sharing-on', { a16: [cell(5100)], a64: [cell(12500, { p99Ms: 10 })], b64: [cell(6000)] });
+    assert.ok(sharing.length >= 7 && sharing.every((o) => o.met === undefined && o.verdict === 'not measured'));
+    const tracing = verdictOf(data, /^gqlgw batch, tracing on, sample 1\.0 ≥ 0\.85 × gqlgw, batch \(req\/s, 16 connections\)$/);
+    assert.deepEqual([tracing.met, tracing.verdict], [false, 'missed by 1.2 %']);
+    data.rows.push(row('gqlgw-sharing-on', { a16: [cell(5100)], a64: [cell(12500, { p99Ms: 10 })], b64: [cell(6000)] }));
     assert.equal(verdictOf(data, /^gqlgw, sharing on ≥ 1 × hand-written, process-wide DataLoader \(req\/s, \(a\), 64/).met, true);
     assert.equal(verdictOf(data, /^gqlgw, sharing on ≥ 1.8 × hand-written, one call per lookup \(req\/s, \(a\), 64/).met, true);
     assert.equal(verdictOf(data, /^gqlgw, sharing on ≥ 0.95 × hand-written, one call per lookup \(req\/s, \(a\), 16/).met, true);
-    assert.equal(
-      verdictOf(data, /^gqlgw, sharing on: p99 ≤ hand-written, process-wide DataLoader's \(\(a\)/).verdict,
-      "missed: 1.11× the peer's p99",
-    );
+    const p99 = verdictOf(data, /^gqlgw, sharing on: p99 ≤ hand-written, process-wide DataLoader's \(\(a\)/);
+    assert.equal(p99.verdict, "missed: 1.11× the peer's p99");
     assert.equal(verdictOf(data, /^gqlgw, sharing on ≥ 0.95 × .* \(b\), 16/).verdict, 'not measured');
   });
 
@@ -98,7 +91,7 @@ describe('bench targets and report', () => {
     assert.equal(verdictOf(fixture(), /^every answer right/).met, true);
     const wrong = verdictOf(fixture({ wrongInWarmup: 3 }), /^every answer right/);
     assert.equal(wrong.met, false);
-    assert.match(wrong.measured, /^3 wrong of 370600 measured responses$/);
+    assert.match(wrong.measured, /^3 wrong of 379000 measured responses$/);
   });
 
   it('renders tables with the targets, the noisy marks and the ratios', () => {
