@@ -270,7 +270,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
       try {
         return await track(fetchMany(keys));
       } catch {
-        return new Map(); // unreachable by construction; the contract says never reject
+        return new Map(); // memjs may throw synchronously (opening a client): a miss, never a rejection
       }
     },
 
@@ -308,7 +308,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
         }
         return await track(removeMany([...new Set(keys.map((key) => memcachedKey(config.keyPrefix, key)))]));
       } catch {
-        return false; // unreachable by construction; the contract says never reject
+        return false; // memjs may throw synchronously (opening a client): not deleted, never a rejection
       }
     },
 

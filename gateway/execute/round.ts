@@ -19,7 +19,10 @@ import { shareRequests } from './select-sharing.js';
 import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
 
-/** What a waiter gets if the call it waited for ended without an outcome (a bug; never seen in tests). */
+/**
+ * What a waiter gets if the call it waited for ended without an outcome: a waiter never sees a
+ * given-up call (coalesce.ts), so only a throw inside the shared send gets here; kept so that it is a field error.
+ */
 const LOST: UpstreamOutcome = failure({
   code: 'UPSTREAM_UNREACHABLE',
   source: 'gateway',
