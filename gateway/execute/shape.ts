@@ -28,7 +28,8 @@ import { readingEntities } from './shape-entities.js';
 
 /**
  * graphql-jit compiles only operations of at most this many field selections (fragments expanded).
- * Its compile costs about 20-250 µs per selection (distinct aliased subtrees are the dear case), so
+ * Its compile time grows with every selection (distinct aliased subtrees are the dear case;
+ * docs/performance.md), so
  * a document near limits.max_fields would block the event loop for seconds; graphql-js shapes the
  * large ones instead, in time linear in the response (docs/hardening.md "Limits").
  */
