@@ -194,7 +194,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
    * the connection (other calls still on it fail with the same kind); garbage in well-formed
    * answers leaves the protocol stream in step, so the connection is kept.
    */
-  const settle = (used: MemjsClient, kind: ReturnType<typeof classify>, operation: MemcachedOperation): void => {
+  const report = (used: MemjsClient, kind: ReturnType<typeof classify>, operation: MemcachedOperation): void => {
     if (kind === undefined) {
       breaker.success();
       return;
@@ -238,7 +238,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
       }
       for (const key of byStoredKey.get(stored) ?? []) hits.set(key, decoded.entry);
     });
-    settle(used, classify(outcomes, garbage), 'get');
+    report(used, classify(outcomes, garbage), 'get');
     return hits;
   }
 
@@ -247,7 +247,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
     const outcomes = await callAllWithDeadline<(typeof writes)[number], boolean | null>(writes, config.timeoutMs, (write, done) =>
       used.set(write.key, write.bytes, { expires: write.ttlSeconds }, (error, ok) => done(error, ok)),
     );
-    settle(used, classify(outcomes, false), 'set');
+    report(used, classify(outcomes, false), 'set');
   }
 
   async function removeMany(keys: readonly string[]): Promise<boolean> {
@@ -256,7 +256,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
       used.delete(key, (error, ok) => done(error, ok)),
     );
     const kind = classify(outcomes, false);
-    settle(used, kind, 'delete');
+    report(used, kind, 'delete');
     return kind === undefined;
   }
 

@@ -49,7 +49,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
     for (let i = 0; i < entries.length; i++) round.add(entries[i]!, parents[i]!);
     const { tally, listAttached, claimed } = round;
     const stale: MemoEntry[] = [];
-    const read = readCaches(round.fresh, deps, tally, stale);
+    const read = readCaches(round.created, deps, tally, stale);
     const sendRest = (fromNetwork: MemoEntry[]): Promise<void> => {
       if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
       tally.flush(deps.listener);
@@ -84,7 +84,7 @@ export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_BODY }) as O
  */
 class RoundLookups {
   readonly tally: RoundTally;
-  readonly fresh: MemoEntry[] = [];
+  readonly created: MemoEntry[] = [];
   readonly listAttached: Array<{ slot: OutcomeSlot; memos: Array<OutcomeSlot | null> }> = [];
   /** Claimed lookups of fields with @fetch fields below them: where the walk goes on after the round. */
   readonly claimed: Claimed = { entries: [], slots: [] };
@@ -221,7 +221,7 @@ class RoundLookups {
     // A new entry's lookup was not claimed before: that claim would have made the entry.
     if (parent !== undefined) this.claim(entry, parent, memo, true);
     this.state.memo.set(key, memo);
-    this.fresh.push(memo);
+    this.created.push(memo);
     if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);
     return memo;
   }
@@ -355,7 +355,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       call.done = releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)).catch(ignore);
       waits.wait(call, false);
     }
-    settled = waits.settle(own, state.signal);
+    settled = waits.waitAll(own, state.signal);
   } catch (err) {
     settled = Promise.reject(err);
   }

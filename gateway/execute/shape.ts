@@ -39,7 +39,7 @@ export const JIT_MAX_FIELDS = 500;
 export interface ShapeContext {
   readonly store: ResultStore;
   /** Put the upstream detail (path, status, body excerpt) into error extensions: debug only. */
-  readonly exposeDetail: boolean;
+  readonly debugHeaders: boolean;
 }
 
 /**
@@ -158,7 +158,7 @@ function fetchedResolver(field: OutcomeField): GraphQLFieldResolver<unknown, Sha
         extensions: { code: 'INTERNAL_SERVER_ERROR' },
       });
     }
-    const value = fieldValue(outcome, field, ctx.exposeDetail);
+    const value = fieldValue(outcome, field, ctx.debugHeaders);
     if (value instanceof GraphQLError) throw value;
     return value;
   };
