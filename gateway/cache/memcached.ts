@@ -170,11 +170,16 @@ function classify(outcomes: ReadonlyArray<MemcachedReply<unknown>>, garbage: boo
 
 /**
  * Creates the tier; no connection is opened until the first call. Throws only for a config with
- * no servers (memjs would silently fall back to an environment variable or localhost).
+ * no servers (memjs would silently fall back to an environment variable or localhost). `clock` is
+ * the circuit breaker's clock (its cool-down).
  */
-export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTierEvents = {}): MemcachedTier {
+export function createMemcachedTier(
+  config: MemcachedConfig,
+  events: MemcachedTierEvents = {},
+  clock: () => number = Date.now,
+): MemcachedTier {
   if (config.servers.length === 0) throw new Error('[cache.memcached] servers must list at least one "host:port"');
-  const breaker = new CircuitBreaker(config.failureThreshold, config.cooldownMs);
+  const breaker = new CircuitBreaker(config.failureThreshold, config.cooldownMs, clock);
   const inFlight = new Set<Promise<unknown>>();
   let client: MemjsClient | undefined;
   let closed = false;
