@@ -7,14 +7,10 @@ import {
   buildASTSchema,
   getDirectiveValues,
   getLocation,
-  isListType,
-  isNonNullType,
   isObjectType,
   isInterfaceType,
   isAbstractType,
   getNamedType,
-  getNullableType,
-  GraphQLBoolean,
   type GraphQLSchema,
   parse,
   validateSchema,
@@ -31,11 +27,8 @@ import { compileFieldDirectives } from '../../directives/field.js';
 import { compileInvalidations } from '../../directives/invalidate.js';
 import { compileTypeFrom, fromSteps } from '../../directives/from.js';
 import { compileTypeMap, type TypeMap } from '../../directives/type-map.js';
-import { dottedReader } from '../../directives/dotted.js';
-import { sourceBase } from '../../directives/url-link.js';
 import { prefixRulesBySource } from './prefix-rules.js';
 import type { DirectiveUse, FieldContext } from '../../directives/context.js';
-import type { CompiledBatch } from '../../directives/batch.js';
 import type { Problem } from '../../directives/problem.js';
 import type { GatewayConfig } from '../config/types.js';
 import { GatewayConfigError, type Diagnostic } from '../config/diagnostics.js';
@@ -48,6 +41,7 @@ import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards } from './auth-guards.js';
 import { compileLookups } from './lookups.js';
 import { compileFederation, prepareSubgraph } from './federation.js';
+import { compileFetchBlueprint } from './fetch-blueprint.js';
 
 /**
  * Compiles the schema files of a config into a Blueprint: the GraphQL schema plus, per coordinate,
@@ -131,6 +125,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   }
   const discriminators = compileDiscriminators(schema, problems);
   const prefixRules = prefixRulesBySource(schema);
+  const fetchContext = { config, prefixRules, selectSuffixes };
   for (const type of objectTypes) {
     const typeFields = Object.values(type.getFields());
     const uses = usesByType.get(type.name)!;
@@ -160,54 +155,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
         ctx,
         problems,
       );
-      let fetch: FieldBlueprint['fetch'];
-      if (compiled.fetch) {
-        const unwrapped = isNonNullType(field.type) ? field.type.ofType : field.type;
-        const select = compiled.fetch.select;
-        fetch = {
-          source: config.sources.get(compiled.fetch.source)!,
-          template: compiled.fetch.template,
-          select,
-          keySuffix: select ? `|${select.join('.')}` : '',
-          batch: compiled.batch && {
-            template: compiled.batch.template,
-            match: compiled.batch.match,
-            readMatch: dottedReader(compiled.batch.matchSteps),
-            max: compiled.batch.max,
-            readKey: dottedReader(compiled.batch.keyRead),
-            keyFromArgs: compiled.batch.keyFrom === 'args',
-            shareKey: batchShareKey(compiled.fetch.source, compiled.batch),
-            listKeys: compiled.batch.listKeys,
-            keyAlone:
-              !compiled.batch.listKeys &&
-              !compiled.request?.body &&
-              (compiled.batch.keyFrom === 'args' || compiled.fetch.template.placeholders.every((p) => p.kind !== 'args')),
-            hasArgs:
-              compiled.batch.template.placeholders.some((p) => p.kind === 'args') ||
-              (compiled.batch.body?.placeholders.some((p) => p.kind === 'args') ?? false),
-            select: compiled.batch.select,
-            method: compiled.batch.method,
-            body: compiled.batch.body,
-          },
-          cache: compiled.cache,
-          method: compiled.request?.method ?? 'GET',
-          body: compiled.request?.body,
-          emptyIsTrue: getNullableType(field.type) === GraphQLBoolean,
-          prefixRules: (compiled.cache && prefixRules.get(compiled.fetch.source)) || [],
-          link: compiled.fetch.url ? sourceBase(config.sources.get(compiled.fetch.source)!.url) : undefined,
-          response: compiled.fetch.response,
-          invalidates: invalidates.map((inv) => ({
-            source: config.sources.get(inv.source)!,
-            path: inv.path,
-            template: inv.template,
-            selectSuffixes: selectSuffixes.get(inv.source) ?? [''],
-            prefix: inv.prefix,
-          })),
-          isList: isListType(unwrapped),
-          isNonNull: isNonNullType(field.type),
-          itemNonNull: isListType(unwrapped) && isNonNullType(unwrapped.ofType),
-        };
-      }
+      const fetch = compiled.fetch && compileFetchBlueprint(field, { ...compiled, fetch: compiled.fetch }, invalidates, fetchContext);
       const named = getNamedType(field.type);
       const fieldUses = uses.get(field.name)!;
       const namespace =
@@ -366,10 +314,4 @@ function safeRead(file: string): string {
   } catch {
     return '';
   }
-}
-
-/** BatchBlueprint `shareKey`: what two fields' @batch must have alike to share chunks. */
-function batchShareKey(source: string, batch: CompiledBatch): string {
-  const { method, template, body, select, match } = batch;
-  return JSON.stringify([source, method, template.text, template.repeat, body?.text ?? null, select ?? null, match]);
 }

@@ -170,11 +170,16 @@ function classify(outcomes: ReadonlyArray<MemcachedReply<unknown>>, garbage: boo
 
 /**
  * Creates the tier; no connection is opened until the first call. Throws only for a config with
- * no servers (memjs would silently fall back to an environment variable or localhost).
+ * no servers (memjs would silently fall back to an environment variable or localhost). `clock` is
+ * the circuit breaker's clock (its cool-down).
  */
-export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTierEvents = {}): MemcachedTier {
+export function createMemcachedTier(
+  config: MemcachedConfig,
+  events: MemcachedTierEvents = {},
+  clock: () => number = Date.now,
+): MemcachedTier {
   if (config.servers.length === 0) throw new Error('[cache.memcached] servers must list at least one "host:port"');
-  const breaker = new CircuitBreaker(config.failureThreshold, config.cooldownMs);
+  const breaker = new CircuitBreaker(config.failureThreshold, config.cooldownMs, clock);
   const inFlight = new Set<Promise<unknown>>();
   let client: MemjsClient | undefined;
   let closed = false;
@@ -194,7 +199,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
    * the connection (other calls still on it fail with the same kind); garbage in well-formed
    * answers leaves the protocol stream in step, so the connection is kept.
    */
-  const settle = (used: MemjsClient, kind: ReturnType<typeof classify>, operation: MemcachedOperation): void => {
+  const report = (used: MemjsClient, kind: ReturnType<typeof classify>, operation: MemcachedOperation): void => {
     if (kind === undefined) {
       breaker.success();
       return;
@@ -238,7 +243,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
       }
       for (const key of byStoredKey.get(stored) ?? []) hits.set(key, decoded.entry);
     });
-    settle(used, classify(outcomes, garbage), 'get');
+    report(used, classify(outcomes, garbage), 'get');
     return hits;
   }
 
@@ -247,7 +252,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
     const outcomes = await callAllWithDeadline<(typeof writes)[number], boolean | null>(writes, config.timeoutMs, (write, done) =>
       used.set(write.key, write.bytes, { expires: write.ttlSeconds }, (error, ok) => done(error, ok)),
     );
-    settle(used, classify(outcomes, false), 'set');
+    report(used, classify(outcomes, false), 'set');
   }
 
   async function removeMany(keys: readonly string[]): Promise<boolean> {
@@ -256,7 +261,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
       used.delete(key, (error, ok) => done(error, ok)),
     );
     const kind = classify(outcomes, false);
-    settle(used, kind, 'delete');
+    report(used, kind, 'delete');
     return kind === undefined;
   }
 
@@ -270,7 +275,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
       try {
         return await track(fetchMany(keys));
       } catch {
-        return new Map(); // unreachable by construction; the contract says never reject
+        return new Map(); // memjs may throw synchronously (opening a client): a miss, never a rejection
       }
     },
 
@@ -308,7 +313,7 @@ export function createMemcachedTier(config: MemcachedConfig, events: MemcachedTi
         }
         return await track(removeMany([...new Set(keys.map((key) => memcachedKey(config.keyPrefix, key)))]));
       } catch {
-        return false; // unreachable by construction; the contract says never reject
+        return false; // memjs may throw synchronously (opening a client): not deleted, never a rejection
       }
     },
 

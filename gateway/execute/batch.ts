@@ -377,9 +377,9 @@ export function mergeChunk(into: BatchChunk, block: BatchChunk): boolean {
   const max = Math.min(into.max, block.max);
   if (into.keys.length >= max) return false;
   const positions = (into.positions ??= positionsOf(into.keys));
-  let fresh = 0;
-  for (const k of block.keys) if (!positions.has(k)) fresh++;
-  if (into.keys.length + fresh > max) return false;
+  let added = 0;
+  for (const k of block.keys) if (!positions.has(k)) added++;
+  if (into.keys.length + added > max) return false;
   const start = into.keys.length;
   for (let i = 0; i < block.keys.length; i++) {
     const key = block.keys[i]!;

@@ -20,7 +20,7 @@ export interface CacheTiers {
  * promise of it.
  */
 export function readCaches(
-  fresh: MemoEntry[],
+  created: MemoEntry[],
   tiers: CacheTiers,
   tally: RoundTally,
   stale: MemoEntry[],
@@ -29,7 +29,7 @@ export function readCaches(
   const reading: Reading = { now: Date.now(), tally, stale };
   const wanted: MemoEntry[] = [];
   let answered = false;
-  for (const m of fresh) {
+  for (const m of created) {
     const cache = m.fetch.cache;
     if (!cache || (cache.ttlSeconds <= 0 && cache.missingSeconds <= 0)) continue;
     if (m.fetch.prefixRules.length > 0) stampFromL2(m, l2);
@@ -41,15 +41,15 @@ export function readCaches(
     }
     if (memcached) wanted.push(m);
   }
-  if (memcached && wanted.length > 0) return readMemcached({ l2, memcached }, wanted, fresh, reading);
-  return answered ? unanswered(fresh) : fresh;
+  if (memcached && wanted.length > 0) return readMemcached({ l2, memcached }, wanted, created, reading);
+  return answered ? unanswered(created) : created;
 }
 
 /** The memcached half of readCaches, for the L2 misses in `wanted`. */
 async function readMemcached(
   { l2, memcached }: { readonly l2: L2Cache; readonly memcached: MemcachedTier },
   wanted: MemoEntry[],
-  fresh: MemoEntry[],
+  created: MemoEntry[],
   reading: Reading,
 ): Promise<MemoEntry[]> {
   const keys = wanted.map((m) => m.key);
@@ -63,11 +63,11 @@ async function readMemcached(
     reading.tally.cacheEvent(m.coordinate, m.fetch.source.name, 'memcached', hit);
     if (hit) l2.set(m.key, entry!, reading.now);
   }
-  return unanswered(fresh);
+  return unanswered(created);
 }
 
-function unanswered(fresh: MemoEntry[]): MemoEntry[] {
-  return fresh.filter((m) => m.outcome === undefined);
+function unanswered(created: MemoEntry[]): MemoEntry[] {
+  return created.filter((m) => m.outcome === undefined);
 }
 
 /** One round's reading of the tiers: the time entries are judged at, its tally, its stale answers. */

@@ -113,7 +113,7 @@ export class RoundWaits {
    * Waits for `own` (this round's calls to sources that do not coalesce) and every call waited for;
    * rejects with the abort reason as soon as `signal` aborts. Leaves every call either way.
    */
-  async settle(own: ReadonlyArray<Promise<void>>, signal: Abortable | undefined): Promise<void> {
+  async waitAll(own: ReadonlyArray<Promise<void>>, signal: Abortable | undefined): Promise<void> {
     if (this.calls.size === 0) {
       // Only this request's own subrequests: their deadline is bound to `signal`, so they end with
       // its reason as soon as it aborts (upstream/client.ts); no race against it is needed.

@@ -58,7 +58,7 @@ export function lookupToComplete(
 export function mergeCompletion(
   pending: PendingCompletion,
   outcome: FieldOutcome | undefined,
-  exposeDetail: boolean,
+  debugHeaders: boolean,
 ): Record<string, unknown> {
   const embedded = pending.parent as Record<string, unknown>;
   if (outcome?.kind === 'ok') {
@@ -69,7 +69,7 @@ export function mergeCompletion(
   }
   const merged: Record<string, unknown> = { ...embedded };
   if (outcome?.kind === 'error') {
-    const error = upstreamError(outcome.error, exposeDetail);
+    const error = upstreamError(outcome.error, debugHeaders);
     const { keys, conditional } = pending.completion;
     for (const k of keys) if (!Object.hasOwn(merged, k)) merged[k] = error;
     for (const c of conditional) if (!Object.hasOwn(merged, c.key)) merged[c.key] = error;

@@ -130,12 +130,12 @@ class EntitiesTask implements AfterRound {
     private readonly values: unknown[],
   ) {}
 
-  settle(walk: Walk, exposeDetail: boolean): void {
+  resume(walk: Walk, debugHeaders: boolean): void {
     const { store } = walk;
     for (const p of this.pending) {
       const outcome = store.get(p.object, p.lookup.fieldNode);
       if (outcome?.kind === 'error') {
-        this.values[p.index] = upstreamError(outcome.error, exposeDetail);
+        this.values[p.index] = upstreamError(outcome.error, debugHeaders);
         continue;
       }
       const body = outcome?.kind === 'ok' ? outcome.body : null;

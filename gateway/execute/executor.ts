@@ -57,7 +57,7 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly layers?: DispatchDeps['layers'];
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
-  readonly exposeDetail: boolean;
+  readonly debugHeaders: boolean;
   /** With [auth]: checks each request's token first (an invalid one is a 401, nothing runs). */
   readonly authenticate?: Authenticate;
   /** With [tracing]: the observer of each request (observability/tracing.ts). */
@@ -153,7 +153,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     let dataJson: string | undefined;
     if (!p) {
       // Unknown operation: graphql-js reports it precisely, and nothing is fetched.
-      result = await shaper.shape(request, root, { store, exposeDetail: options.exposeDetail });
+      result = await shaper.shape(request, root, { store, debugHeaders: options.debugHeaders });
       return { result, stats };
     }
     // A router asks a subgraph for its federated trace (SPEC.md "Entities and Apollo Federation").
@@ -176,7 +176,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       forwarder: new HeaderForwarder(request.header, access?.claims),
       args: new Map(),
       signal: request.signal,
-      warnings: options.exposeDetail ? [] : undefined,
+      warnings: options.debugHeaders ? [] : undefined,
       coalesce: p.operation.operation === 'query',
       access,
       observer,
@@ -201,8 +201,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
       if (dataJson !== undefined) {
         result = {};
       } else {
-        result = await shaper.shape(shapeRequest, root, { store, exposeDetail: options.exposeDetail });
-        result = presentValueErrors(result, p, blueprint, options.exposeDetail);
+        result = await shaper.shape(shapeRequest, root, { store, debugHeaders: options.debugHeaders });
+        result = presentValueErrors(result, p, blueprint, options.debugHeaders);
       }
       if (tracing) {
         // `extensions` holds the trace and nothing else.

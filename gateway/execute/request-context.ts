@@ -27,7 +27,7 @@ export interface RoundDeps extends CacheTiers {
   /** @batch lookups' keys, built once per distinct key value (one per executor). */
   readonly keys: SubrequestKeys;
   /** Debug mode: upstream details go into error extensions. */
-  readonly exposeDetail?: boolean;
+  readonly debugHeaders?: boolean;
 }
 
 /** The per-request state a round reads and fills. */

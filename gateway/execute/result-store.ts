@@ -133,8 +133,8 @@ export class ResultStore {
  * first and through lists in order), so a read is usually the next claim: one comparison, no
  * hashing. A map from parent to index is built only when something asks out of that order (a
  * parent repeated in a list, graphql-js's shaper, a claim that must be checked), and kept up to
- * date from then on. A bench query's 100 lookups of a field then cost two array appends and
- * 100 comparisons, where a map per field cost a hashed insert with growth and a hashed read each.
+ * date from then on. N in-order lookups of a field then cost 2N array appends and N comparisons,
+ * where a map per field costs a hashed insert with growth and a hashed read each (docs/performance.md).
  */
 class FieldSlots {
   private readonly parents: object[] = [];

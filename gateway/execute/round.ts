@@ -19,7 +19,10 @@ import { shareRequests } from './select-sharing.js';
 import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
 
-/** What a waiter gets if the call it waited for ended without an outcome (a bug; never seen in tests). */
+/**
+ * What a waiter gets if the call it waited for ended without an outcome: a waiter never sees a
+ * given-up call (coalesce.ts), so only a throw inside the shared send gets here; kept so that it is a field error.
+ */
 const LOST: UpstreamOutcome = failure({
   code: 'UPSTREAM_UNREACHABLE',
   source: 'gateway',
@@ -46,7 +49,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
     for (let i = 0; i < entries.length; i++) round.add(entries[i]!, parents[i]!);
     const { tally, listAttached, claimed } = round;
     const stale: MemoEntry[] = [];
-    const read = readCaches(round.fresh, deps, tally, stale);
+    const read = readCaches(round.created, deps, tally, stale);
     const sendRest = (fromNetwork: MemoEntry[]): Promise<void> => {
       if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
       tally.flush(deps.listener);
@@ -81,7 +84,7 @@ export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_BODY }) as O
  */
 class RoundLookups {
   readonly tally: RoundTally;
-  readonly fresh: MemoEntry[] = [];
+  readonly created: MemoEntry[] = [];
   readonly listAttached: Array<{ slot: OutcomeSlot; memos: Array<OutcomeSlot | null> }> = [];
   /** Claimed lookups of fields with @fetch fields below them: where the walk goes on after the round. */
   readonly claimed: Claimed = { entries: [], slots: [] };
@@ -218,7 +221,7 @@ class RoundLookups {
     // A new entry's lookup was not claimed before: that claim would have made the entry.
     if (parent !== undefined) this.claim(entry, parent, memo, true);
     this.state.memo.set(key, memo);
-    this.fresh.push(memo);
+    this.created.push(memo);
     if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);
     return memo;
   }
@@ -352,7 +355,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       call.done = releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)).catch(ignore);
       waits.wait(call, false);
     }
-    settled = waits.settle(own, state.signal);
+    settled = waits.waitAll(own, state.signal);
   } catch (err) {
     settled = Promise.reject(err);
   }

@@ -23,15 +23,15 @@ export async function runRounds(first: Lookups, state: RequestState, deps: Round
     const claimed = await running;
     state.observer?.roundEnded();
     state.roundEnds?.push(performance.now());
-    lookups = nextLookups(claimed, state, { completions, after, exposeDetail: deps.exposeDetail === true });
+    lookups = nextLookups(claimed, state, { completions, after, debugHeaders: deps.debugHeaders === true });
   }
 }
 
-/** What a round's walk left to do once the round has answered: partial objects to merge, `_entities` to settle. */
+/** What a round's walk left to do once the round has answered: partial objects to merge, `_entities` to resume. */
 interface AfterRound {
   readonly completions: readonly PendingCompletion[] | undefined;
   readonly after: Lookups['after'];
-  readonly exposeDetail: boolean;
+  readonly debugHeaders: boolean;
 }
 
 /** A list-key field's items as the walk goes into them: each found element's value, null for the others. */
@@ -51,11 +51,11 @@ function nextLookups({ entries, slots }: Claimed, state: RequestState, done: Aft
     const { store } = state;
     let merged = store.completedOf(pending.parent);
     if (merged === undefined) {
-      merged = mergeCompletion(pending, store.get(pending.parent, pending.entry.fieldNode), done.exposeDetail);
+      merged = mergeCompletion(pending, store.get(pending.parent, pending.entry.fieldNode), done.debugHeaders);
       store.setCompleted(pending.parent, merged);
     }
     collectLookups(pending.selection, merged, pending.completion.typeName, walk);
   }
-  for (const settle of done.after ?? []) settle.settle(walk, done.exposeDetail);
+  for (const task of done.after ?? []) task.resume(walk, done.debugHeaders);
   return walk.out;
 }

@@ -28,7 +28,8 @@ import { readingEntities } from './shape-entities.js';
 
 /**
  * graphql-jit compiles only operations of at most this many field selections (fragments expanded).
- * Its compile costs about 20-250 µs per selection (distinct aliased subtrees are the dear case), so
+ * Its compile time grows with every selection (distinct aliased subtrees are the dear case;
+ * docs/performance.md), so
  * a document near limits.max_fields would block the event loop for seconds; graphql-js shapes the
  * large ones instead, in time linear in the response (docs/hardening.md "Limits").
  */
@@ -38,7 +39,7 @@ export const JIT_MAX_FIELDS = 500;
 export interface ShapeContext {
   readonly store: ResultStore;
   /** Put the upstream detail (path, status, body excerpt) into error extensions: debug only. */
-  readonly exposeDetail: boolean;
+  readonly debugHeaders: boolean;
 }
 
 /**
@@ -157,7 +158,7 @@ function fetchedResolver(field: OutcomeField): GraphQLFieldResolver<unknown, Sha
         extensions: { code: 'INTERNAL_SERVER_ERROR' },
       });
     }
-    const value = fieldValue(outcome, field, ctx.exposeDetail);
+    const value = fieldValue(outcome, field, ctx.debugHeaders);
     if (value instanceof GraphQLError) throw value;
     return value;
   };

@@ -23,8 +23,7 @@ const MAX_KEYS_PER_FIELD = 10_000;
  * than once per lookup. A key is a fresh string per lookup otherwise (`users:/users/37`), and every
  * `Map` it meets (the request memo, L2) must hash it and compare it character by character; a key
  * kept here is the same string object request after request, hashed once, equal by identity.
- * (A micro-benchmark on this machine: about 130 ns per lookup with fresh keys, 25 ns with kept
- * ones; docs/performance.md.)
+ * (docs/performance.md).
  *
  * Only for fields whose single-fetch path is a function of the batch key alone (BatchBlueprint
  * `keyAlone`: the @fetch path's only placeholder is its `{parent.…}` key), the method is GET, and the

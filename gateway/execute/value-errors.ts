@@ -12,7 +12,7 @@ import { undecidableTypeMessage } from './concrete-type.js';
  * field above it, a message that names only the expected type, and the engine's own message in
  * `extensions.detail` in debug mode only. Errors that already carry a code are left as they are.
  */
-export function presentValueErrors(result: ExecutionResult, plan: Plan, blueprint: Blueprint, exposeDetail: boolean): ExecutionResult {
+export function presentValueErrors(result: ExecutionResult, plan: Plan, blueprint: Blueprint, debugHeaders: boolean): ExecutionResult {
   if (!result.errors?.some((e) => e.extensions?.code === undefined)) return result;
   const errors = result.errors.map((error) => {
     if (error.extensions?.code !== undefined) return error;
@@ -21,7 +21,7 @@ export function presentValueErrors(result: ExecutionResult, plan: Plan, blueprin
     const extensions: Record<string, unknown> = { code: 'UPSTREAM_BAD_RESPONSE' };
     const source = error.path ? sourceAt(plan.root, error.path) : undefined;
     if (source !== undefined) extensions.source = source;
-    if (exposeDetail) extensions.detail = error.message;
+    if (debugHeaders) extensions.detail = error.message;
     const rebuilt = new GraphQLError(message, {
       nodes: error.nodes,
       source: error.source,

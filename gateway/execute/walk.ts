@@ -27,13 +27,13 @@ export class Lookups {
 
   /** Partial objects sent to be completed by this round's lookups, resumed after it (execute/completion.ts). */
   completions: PendingCompletion[] | undefined;
-  /** What settles once this round has answered, before the next walk ends (`_entities`, execute/entities.ts). */
+  /** What resumes once this round has answered, before the next walk ends (`_entities`, execute/entities.ts). */
   after: AfterRound[] | undefined;
 }
 
 /** Work a walk leaves for after its round: it reads the round's outcomes and walks on into what they made. */
 export interface AfterRound {
-  settle(walk: Walk, exposeDetail: boolean): void;
+  resume(walk: Walk, debugHeaders: boolean): void;
 }
 
 /** What one walk reads and where it puts the lookups it finds. */

@@ -42,8 +42,8 @@ import { fieldValue, isPlainValue } from '../upstream/outcome.js';
  * Written for the operations most clients send: no introspection and no @skip/@include on a
  * variable (those selections depend on the request); a document whose fields, fragments expanded,
  * exceed a bound (the caller's) gets no writer either. Compiled once per operation to JavaScript
- * functions (class Compiler): on the bench query it costs about half of graphql-jit's result plus
- * JSON.stringify (docs/performance.md).
+ * functions (class Compiler), so that a plain success skips graphql-jit's result and JSON.stringify
+ * (docs/performance.md).
  */
 export type DataWriter = (root: object, store: ResultStore) => string | undefined;
 

@@ -6,8 +6,7 @@ import type { Registry } from 'prom-client';
  * aggregation (cluster-metrics.ts) read them unchanged.
  *
  * Why not prom-client's: its `inc` and `observe` validate and hash the label object on every call,
- * and a no-batch query records hundreds of events (the bench's profiled metrics stage fell from 17
- * to 6 µs per batch query with these; docs/performance.md).
+ * and a no-batch query records hundreds of events (docs/performance.md).
  * Here each label set has a child, found by the identity of the label object the caller passes
  * (metrics.ts keeps one object per label set) or, for a new object, by its values; updating a child
  * is a few additions. Semantics are prom-client's: a counter only goes up, a histogram counts a

@@ -11,28 +11,9 @@
  *      `{ onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip }`.
  *   Without steps 2 and 4, /metrics shows the Node process metrics and empty gqlgw_* families.
  *
- * Exported series (definitions.ts has the help texts and buckets):
- *   gqlgw_batches_total{coordinate}                    @batch requests sent (SPEC.md)
- *   gqlgw_batch_size{coordinate}                       histogram of keys per @batch request (SPEC.md)
- *   gqlgw_batch_requests{coordinate}                   histogram of requests sharing each @batch request (SPEC.md)
- *   gqlgw_subrequests_total{coordinate,source,kind}    kind = single | batch
- *   gqlgw_cache_requests_total{coordinate,source,tier,result}  tier = l1 | l2 | memcached, result = hit | miss
- *   gqlgw_upstream_duration_seconds{coordinate,source} histogram
- *   gqlgw_upstream_errors_total{coordinate,source,code}
- *   gqlgw_dedupe_saved_total{coordinate,source}
- *   gqlgw_coalesced_total{coordinate,source}           lookups joined to another request's call (SPEC.md)
- *   gqlgw_cache_stale_served_total{coordinate,source}  answered stale within @cache(stale)
- *   gqlgw_cache_refreshes_total{coordinate,source}     keys renewed by a background refresh
- *   gqlgw_cache_missing_served_total{coordinate,source} answered by a remembered miss
- *   gqlgw_operation_duration_seconds{operation}        histogram
- *   gqlgw_operation_rounds / _subrequests / _batches{operation}  histograms
- *   gqlgw_cache_tier_failures_total{kind,call}     kind = timeout | error | garbage, call = get | set
- *   gqlgw_cache_tier_skips_total{call}             memcached calls skipped while it cools down
- *   gqlgw_metrics_listener_errors_total                events the listener failed to record
- *   gqlgw_http_requests_total{status,code}             answers on the GraphQL path; code = request error code | ok
- *   gqlgw_http_fast_path_total                         of those, answered by the fast path
- *   gqlgw_documents_parsed_total                       document texts parsed (document cache misses)
- *   gqlgw_process_* / gqlgw_nodejs_*                   Node process metrics (collectDefaultMetrics)
+ * Exported series: every gqlgw_* family that definitions.ts defines (the one list of names, help
+ * texts, labels and buckets), plus the Node process metrics as gqlgw_process_* / gqlgw_nodejs_*
+ * (collectDefaultMetrics).
  *
  * Cardinality: the `operation` label is the operation name, "anonymous" for an unnamed operation,
  * and "other" for a name that is not a GraphQL Name of at most 100 characters; the names of trusted

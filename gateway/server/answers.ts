@@ -6,6 +6,7 @@ import { ResponseLimitError, responseLimitError } from '../execute/answer-size.j
 import type { CorsPolicy } from './cors.js';
 import { addDebugExtensions, addDebugHeaders, WORKER_HEADER } from './debug-headers.js';
 import type { AnswerType, GatewayRequest } from './http-request.js';
+import { rebuilt, withCode } from './error-copy.js';
 
 /**
  * The one place that decides what an answer is on the wire (DESIGN.md "One decision, one place";
@@ -37,7 +38,7 @@ export interface AnswerRequest {
 
 export interface AnswerOptions {
   /** debug_headers: X-GQL-* headers and `extensions.gqlgw`, unmasked errors, suggestions kept. */
-  readonly debug: boolean;
+  readonly debugHeaders: boolean;
   /** [cors]; undefined: no CORS headers. */
   readonly cors: CorsPolicy | undefined;
   /** Called once per answer with its status and code (the request error's code, or "ok"). */
@@ -86,12 +87,12 @@ const TEXT_TYPE = 'text/plain; charset=utf-8';
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
 
 export function createAnswers(options: AnswerOptions): Answers {
-  const { debug, cors, maxResponseBytes } = options;
+  const { debugHeaders, cors, maxResponseBytes } = options;
   const count = options.onAnswer ?? (() => {});
 
   function graphql(result: ExecutionResult, request: AnswerRequest, dataJson?: string): WireAnswer {
-    let shown = presentResult(result, { debug, operationName: request.operationName });
-    if (!debug && shown.errors) shown = { ...shown, errors: shown.errors.map(masked) };
+    let shown = presentResult(result, { debugHeaders, operationName: request.operationName });
+    if (!debugHeaders && shown.errors) shown = { ...shown, errors: shown.errors.map(masked) };
     const declared = (shown.extensions?.http as { status?: number } | undefined)?.status;
     const status = declared ?? (shown.errors?.length && !('data' in shown) ? 500 : 200);
     const headers: Record<string, string> = {
@@ -102,7 +103,7 @@ export function createAnswers(options: AnswerOptions): Answers {
       if (extra) for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
     }
     shown = withoutInternals(shown);
-    if (debug) {
+    if (debugHeaders) {
       if (request.stats) addDebugExtensions(shown as { extensions?: Record<string, unknown> }, request.stats);
       addDebugHeaders(request.stats, headers);
     }
@@ -127,10 +128,10 @@ export function createAnswers(options: AnswerOptions): Answers {
   }
 
   const unexpectedError = (error: unknown): GraphQLError => {
-    const message = debug && error instanceof Error ? error.message : UNEXPECTED_MESSAGE;
+    const message = debugHeaders && error instanceof Error ? error.message : UNEXPECTED_MESSAGE;
     return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR', unexpected: true } });
   };
-  const worker = debug ? options.worker : undefined;
+  const worker = debugHeaders ? options.worker : undefined;
   const plain = (status: number, body: string, type = TEXT_TYPE): WireAnswer => ({ status, headers: { 'content-type': type }, body });
 
   return {
@@ -220,15 +221,18 @@ function masked(error: GraphQLError): GraphQLError {
  * `extensions.http` (400 unless an error asks for more; none for an unexpected error) and its errors
  * given a code. Returns `result` itself when nothing changes.
  */
-function presentResult(result: ExecutionResult, options: { readonly debug: boolean; readonly operationName: unknown }): ExecutionResult {
+function presentResult(
+  result: ExecutionResult,
+  options: { readonly debugHeaders: boolean; readonly operationName: unknown },
+): ExecutionResult {
   const errors = result.errors;
   if (!errors || errors.length === 0) return result;
   let shown = errors.map((e) => {
     const explained = explainOperationResolution(e, options.operationName);
-    return options.debug ? explained : withoutSuggestion(explained);
+    return options.debugHeaders ? explained : withoutSuggestion(explained);
   });
   const status = 'data' in result ? undefined : requestErrorStatus(shown);
-  if (status !== undefined) shown = shown.map(withCode);
+  if (status !== undefined) shown = shown.map((e) => withCode(e, 'BAD_REQUEST'));
   if (status === undefined && shown.every((e, i) => e === errors[i])) return result;
   const next: ExecutionResult = { ...result, errors: shown };
   if (status !== undefined) next.extensions = { ...result.extensions, http: { status } };
@@ -247,22 +251,6 @@ function requestErrorStatus(errors: readonly GraphQLError[]): number | undefined
     if (typeof declared === 'number' && declared > status) status = declared;
   }
   return status;
-}
-
-function withCode(error: GraphQLError): GraphQLError {
-  return error.extensions?.code === undefined ? rebuilt(error, error.message, { ...error.extensions, code: 'BAD_REQUEST' }) : error;
-}
-
-/** A copy of `error` with another message or extensions (GraphQLError's own fields are read-only). */
-function rebuilt(error: GraphQLError, message: string, extensions = error.extensions): GraphQLError {
-  return new GraphQLError(message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: error.originalError,
-    extensions,
-  });
 }
 
 function explainOperationResolution(error: GraphQLError, operationName: unknown): GraphQLError {

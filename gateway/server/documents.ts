@@ -2,6 +2,7 @@ import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } 
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { checkDocumentShape, scanDocumentText, type DocumentLimits } from './document-limits.js';
+import { withCode } from './error-copy.js';
 
 /**
  * What a document text became: a document ready to plan (`errors` empty), a parsed document that
@@ -47,12 +48,12 @@ export function createDocumentStore(schema: GraphQLSchema, limits: DocumentLimit
       document = parse(text);
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err;
-      return { document: undefined, errors: [withCode(err, 'GRAPHQL_PARSE_FAILED')] };
+      return { document: undefined, errors: [withCode(err, 'GRAPHQL_PARSE_FAILED', { http: { status: 400 } })] };
     }
     const limitError = checkDocumentShape(document, limits);
     if (limitError) return { document: undefined, errors: [limitError] };
     const errors = validate(schema, document).map((e) => (e.message === VALIDATION_ABORTED ? tooComplex() : e));
-    return { document, errors: errors.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED')) };
+    return { document, errors: errors.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED', { http: { status: 400 } })) };
   }
 
   return {
@@ -73,18 +74,6 @@ const VALIDATION_ABORTED = 'Validation aborted.';
 
 function tooComplex(): GraphQLError {
   return new GraphQLError('Validation aborted: the document has too many fields to compare with each other; send a smaller query.');
-}
-
-function withCode(error: GraphQLError, code: string): GraphQLError {
-  if (error.extensions.code !== undefined) return error;
-  return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: error.originalError,
-    extensions: { ...error.extensions, code, http: { status: 400 } },
-  });
 }
 
 /**

@@ -11,9 +11,8 @@ type Slotted = ServerResponse & { [SLOT]?: number };
  * once the Set has lived through a mark-compact, V8 allocates each new table in the old
  * generation, like the one it replaces. A table left behind still points at the responses it
  * held. Until the next mark-compact, those dead old tables keep every finished response alive,
- * and with it its request, through two scavenges, so all of it is promoted. With a Set, gqlgw
- * promoted a median of 161–177 KB per scavenge after its first mark-compact, and 19 KB with slots
- * (dev runs at 1000 req/s, docs/performance.md "What the promotion was").
+ * and with it its request, through two scavenges, so all of it is promoted (docs/performance.md
+ * "What the promotion was").
  * Here a closed response's slot is overwritten with `undefined`, and the array is only
  * reallocated when more responses are in flight at once than ever before.
  */

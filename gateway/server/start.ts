@@ -286,14 +286,14 @@ function createVersion(parts: VersionParts): ServingVersion {
     maxJsonDepth: config.limits.maxJsonDepth,
     maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
     answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
-    exposeDetail: config.debugHeaders,
+    debugHeaders: config.debugHeaders,
     authenticate: config.auth && createAuthenticator(config.auth).authenticate,
     observe: tracing?.observe(blueprint),
   });
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
   const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
   const answers = createAnswers({
-    debug: config.debugHeaders,
+    debugHeaders: config.debugHeaders,
     cors,
     onAnswer: metrics?.onHttpAnswer,
     worker,

@@ -8,8 +8,8 @@ import type { Deadline } from './deadline.js';
  * aborts (its client went away, or its deadline passed) is still handed a keep-alive connection
  * later, and undici then aborts it by destroying that connection, which was never written to.
  * So every lookup still queued when its client left cost the source a new connection
- * (test/hardening/lifecycle.test.ts: 20 for 20), and the bench's no-batch row paid for hundreds of
- * reconnects after every warm-up. A request waiting here just leaves the queue when its deadline
+ * (test/hardening/lifecycle.test.ts: 20 for 20), and a round of many single fetches paid one
+ * reconnect for each (docs/performance.md). A request waiting here just leaves the queue when its deadline
  * aborts, and undici only ever sees requests it can send at once.
  */
 export class Admission {

@@ -33,9 +33,7 @@ export interface BodyCaps {
  *
  * Why not `pool.request()`: it wraps every answer in a Node Readable stream (stream state,
  * ticks, events, a close listener) only for the body to be read whole at once. Here the chunks go
- * straight into an array. bench/compare-builds.ts measured the no-batch row, 101 requests per query,
- * at 6904 (6608–7433) → 5246 (5204–5806) µs of CPU per query over 4 runs (bench/RESULTS.md
- * "Builds compared"). The caps, the abort and the connection handling are the same: a body read to
+ * straight into an array, which costs less CPU per answer (docs/performance.md). The caps, the abort and the connection handling are the same: a body read to
  * its end leaves the connection in the pool, one cut short closes it.
  */
 export function exchange(

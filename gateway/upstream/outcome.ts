@@ -122,22 +122,22 @@ export interface OutcomeField {
  * both the shaper (execute/shape.ts) and the data writer (execute/write-data.ts) take from here:
  * - ok: its body;
  * - not-found: null on a nullable field, a NOT_FOUND error on a non-null one;
- * - error: its GraphQL error (code, source, status; the detail only with `exposeDetail`);
+ * - error: its GraphQL error (code, source, status; the detail only with `debugHeaders`);
  * - elements: the list of the elements' values in order, each decided the same way at its own
  *   path (a missing element is null, or NOT_FOUND when the items are non-null), so an error
  *   element is a GraphQLError in the list, which graphql-js locates at `field.i`.
  * A field-level error comes back as the GraphQLError itself (the shaper throws it).
  */
-export function fieldValue(outcome: FieldOutcome, field: OutcomeField, exposeDetail: boolean): unknown {
+export function fieldValue(outcome: FieldOutcome, field: OutcomeField, debugHeaders: boolean): unknown {
   switch (outcome.kind) {
     case 'ok':
       return outcome.body;
     case 'not-found':
       return field.fetch.isNonNull
-        ? notFoundError(field.coordinate, field.fetch.source.name, exposeDetail ? outcome.detail : undefined)
+        ? notFoundError(field.coordinate, field.fetch.source.name, debugHeaders ? outcome.detail : undefined)
         : null;
     case 'error':
-      return upstreamError(outcome.error, exposeDetail);
+      return upstreamError(outcome.error, debugHeaders);
     case 'elements': {
       const { elements } = outcome;
       const items = new Array<unknown>(elements.length);
@@ -146,10 +146,10 @@ export function fieldValue(outcome: FieldOutcome, field: OutcomeField, exposeDet
         if (o === undefined || o.kind === 'not-found') {
           items[i] =
             o && field.fetch.itemNonNull
-              ? notFoundError(field.coordinate, field.fetch.source.name, exposeDetail ? o.detail : undefined)
+              ? notFoundError(field.coordinate, field.fetch.source.name, debugHeaders ? o.detail : undefined)
               : null;
         } else {
-          items[i] = o.kind === 'ok' ? o.body : upstreamError(o.error, exposeDetail);
+          items[i] = o.kind === 'ok' ? o.body : upstreamError(o.error, debugHeaders);
         }
       }
       return items;
@@ -179,10 +179,10 @@ export function isPlainValue(outcome: FieldOutcome, field: OutcomeField): boolea
  * The GraphQL error of a failed lookup: `code` and `source` in `extensions`, `status` for HTTP
  * errors, and the upstream detail only in debug mode.
  */
-export function upstreamError(f: UpstreamFailure, exposeDetail: boolean): GraphQLError {
+export function upstreamError(f: UpstreamFailure, debugHeaders: boolean): GraphQLError {
   const extensions: Record<string, unknown> = { code: f.code, source: f.source };
   if (f.status !== undefined) extensions.status = f.status;
-  if (exposeDetail) extensions.detail = f.detail;
+  if (debugHeaders) extensions.detail = f.detail;
   return new GraphQLError(f.message, { extensions });
 }
 

@@ -86,13 +86,23 @@ function valuesOf(t: MemcachedTier): ValueTier {
 }
 
 const openTiers: MemcachedTier[] = [];
-/** Creates a tier that is closed after the test, with its events recorded. */
-function tier(config: MemcachedConfig): ValueTier & Recorded {
+/** A clock for the circuit breaker that moves only when told to. */
+class TestClock {
+  private ms = Date.now();
+  readonly now = (): number => this.ms;
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+/** Creates a tier that is closed after the test, with its events recorded; `clock` drives its breaker. */
+function tier(config: MemcachedConfig, clock?: TestClock): ValueTier & Recorded {
   const recorded: Recorded = { failures: [], skips: [] };
-  const created = createMemcachedTier(config, {
-    onFailure: (kind, operation) => recorded.failures.push([kind, operation]),
-    onSkip: (operation) => recorded.skips.push(operation),
-  });
+  const events = {
+    onFailure: (kind: MemcachedFailureKind, operation: MemcachedOperation) => recorded.failures.push([kind, operation]),
+    onSkip: (operation: MemcachedOperation) => recorded.skips.push(operation),
+  };
+  const created = createMemcachedTier(config, events, clock?.now);
   openTiers.push(created);
   return Object.assign(valuesOf(created), recorded);
 }
@@ -307,7 +317,8 @@ describe('memcached tier against a real memcached', () => {
     const own = await startMemcached();
     try {
       const keyPrefix = freshPrefix();
-      const t = tier(configFor([own.address], { keyPrefix, failureThreshold: 3, cooldownMs: 600 }));
+      const clock = new TestClock();
+      const t = tier(configFor([own.address], { keyPrefix, failureThreshold: 3, cooldownMs: 600 }), clock);
       t.setMany([{ key: 'k', value: 1, ttlSeconds: 60 }]);
       assert.equal(
         (
@@ -346,7 +357,7 @@ describe('memcached tier against a real memcached', () => {
         (m) => m.size === 1,
       );
       assert.equal((await t.getMany(['k'])).size, 0, 'still cooling down');
-      await sleep(650);
+      clock.advance(600);
       const back = await pollUntil(
         () => t.getMany(['k']),
         (m) => m.size === 1,
@@ -442,10 +453,11 @@ describe('memcached tier against misbehaving servers', () => {
   it('comes back after the cool-down: a probe goes out, and a failed probe reopens the breaker', { timeout: TEST_TIMEOUT_MS }, async () => {
     const hole = await startBlackholeServer();
     servers.push(hole);
-    const t = tier(configFor([hole.address], { failureThreshold: 1, cooldownMs: 300 }));
+    const clock = new TestClock();
+    const t = tier(configFor([hole.address], { failureThreshold: 1, cooldownMs: 300 }), clock);
     await expectPromptMisses(t, 1);
     await expectSkipped(t, hole);
-    await sleep(320);
+    clock.advance(300);
     const bytesBefore = hole.bytesReceived;
     await expectPromptMisses(t, 1); // the probe
     assert.ok(hole.bytesReceived > bytesBefore, 'the probe reached the server');

@@ -227,7 +227,7 @@ describe('the data writer answers what the shaper answers', () => {
       for (const node of operation.selectionSet.selections as FieldNode[]) {
         store.claim(root, node, { outcome: { kind: 'ok', body: JSON.parse(JSON.stringify(bodies[node.name.value])) as unknown } });
       }
-      const shaped = await shaper.shape({ document }, root, { store, exposeDetail: false });
+      const shaped = await shaper.shape({ document }, root, { store, debugHeaders: false });
       const text = shaper.writeData({ document }, root, store);
       assert.equal(shaped.errors === undefined, written, `${name}: the shaper's result has errors exactly when the writer should give up`);
       if (written) assert.equal(`{"data":${text}}`, JSON.stringify(shaped), name);

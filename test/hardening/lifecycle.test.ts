@@ -220,8 +220,18 @@ describe('client disconnects and per-source concurrency', () => {
       await eventually(() => users.abandoned === 2, 1000),
       `the in-flight subrequests were cancelled (abandoned ${users.abandoned})`,
     );
-    await new Promise((r) => setTimeout(r, 500));
-    assert.equal(users.count(), 2, 'the queued third author fetch was never sent');
+    // A lookup asked after the client left waits behind anything still queued (first come, first
+    // served): once it is answered, a queued author fetch would have been sent.
+    const probe = await gw.query('{ user(id: 99) { name } }');
+    assert.deepEqual(probe.body.data, { user: { name: 'u' } });
+    assert.deepEqual(
+      users.requests
+        .map((r) => r.path)
+        .filter((path) => path !== '/users/99')
+        .sort(),
+      ['/users/1', '/users/2'],
+      'the queued third author fetch was never sent',
+    );
     const later = await gw.query('{ fast(id: 1) { name } }');
     assert.deepEqual(later.body.data, { fast: { name: 'fast' } });
   });
@@ -263,12 +273,13 @@ describe('a client that leaves with lookups queued', () => {
     assert.ok(await eventually(() => users.inFlight === 1, 2000), 'the first author fetch reached the source');
     client.abort();
     assert.equal(await client.pending, 'aborted');
-    await new Promise((r) => setTimeout(r, 500));
-    assert.equal(users.count(), 1, `none of the ${AUTHORS - 1} queued fetches was sent`);
-    // undici's own queue would hand each queued fetch a fresh connection only to destroy it unwritten
-    // (upstream/admission.ts): ~20 connections. Destroying the in-flight one may cost a reconnect.
-    assert.ok(users.connectionsAccepted <= 2, `the source accepted ${users.connectionsAccepted} connections`);
-    const later = await gw.query('{ user(id: 7) { name } }');
+    // A lookup asked after the client left waits behind anything still queued (first come, first
+    // served): once it is answered, a queued fetch would have been sent.
+    const later = await gw.query('{ user(id: 777) { name } }');
     assert.deepEqual(later.body.data, { user: { name: 'u' } });
+    assert.equal(users.count(), 2, `none of the ${AUTHORS - 1} queued fetches was sent (the first and the later one were)`);
+    // undici's own queue would hand each queued fetch a fresh connection only to destroy it unwritten
+    // (upstream/admission.ts): ~20 connections. Destroying the in-flight one costs the later one a reconnect.
+    assert.ok(users.connectionsAccepted <= 2, `the source accepted ${users.connectionsAccepted} connections`);
   });
 });

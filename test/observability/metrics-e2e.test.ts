@@ -11,6 +11,7 @@ import { startMemcached, type RunningMemcached } from '../support/memcached.js';
 import { type CountingUpstream } from '../support/upstream.js';
 import { makePosts, makeUsers, startPosts, startUsers } from '../core/fixtures.js';
 import { parsePromText, samplesOf, valueOf, type PromText } from '../support/prom-text.js';
+import { pollUntil } from '../support/wait.js';
 
 /** Post i is written by author ((i * 37) mod 100) + 1: 100 posts by 100 distinct authors. */
 const authorOf = (postId: number): number => ((postId * 37) % 100) + 1;
@@ -216,12 +217,10 @@ describe('/metrics over HTTP', () => {
       assert.equal(valueOf(text, 'gqlgw_cache_requests_total', { ...AUTHOR_USERS, tier: 'memcached', result: 'hit' }), undefined);
 
       // Writes are fire-and-forget: wait (bounded) until memcached holds the 100 authors.
-      const deadline = Date.now() + 5000;
-      let items = await memcachedItems(memcached.port);
-      while (items < 100 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        items = await memcachedItems(memcached.port);
-      }
+      const items = await pollUntil(
+        () => memcachedItems(memcached.port),
+        (n) => n >= 100,
+      );
       assert.ok(items >= 100, `memcached holds ${items} items`);
 
       const second = await gatewayWith(directives, '', extraToml);

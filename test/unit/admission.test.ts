@@ -8,13 +8,14 @@ import { describe, test } from 'node:test';
 import { Admission } from '../../gateway/upstream/admission.js';
 import { Deadline } from '../../gateway/upstream/deadline.js';
 
+/** How `p` stands once every pending microtask has run (admission settles its waiters synchronously, never on a timer). */
 const settledIn = async (p: Promise<unknown>): Promise<'resolved' | 'rejected' | 'pending'> =>
   Promise.race([
     p.then(
       () => 'resolved' as const,
       () => 'rejected' as const,
     ),
-    new Promise<'pending'>((r) => setTimeout(() => r('pending'), 20)),
+    new Promise<'pending'>((r) => setImmediate(() => r('pending'))),
   ]);
 
 describe('admission to a source pool', () => {

@@ -34,7 +34,7 @@ test('the shaper reads fetched data and @from keys without touching the blueprin
   const root = {};
   const store = new ResultStore();
   assert.ok(store.claim(root, postsNode, { outcome: { kind: 'ok', body: [{ id: 7, created_at: '2024-01-02' }] } }));
-  const result = await shaper.shape({ document }, root, { store, exposeDetail: false });
+  const result = await shaper.shape({ document }, root, { store, debugHeaders: false });
 
   assert.deepEqual(result, { data: { posts: [{ id: '7', createdAt: '2024-01-02' }] } });
   assert.deepEqual(resolved(blueprint.schema), [], 'shaping installed nothing on the blueprint schema');
