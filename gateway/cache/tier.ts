@@ -1,4 +1,5 @@
 import type { CacheEntry } from './entry.js';
+import type { L2Cache } from './l2.js';
 
 /**
  * The cache tiers have one name each, everywhere (code, metric labels, docs, dashboard):
@@ -31,4 +32,10 @@ export interface MemcachedTier {
    */
   deleteMany(keys: readonly string[]): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** The cache tiers a running gateway has beyond L1: its L2, and memcached when configured. */
+export interface CacheTiers {
+  readonly l2: L2Cache;
+  readonly memcached: MemcachedTier | undefined;
 }

@@ -1,15 +1,11 @@
 import { entryState, missingEntry, valueEntry, type CacheEntry } from '../cache/entry.js';
 import type { L2Cache } from '../cache/l2.js';
-import type { MemcachedTier } from '../cache/tier.js';
+import type { CacheTiers, MemcachedTier } from '../cache/tier.js';
 import type { MemoEntry } from './state.js';
 import type { RoundTally } from './tally.js';
 import { stampFromL2, stampFromMemcached } from './generations.js';
 
 /** The tiers behind the request memo (L1): the process LRU and, when configured, memcached. */
-export interface CacheTiers {
-  readonly l2: L2Cache;
-  readonly memcached: MemcachedTier | undefined;
-}
 
 /**
  * Answers a round's new @cache lookups from L2, then asks memcached for every L2 miss at once

@@ -1,4 +1,3 @@
-import type { MemoEntry } from './state.js';
 import { Canceller, type Abortable } from '../upstream/canceller.js';
 
 /**
@@ -19,6 +18,17 @@ import { Canceller, type Abortable } from '../upstream/canceller.js';
  *   see cache-tiers.ts). Only sources with `coalesce = true` lead or join; mutations never do.
  * - Background refreshes of stale entries (`refreshing`) run at most once per key per process.
  */
+/**
+ * What coalescing reads and writes of a lookup's memo entry (execute/state.ts CallMember is one):
+ * its key, the entry that leads the call for that key, and the call it waits for. Declared here
+ * so that this module needs nothing of state.ts.
+ */
+export interface CallMember {
+  readonly key: string;
+  leader: CallMember | undefined;
+  call: SharedCall | undefined;
+}
+
 export class InFlight {
   /**
    * Key → the memo entry that leads the call answering it. Replaced by a new map whenever it
@@ -27,12 +37,12 @@ export class InFlight {
    * answers) alive until the next mark-compact (server/in-flight-responses.ts, docs/performance.md
    * "What the promotion was").
    */
-  private leaders = new Map<string, MemoEntry>();
+  private leaders = new Map<string, CallMember>();
   /** Keys a background refresh is renewing right now. */
   readonly refreshing = new Set<string>();
 
   /** Makes `memo` wait for the call in flight for its key; returns that call, or undefined when none. */
-  join(memo: MemoEntry): SharedCall | undefined {
+  join(memo: CallMember): SharedCall | undefined {
     const leader = this.leaders.get(memo.key);
     if (leader === undefined || leader.call === undefined) return undefined;
     memo.leader = leader;
@@ -41,14 +51,14 @@ export class InFlight {
   }
 
   /** Starts a call for these memo entries (they lead their keys from now on); its leader is one waiter. */
-  lead(memos: readonly MemoEntry[]): SharedCall {
+  lead(memos: readonly CallMember[]): SharedCall {
     const call = new SharedCall([]);
     this.add(call, memos);
     return call;
   }
 
   /** Makes these memo entries lead their keys in `call` (a shared @batch chunk that grows, batch-collector.ts). */
-  add(call: SharedCall, memos: readonly MemoEntry[]): void {
+  add(call: SharedCall, memos: readonly CallMember[]): void {
     for (const m of memos) {
       call.memos.push(m);
       m.call = call;
@@ -86,7 +96,7 @@ export class SharedCall {
   runsOn = false;
   readonly controller = new Canceller();
 
-  constructor(readonly memos: MemoEntry[]) {}
+  constructor(readonly memos: CallMember[]) {}
 
   get signal(): Abortable {
     return this.controller;

@@ -3,7 +3,7 @@ import { prefixesOf } from '../../directives/prefix-rule.js';
 import { generationKey } from '../cache/cache-key.js';
 import { generationEntry, type CacheEntry } from '../cache/entry.js';
 import type { L2Cache } from '../cache/l2.js';
-import type { CacheTiers } from './cache-tiers.js';
+import type { CacheTiers } from '../cache/tier.js';
 import type { MemoEntry } from './state.js';
 
 /**

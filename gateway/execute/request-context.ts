@@ -5,7 +5,7 @@ import type { ByteBudget } from '../upstream/byte-budget.js';
 import type { BatchWarning } from './batch.js';
 import type { BatchCollector } from './batch-collector.js';
 import type { SubrequestBudget } from './budget.js';
-import type { CacheTiers } from './cache-tiers.js';
+import type { CacheTiers } from '../cache/tier.js';
 import type { InFlight } from './coalesce.js';
 import type { Dispatch } from './dispatch.js';
 import type { ExecutionListener, RequestObserver } from './listener.js';
