@@ -261,7 +261,7 @@ describe(
       await upstream.close();
     });
 
-    test('400 RESPONSE_LIMIT, bounded memory, and the event loop never blocked for long', { timeout: 120_000 }, async () => {
+    test('400 RESPONSE_LIMIT, bounded memory, and the event loop never blocked for long', { timeout: 120_000 }, async (t) => {
       await gw.query('{ __typename }');
       const delay = monitorEventLoopDelay({ resolution: 10 });
       delay.enable();
@@ -274,6 +274,7 @@ describe(
         return big;
       });
       delay.disable();
+      t.diagnostic(`longest event-loop block ${Math.round(delay.max / 1e6)} ms, peak RSS growth ${Math.round(growth / 1024 / 1024)} MiB`);
       assert.equal(res.status, 400);
       assert.equal(requestError(res.body).extensions?.code, 'RESPONSE_LIMIT');
       assert.equal(upstream.count(), 3, "posts, the author, and the author's posts: dedupe keeps it at three");
