@@ -138,13 +138,19 @@ interface PlainParams {
   readonly operationName: string | undefined;
 }
 
-/** A params object the fast path can run: `query` a string or absent (persisted), the rest well typed. */
+/**
+ * A params object the fast path can run: `query` a string or absent (persisted), the rest well typed
+ * (variables and extensions objects, operationName a string, each may be null). Anything else goes
+ * to yoga, whose 400 is then the answer of every entrance.
+ */
 function isPlainParams(v: unknown): v is PlainParams {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const p = v as Record<string, unknown>;
   if (p.query !== undefined && typeof p.query !== 'string') return false;
   if (p.variables !== undefined && p.variables !== null && (typeof p.variables !== 'object' || Array.isArray(p.variables))) return false;
   if (p.operationName !== undefined && p.operationName !== null && typeof p.operationName !== 'string') return false;
+  if (p.extensions !== undefined && p.extensions !== null && (typeof p.extensions !== 'object' || Array.isArray(p.extensions)))
+    return false;
   if (p.variables === null) (p as { variables?: unknown }).variables = undefined;
   if (p.operationName === null) (p as { operationName?: unknown }).operationName = undefined;
   return true;

@@ -135,6 +135,37 @@ describe('every entrance answers every outcome with the same bytes', () => {
       EXPECTED[kind]!(JSON.parse(first!.body) as Answer, first!.status);
     });
   }
+
+  // Request parameters of the wrong type: every entrance refuses them with the same 400, GET
+  // included (its parameters are the JSON texts of the same values).
+  const MALFORMED: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+    ['extensions a number', { query: '{ user(id: "1") { id } }', extensions: 5 }],
+    ['extensions a list', { query: '{ user(id: "1") { id } }', extensions: [] }],
+    ['variables a list', { query: '{ user(id: "1") { id } }', variables: [1] }],
+    ['variables a string', { query: '{ user(id: "1") { id } }', variables: 'x' }],
+  ];
+  for (const [kind, params] of MALFORMED) {
+    test(`malformed request parameters: ${kind}`, async () => {
+      upstream.reset();
+      const answers: Array<Seen & { entrance: string }> = [];
+      for (const entrance of ENTRANCES) {
+        const res =
+          entrance === 'get'
+            ? await fetch(
+                `${gw.url}?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' && k === 'query' ? v : JSON.stringify(v)]))}`,
+              )
+            : await sendThrough(entrance, gw.url, JSON.stringify(params));
+        answers.push({ ...(await seen(res)), entrance });
+      }
+      for (const a of answers) {
+        assert.equal(a.status, 400, `${a.entrance}: ${a.body}`);
+        assert.match(JSON.parse(a.body).errors[0].message, /^Expected "(extensions|variables)" param to be /, a.entrance);
+      }
+      const [first, ...rest] = answers;
+      for (const other of rest) assert.equal(other.body, first!.body, `${other.entrance}: body bytes`);
+      assert.equal(upstream.requests.length, 0, 'nothing was fetched');
+    });
+  }
 });
 
 interface Answer {
