@@ -232,8 +232,9 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     maxResponseBytes: lim.int('max_response_bytes', DEFAULTS.limits.maxResponseBytes, 1),
     maxResultNodes: lim.int('max_result_nodes', DEFAULTS.limits.maxResultNodes, 1),
     maxOperationUpstreamBytes: lim.int('max_operation_upstream_bytes', DEFAULTS.limits.maxOperationUpstreamBytes, 1),
-    // At most 10000: JSON deeper than that is refused by the scan before anything recursive runs.
-    maxJsonDepth: lim.int('max_json_depth', DEFAULTS.limits.maxJsonDepth, 1, 10_000),
+    // At most 1000: a value is written by JSON.stringify, which recurses on the stack and overflows
+    // a few thousand levels deep (under the gateway's own frames); 1000 leaves it room several times over.
+    maxJsonDepth: lim.int('max_json_depth', DEFAULTS.limits.maxJsonDepth, 1, 1000),
   };
   lim.finish();
   const auth = readAuth(root.table_('auth'), dirname(file));

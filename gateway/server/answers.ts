@@ -47,6 +47,8 @@ export interface AnswerOptions {
   readonly worker?: string;
   /** limits.max_response_bytes: a larger answer is replaced by 400 RESPONSE_LIMIT; absent: no bound. */
   readonly maxResponseBytes?: number;
+  /** Told of every error nobody expected, before it is answered as a 500 (the operator's log line). */
+  readonly onUnexpected?: (error: unknown) => void;
 }
 
 export interface Answers {
@@ -90,7 +92,19 @@ export function createAnswers(options: AnswerOptions): Answers {
   const { debugHeaders, cors, maxResponseBytes } = options;
   const count = options.onAnswer ?? (() => {});
 
+  /**
+   * answerOf, and when writing the result throws (an error nobody expected, such as a value too
+   * deep for JSON.stringify), the 500 of an unexpected error instead: the same on every entrance.
+   */
   function graphql(result: ExecutionResult, request: AnswerRequest, dataJson?: string): WireAnswer {
+    try {
+      return answerOf(result, request, dataJson);
+    } catch (err) {
+      return answerOf({ errors: [unexpectedError(err)] }, request);
+    }
+  }
+
+  function answerOf(result: ExecutionResult, request: AnswerRequest, dataJson?: string): WireAnswer {
     let shown = presentResult(result, { debugHeaders, operationName: request.operationName });
     if (!debugHeaders && shown.errors) shown = { ...shown, errors: shown.errors.map(masked) };
     const declared = (shown.extensions?.http as { status?: number } | undefined)?.status;
@@ -108,12 +122,12 @@ export function createAnswers(options: AnswerOptions): Answers {
       addDebugHeaders(request.stats, headers);
     }
     cors?.addAnswerHeaders(request.origin, headers);
-    count(status, status < 400 ? 'ok' : codeOf(shown.errors));
     // A plain success written by the data writer has nothing besides its data (no stringify of `{}`).
     const body = dataJson !== undefined && shown.errors === undefined && shown.extensions === undefined ? '{}' : JSON.stringify(shown);
     const whole = dataJson === undefined ? body : withData(dataJson, body);
     if (overLimit(whole))
-      return graphql({ errors: [responseLimitError(new ResponseLimitError('max_response_bytes', maxResponseBytes!))] }, request);
+      return answerOf({ errors: [responseLimitError(new ResponseLimitError('max_response_bytes', maxResponseBytes!))] }, request);
+    count(status, status < 400 ? 'ok' : codeOf(shown.errors));
     return { status, headers, body: whole };
   }
 
@@ -128,6 +142,7 @@ export function createAnswers(options: AnswerOptions): Answers {
   }
 
   const unexpectedError = (error: unknown): GraphQLError => {
+    options.onUnexpected?.(error);
     const message = debugHeaders && error instanceof Error ? error.message : UNEXPECTED_MESSAGE;
     return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR', unexpected: true } });
   };

@@ -298,6 +298,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     onAnswer: metrics?.onHttpAnswer,
     worker,
     maxResponseBytes: config.limits.maxResponseBytes,
+    onUnexpected: logUnexpected,
   });
   const documents = createDocumentStore(
     blueprint.schema,
@@ -377,4 +378,10 @@ function createVersion(parts: VersionParts): ServingVersion {
 
 function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** An error nobody expected: the client gets "Unexpected error."; the operator gets its stack on stderr. */
+function logUnexpected(error: unknown): void {
+  const what = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+  process.stderr.write(`gqlgw: an unexpected error was answered with 500: ${what}\n`);
 }

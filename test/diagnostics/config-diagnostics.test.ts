@@ -69,6 +69,9 @@ servers = ["localhost"]
 
 [metric]
 path = "/m"
+
+[limits]
+max_json_depth = 5000
 `),
     [
       'gateway.toml:2:1: gateway.port must be an integer, found string "4000"',
@@ -78,6 +81,7 @@ path = "/m"
       'gateway.toml:11:1: cache.l2_max_entries must be between 0 and 9007199254740991, found -1',
       'gateway.toml:14:1: cache.memcached.servers entry "localhost" must be "host:port"',
       'gateway.toml:16:1: unknown key metric; did you mean "metrics"?',
+      'gateway.toml:20:1: limits.max_json_depth must be between 1 and 1000, found 5000',
     ],
   );
 });

@@ -2,7 +2,7 @@
  * One route decision, by the request's path only (docs/hardening.md "Routing"): the GraphQL path
  * is exactly `/graphql`, every POST to it must carry a JSON body (a form post or `text/plain` is
  * what a cross-site page sends without a preflight: CSRF), any other path is 404 whatever `Host`
- * says, and an internal error has the same status on every entrance. Against a real gateway over
+ * says, and an internal error has the same status and bytes on every entrance. Against a real gateway over
  * HTTP, with a source that counts the writes it receives and the cookie they carry.
  */
 import assert from 'node:assert/strict';
@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { startGateway, type RunningGateway } from '../../gateway/server/start.js';
 import { writeGatewayFiles, type GatewayFiles } from '../support/gateway.js';
 import { rawRequest, type RawAnswer } from '../support/raw-http.js';
+import { serveCli, type ServeProcess } from '../support/cli.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 
 const SCHEMA = `
@@ -41,8 +42,6 @@ describe('routing: one decision by path, one guard for every POST', () => {
     users = await startUpstream({
       'PATCH /users/:id': ({ params }) => ({ json: { id: params.id, name: 'pwned' } }),
       'GET /users/:id': ({ params }) => ({ json: { id: params.id, name: `User ${params.id}` } }),
-      // A lone surrogate (valid JSON) in a value a placeholder sends: an internal error today.
-      'GET /posts': () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '[{"id":"1","author_id":"\\ud800"}]' }),
     });
     const config = (extra: string) =>
       `[gateway]\nhost = "127.0.0.1"\nport = 0\nschema = ["s.graphqls"]\n${extra}\n\n[sources.users]\nurl = "${users.url}"\nforward_headers = ["cookie"]\n`;
@@ -148,33 +147,72 @@ describe('routing: one decision by path, one guard for every POST', () => {
     assert.equal(page.status, 200);
     assert.match(page.text, /<script src="\/graphiql\/graphiql\.js">/);
   });
+});
 
-  test('an internal error has the same status and body on every entrance', async () => {
-    const body = JSON.stringify({ query: '{ posts { id author { name } } }' });
-    const get = `/graphql?query=${encodeURIComponent('{ posts { id author { name } } }')}`;
+describe('an internal error: the same 500 on every entrance, and a line for the operator', () => {
+  // A real failure nobody expected: the gateway runs with a tenth of Node's stack (--stack-size),
+  // so writing a custom-scalar value 1,000 levels deep, within limits.max_json_depth, overflows it
+  // inside JSON.stringify. Nothing of the gateway is replaced; only its process is starved.
+  const DEPTH = 1000;
+  let upstream: CountingUpstream;
+  let files: GatewayFiles;
+  let gw: ServeProcess;
+
+  before(async () => {
+    upstream = await startUpstream({
+      'GET /deep': () => ({
+        body: `{"id":"d","payload":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}`,
+        headers: { 'content-type': 'application/json' },
+      }),
+      'GET /users/:id': ({ params }) => ({ json: { id: params.id, name: `User ${params.id}` } }),
+    });
+    const toml = `[gateway]\nschema = ["s.graphqls"]\n\n[limits]\nmax_json_depth = ${DEPTH}\n\n[sources.users]\nurl = "${upstream.url}"\n`;
+    const schema = `scalar JSON\ntype Query { deep: Blob @fetch(source: "users", path: "/deep") user(id: ID!): User @fetch(source: "users", path: "/users/{args.id}") }\ntype Blob { id: ID! payload: JSON }\ntype User { id: ID! name: String }`;
+    files = await writeGatewayFiles({ schemas: { 's.graphqls': schema }, toml });
+    gw = await serveCli(files.configPath, [], ['--stack-size=150']);
+  });
+  after(async () => {
+    gw.child.kill('SIGTERM');
+    await gw.exited;
+    await upstream.close();
+    await files.cleanup();
+  });
+
+  test('fast path, yoga POST, GET and event stream: 500 "Unexpected error." with the same bytes', async () => {
+    const query = '{ deep { id payload } }';
+    const body = JSON.stringify({ query });
     const entrances: Array<{ name: string; send: () => Promise<RawAnswer> }> = [
-      { name: 'fast path', send: () => rawRequest(open.port, { target: '/graphql', ...json(body) }) },
-      { name: 'yoga POST', send: () => rawRequest(open.port, { target: '/graphql', ...json(body, 'application/graphql+json') }) },
-      { name: 'GET', send: () => rawRequest(open.port, { method: 'GET', target: get, headers: { accept: 'application/json' } }) },
+      { name: 'fast path', send: () => rawRequest(gw.port, { target: '/graphql', ...json(body) }) },
+      { name: 'yoga POST', send: () => rawRequest(gw.port, { target: '/graphql', ...json(body, 'application/graphql+json') }) },
+      {
+        name: 'GET',
+        send: () =>
+          rawRequest(gw.port, {
+            method: 'GET',
+            target: `/graphql?query=${encodeURIComponent(query)}`,
+            headers: { accept: 'application/json' },
+          }),
+      },
       {
         name: 'event stream',
-        send: () => rawRequest(open.port, { target: '/graphql', ...json(body, 'application/json', 'text/event-stream') }),
+        send: () => rawRequest(gw.port, { target: '/graphql', ...json(body, 'application/json', 'text/event-stream') }),
       },
     ];
-    const answers = [];
     for (const entrance of entrances) {
       const res = await entrance.send();
-      answers.push({ name: entrance.name, status: res.status, text: res.text });
+      assert.equal(res.status, 500, `${entrance.name}: ${res.text.slice(0, 200)}`);
+      assert.equal(res.text, '{"errors":[{"message":"Unexpected error.","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}', entrance.name);
     }
-    const first = answers[0]!;
-    const code = JSON.parse(first.text).errors?.[0]?.extensions?.code;
-    if (code === 'INTERNAL_SERVER_ERROR') {
-      assert.equal(first.status, 500);
-      assert.deepEqual(JSON.parse(first.text), {
-        errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
-      });
-    }
-    for (const answer of answers.slice(1)) assert.deepEqual(answer, { ...first, name: answer.name }, answer.name);
+    assert.equal(upstream.count('GET /deep'), entrances.length);
+    // The operator sees what happened, once per failure; the client saw nothing of it.
+    assert.equal(
+      gw.stderr().match(/gqlgw: an unexpected error was answered with 500: RangeError: Maximum call stack size exceeded/g)?.length,
+      4,
+    );
+    // And the gateway answers the next query.
+    const next = await rawRequest(gw.port, { target: '/graphql', ...json(JSON.stringify({ query: '{ user(id: "2") { name } }' })) });
+    assert.equal(next.status, 200);
+    assert.equal(next.text, '{"data":{"user":{"name":"User 2"}}}');
   });
 });
 

@@ -147,3 +147,37 @@ describe('values the gateway cannot take as they are', () => {
     assert.deepEqual(ok.body.data, { me: { name: 'Me' } });
   });
 });
+
+describe('at the largest limits.max_json_depth a value that deep is written', () => {
+  let upstream: CountingUpstream;
+  let gw: TestGateway;
+  const DEPTH = 1000;
+
+  before(async () => {
+    upstream = await startUpstream({
+      'GET /deep-blob': () => ({
+        body: `{"id":"d","payload":${'{"a":'.repeat(DEPTH - 1)}[]${'}'.repeat(DEPTH - 1)}}`,
+        headers: { 'content-type': 'application/json' },
+      }),
+    });
+    gw = await startTestGateway({
+      schemas: { 's.graphqls': SCHEMA },
+      sources: { s: { url: upstream.url } },
+      extraToml: `[limits]\nmax_json_depth = ${DEPTH}\n`,
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  test(`a custom-scalar value ${DEPTH} levels deep: 200 on every entrance, the value whole`, async () => {
+    for (const entrance of ENTRANCES) {
+      const res = await sendThrough(entrance, gw.url, { query: '{ deepBlob { id payload } }' });
+      const text = await res.text();
+      assert.equal(res.status, 200, `${entrance}: ${text.slice(0, 200)}`);
+      assert.equal(text.match(/\{"a":/g)?.length, DEPTH - 1, entrance);
+      assert.equal(JSON.parse(text).errors, undefined, entrance);
+    }
+  });
+});
