@@ -14,6 +14,7 @@ import { startGateway, type RunningGateway } from '../../gateway/server/start.js
 import { writeGatewayFiles, type GatewayFiles } from '../support/gateway.js';
 import { rawRequest, type RawAnswer } from '../support/raw-http.js';
 import { serveCli, type ServeProcess } from '../support/cli.js';
+import { metricValue } from '../support/prom-text.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 
 const SCHEMA = `
@@ -209,6 +210,8 @@ describe('an internal error: the same 500 on every entrance, and a line for the 
       gw.stderr().match(/gqlgw: an unexpected error was answered with 500: RangeError: Maximum call stack size exceeded/g)?.length,
       4,
     );
+    const metrics = await (await fetch(new URL('/metrics', gw.url))).text();
+    assert.equal(metricValue(metrics, 'gqlgw_http_requests_total', { status: '500', code: 'INTERNAL_SERVER_ERROR' }), 4);
     // And the gateway answers the next query.
     const next = await rawRequest(gw.port, { target: '/graphql', ...json(JSON.stringify({ query: '{ user(id: "2") { name } }' })) });
     assert.equal(next.status, 200);
