@@ -10,7 +10,8 @@ import { shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
 import { fillCaches } from './cache-tiers.js';
 import type { CacheTiers } from '../cache/tier.js';
 import type { InFlight, SharedCall } from './coalesce.js';
-import { spare, type Dispatch, type DispatchContext, type Sender } from './dispatch.js';
+import { affords } from './budget.js';
+import type { Dispatch, DispatchContext, Sender } from './dispatch.js';
 import type { ForwardedHeaders, MemoEntry } from './state.js';
 
 /** What a chunk's life needs from the running gateway (execute/request-context.ts RoundDeps has it). */
@@ -250,7 +251,7 @@ export async function sendChunk(chunk: BatchChunk, sending: ChunkSending, deps: 
   try {
     const ctx: DispatchContext = { for: sendersOf(chunk), signal, deadlines: sending.deadlines, call };
     const answer = await dispatchChunk(chunk, ctx, deps, true);
-    if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && spare(ctx, 2)) {
+    if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && affords(ctx.for, 2)) {
       const halves = splitBatchChunk(chunk);
       await Promise.all(
         halves.map(async (half) => {
