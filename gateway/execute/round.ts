@@ -1,7 +1,7 @@
 import { NO_KEY, keyString } from '../../directives/template.js';
 import type { PlanEntry } from '../plan/types.js';
 import { DeadlineScope } from '../upstream/deadline.js';
-import { NULL_BODY, failure, type ElementsOutcome, type UpstreamOutcome } from '../upstream/outcome.js';
+import { NULL_BODY, type ElementsOutcome, type UpstreamOutcome } from '../upstream/outcome.js';
 import { BatchGroups, chunkEntries, sendChunk } from './batch.js';
 import { SubrequestBudget } from './budget.js';
 import { readCaches } from './cache-tiers.js';
@@ -19,16 +19,6 @@ import { shareRequests } from './select-sharing.js';
 import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
 
-/**
- * What a waiter gets if the call it waited for ended without an outcome: a waiter never sees a
- * given-up call (coalesce.ts), so only a throw inside the shared send gets here; kept so that it is a field error.
- */
-const LOST: UpstreamOutcome = failure({
-  code: 'UPSTREAM_UNREACHABLE',
-  source: 'gateway',
-  message: 'the shared subrequest ended without an answer',
-  detail: 'coalesced call lost',
-});
 const ignore = (): void => undefined;
 
 /**
@@ -359,8 +349,10 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   } catch (err) {
     settled = Promise.reject(err);
   }
+  // A waiter takes its leader's outcome: a shared send gives every entry one, and a given-up call
+  // (aborted once every waiter left) has no waiter left to read it (coalesce.ts).
   return releasing(scope, settled).then(() => {
-    for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
+    for (const m of joined) m.outcome = m.leader!.outcome;
   });
 }
 
