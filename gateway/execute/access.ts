@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import type { AuthGuard } from '../blueprint/types.js';
 import type { RefusedOutcome } from '../upstream/outcome.js';
-import type { OutcomeSlot } from './state.js';
+import type { OutcomeSlot } from './memo-entry.js';
 
 /**
  * Who is asking, as far as guarded fields care (SPEC.md "Authentication and authorization"): the

@@ -12,7 +12,8 @@ import type { CacheTiers } from '../cache/tier.js';
 import type { InFlight, SharedCall } from './coalesce.js';
 import { affords } from './budget.js';
 import type { Dispatch, DispatchContext, Sender } from './dispatch.js';
-import type { ForwardedHeaders, MemoEntry } from './state.js';
+import type { ForwardedHeaders } from './forwarded-headers.js';
+import type { MemoEntry } from './memo-entry.js';
 
 /** What a chunk's life needs from the running gateway (execute/request-context.ts RoundDeps has it). */
 export interface ChunkDeps extends CacheTiers {

@@ -1,4 +1,4 @@
-import type { OperationStats } from './state.js';
+import type { OperationStats } from './operation-stats.js';
 
 /** Raised before sending when a round would take the operation over its subrequest limit. */
 export class SubrequestLimitError extends Error {

@@ -8,7 +8,7 @@ import { shouldResend } from '../upstream/retry-policy.js';
 import { affords, type SubrequestBudget } from './budget.js';
 import type { SharedCall } from './coalesce.js';
 import type { ExecutionListener, RequestObserver } from './listener.js';
-import type { OperationStats } from './state.js';
+import type { OperationStats } from './operation-stats.js';
 
 /** One HTTP request to send for lookups: to which source, for which field, how its answer is judged. */
 export interface Subrequest {

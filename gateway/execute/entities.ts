@@ -6,7 +6,7 @@ import type { PlanEntry, PlanSelection } from '../plan/types.js';
 import { readDotted } from '../../directives/dotted.js';
 import { didYouMean } from '../../directives/suggest.js';
 import { argsOf, type RequestState } from './request-context.js';
-import type { OutcomeSlot } from './state.js';
+import type { OutcomeSlot } from './memo-entry.js';
 import type { ElementsOutcome, RefusedOutcome } from '../upstream/outcome.js';
 import { collectLookups, type AfterRound, type Walk } from './walk.js';
 

@@ -12,7 +12,9 @@ import { sendSingle } from './single.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { ResultStore } from './result-store.js';
-import type { HeaderForwarder, MemoEntry, OperationStats, OutcomeSlot } from './state.js';
+import type { HeaderForwarder } from './forwarded-headers.js';
+import type { MemoEntry, OutcomeSlot } from './memo-entry.js';
+import type { OperationStats } from './operation-stats.js';
 import { lookupKey, writeLookupKey } from '../cache/cache-key.js';
 import { lookupPath } from './fetch-path.js';
 import { shareRequests } from './select-sharing.js';
@@ -316,7 +318,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   const own: Array<Promise<void>> = [];
   const scope = new DeadlineScope(state.signal);
   const ownCtx: DispatchContext = { for: [state], signal: state.signal, deadlines: scope };
-  let settled: Promise<void>;
+  let waited: Promise<void>;
   try {
     for (const m of senders) {
       const alongside = riders?.get(m);
@@ -345,13 +347,13 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       call.done = releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)).catch(ignore);
       waits.wait(call, false);
     }
-    settled = waits.waitAll(own, state.signal);
+    waited = waits.waitAll(own, state.signal);
   } catch (err) {
-    settled = Promise.reject(err);
+    waited = Promise.reject(err);
   }
   // A waiter takes its leader's outcome: a shared send gives every entry one, and a given-up call
   // (aborted once every waiter left) has no waiter left to read it (coalesce.ts).
-  return releasing(scope, settled).then(() => {
+  return releasing(scope, waited).then(() => {
     for (const m of joined) m.outcome = m.leader!.outcome;
   });
 }

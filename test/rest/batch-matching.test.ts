@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { keyOutcomes, settleBatchChunk, type BatchChunk, type BatchGroup } from '../../gateway/execute/batch.js';
 import { dottedReader } from '../../directives/dotted.js';
-import type { MemoEntry } from '../../gateway/execute/state.js';
+import type { MemoEntry } from '../../gateway/execute/memo-entry.js';
 import type { UpstreamOutcome } from '../../gateway/upstream/outcome.js';
 
 interface Row {
