@@ -1,14 +1,4 @@
-import {
-  Kind,
-  getNamedType,
-  isCompositeType,
-  isInterfaceType,
-  isObjectType,
-  isUnionType,
-  parse,
-  type GraphQLCompositeType,
-  type SelectionSetNode,
-} from 'graphql';
+import { Kind, getNamedType, isCompositeType, isUnionType, parse, type GraphQLCompositeType, type SelectionSetNode } from 'graphql';
 import { didYouMean } from './suggest.js';
 
 /**
@@ -109,9 +99,4 @@ export function fieldSetText(fields: readonly FieldSetNode[]): string {
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((n) => (n.children ? `${n.name} { ${fieldSetText(n.children)} }` : n.name))
     .join(' ');
-}
-
-/** Whether a composite type has fields a field set can name (unions have none). */
-export function hasFields(type: GraphQLCompositeType): boolean {
-  return isObjectType(type) || isInterfaceType(type);
 }

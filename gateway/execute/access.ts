@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import type { AuthGuard } from '../blueprint/types.js';
-import type { OutcomeSlot } from './state.js';
+import type { RefusedOutcome } from '../upstream/outcome.js';
+import type { OutcomeSlot } from './memo-entry.js';
 
 /**
  * Who is asking, as far as guarded fields care (SPEC.md "Authentication and authorization"): the
@@ -18,18 +19,13 @@ export interface RequestAccess {
 export const ANONYMOUS: RequestAccess = Object.freeze({ claims: undefined, scopes: new Set<string>() });
 
 /**
- * The slots a refused field is claimed with: an ok outcome whose value is the error, which both
- * shapers raise at the field's path (a resolver's Error value is a field error in graphql-js and
- * graphql-jit) and the JSON writer never writes. The message names what is missing, never a claim.
+ * The slots a refused field is claimed with: a refused outcome (upstream/outcome.ts), which both
+ * shapers raise at the field's path and the JSON writer never writes. The message names what is
+ * missing, never a claim.
  */
-const UNAUTHENTICATED: OutcomeSlot = Object.freeze({
-  outcome: Object.freeze({
-    kind: 'ok',
-    body: new GraphQLError('this field needs a valid bearer token in the Authorization header', {
-      extensions: { code: 'UNAUTHENTICATED' },
-    }),
-  }),
-}) as OutcomeSlot;
+const UNAUTHENTICATED: OutcomeSlot = refusedSlot(
+  new GraphQLError('this field needs a valid bearer token in the Authorization header', { extensions: { code: 'UNAUTHENTICATED' } }),
+);
 
 const forbidden = new WeakMap<AuthGuard, OutcomeSlot>();
 
@@ -43,16 +39,15 @@ export function refusal(guard: AuthGuard, access: RequestAccess | undefined): Ou
 function forbiddenSlot(guard: AuthGuard): OutcomeSlot {
   let slot = forbidden.get(guard);
   if (!slot) {
-    const error = new GraphQLError(`this field needs the scopes ${guard.scopes.join(', ')}`, { extensions: { code: 'FORBIDDEN' } });
-    slot = Object.freeze({ outcome: Object.freeze({ kind: 'ok', body: error }) }) as OutcomeSlot;
+    slot = refusedSlot(new GraphQLError(`this field needs the scopes ${guard.scopes.join(', ')}`, { extensions: { code: 'FORBIDDEN' } }));
     forbidden.set(guard, slot);
   }
   return slot;
 }
 
-/** Whether an outcome's value is a refusal (what the JSON writer gives up on). */
-export function isRefusal(body: unknown): boolean {
-  return body instanceof GraphQLError;
+function refusedSlot(error: GraphQLError): OutcomeSlot {
+  const outcome: RefusedOutcome = Object.freeze({ kind: 'refused', error });
+  return Object.freeze({ outcome }) as OutcomeSlot;
 }
 
 /** What the entrance's token check says about a request: who asks, or why it is refused (401). */

@@ -10,8 +10,10 @@ import { shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
 import { fillCaches } from './cache-tiers.js';
 import type { CacheTiers } from '../cache/tier.js';
 import type { InFlight, SharedCall } from './coalesce.js';
-import { spare, type Dispatch, type DispatchContext, type Sender } from './dispatch.js';
-import type { ForwardedHeaders, MemoEntry } from './state.js';
+import { affords } from './budget.js';
+import type { Dispatch, DispatchContext, Sender } from './dispatch.js';
+import type { ForwardedHeaders } from './forwarded-headers.js';
+import type { MemoEntry } from './memo-entry.js';
 
 /** What a chunk's life needs from the running gateway (execute/request-context.ts RoundDeps has it). */
 export interface ChunkDeps extends CacheTiers {
@@ -250,7 +252,7 @@ export async function sendChunk(chunk: BatchChunk, sending: ChunkSending, deps: 
   try {
     const ctx: DispatchContext = { for: sendersOf(chunk), signal, deadlines: sending.deadlines, call };
     const answer = await dispatchChunk(chunk, ctx, deps, true);
-    if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && spare(ctx, 2)) {
+    if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && affords(ctx.for, 2)) {
       const halves = splitBatchChunk(chunk);
       await Promise.all(
         halves.map(async (half) => {
@@ -313,25 +315,6 @@ function resolveChunk(chunk: BatchChunk): PathRefusal | undefined {
   if (typeof path !== 'string') return path;
   chunk.path = path;
   return undefined;
-}
-
-/** Settles the key whose first entry is `first`: that entry and every other waiting for the key. */
-function settleKey(chunk: BatchChunk, first: MemoEntry, outcome: UpstreamOutcome): void {
-  first.outcome = outcome;
-  const more = chunk.more?.get(first);
-  if (more) for (const m of more) m.outcome = outcome;
-}
-
-/** Settles a key whose entries' fields differ in one-to-many: each gets its own value of the key's items. */
-function settleKeyEach(chunk: BatchChunk, first: MemoEntry, items: unknown[] | undefined): void {
-  first.outcome = valueOfItems(first, items);
-  const more = chunk.more?.get(first);
-  if (more) for (const m of more) m.outcome = valueOfItems(m, items);
-}
-
-function valueOfItems(m: MemoEntry, items: unknown[] | undefined): UpstreamOutcome {
-  if (collectsAll(m.fetch)) return { kind: 'ok', body: items ?? [] };
-  return items ? { kind: 'ok', body: items[0] } : NOT_FOUND;
 }
 
 /** What tells apart batch groups of one field whose `{args.*}` differ: the path and body without keys; null when a null `{args.*}` in the path part leaves no path. */
@@ -463,30 +446,57 @@ export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): U
 const SHOWN = 10;
 
 /**
- * Settles every memo entry of a chunk from the chunk's answer (as checkBatchAnswer judged it: an
- * error, or the item array): items go to the key of this chunk whose string
- * form equals the string form of their dotted `match` field, in any order; on a list field every
- * item of a key is collected (one-to-many), on a single field, and for each element of list keys,
- * the first wins. Items for keys not asked are dropped. A key with no item is not-found (an empty
- * list for a one-to-many field). A failed chunk fails only its own keys. An answer whose items
- * matched none of the keys adds a warning for every request in the chunk that collects them (debug).
+ * Settles every memo entry of a chunk from the chunk's answer (as checkBatchAnswer judged it): the
+ * answer becomes one outcome per key (keyOutcomes), and only then each entry waiting for a key takes
+ * that key's outcome. When the entries of a key differ in one-to-many (`oneToMany` 'some'), the key's
+ * outcome is its item list and each entry takes its own value of it (entryValue). An answer whose
+ * items matched none of the keys adds a warning for every request in the chunk that collects them
+ * (debug).
  */
 export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome): void {
-  const { group, keys, entries } = chunk;
+  const { entries, more } = chunk;
+  const outcomes = keyOutcomes(chunk.keys, chunk.group.batch.readMatch, chunk.oneToMany, answer);
+  const each = chunk.oneToMany === 'some';
+  for (let i = 0; i < entries.length; i++) {
+    const first = entries[i]!;
+    const outcome = outcomes[i]!;
+    first.outcome = each ? entryValue(first, outcome) : outcome;
+    const others = more?.get(first);
+    if (others) for (const m of others) m.outcome = each ? entryValue(m, outcome) : outcome;
+  }
+  if (answer.kind !== 'ok') return;
+  const body = answer.body as unknown[];
+  if (outcomes.matched === 0 && body.length > 0) {
+    for (const b of chunk.blocks) if (b.warnings) b.warnings.push(matchedNothing(chunk, body));
+  }
+}
+
+/** One outcome per key, in key order (the DataLoader contract), and how many keys an item matched. */
+export type KeyOutcomes = UpstreamOutcome[] & { matched: number };
+
+/**
+ * What a chunk's answer (as checkBatchAnswer judged it: an error, or the item array) gives each of
+ * its `keys`, in key order, as a value. An error is every key's outcome. Otherwise items go to the
+ * key whose string form equals the string form of their dotted `match` field, in any order; items
+ * for keys not asked are dropped. With `oneToMany` 'none' the first item of a key wins and a key with
+ * no item is not-found; otherwise a key's outcome is the list of all its items (empty when none).
+ */
+export function keyOutcomes(keys: readonly string[], match: DottedReader, oneToMany: OneToMany, answer: UpstreamOutcome): KeyOutcomes {
+  const outcomes = new Array<UpstreamOutcome>(keys.length) as KeyOutcomes;
+  outcomes.matched = 0;
   if (answer.kind !== 'ok') {
-    for (const first of entries) settleKey(chunk, first, answer);
-    return;
+    outcomes.fill(answer);
+    return outcomes;
   }
   const body = answer.body as unknown[];
-  let matched = 0;
-  if (chunk.oneToMany === 'none') {
-    // On a single field each matched item settles its key at once. Batch APIs mostly answer in the
-    // order asked: while they do, the next item's key is the next key asked and nothing is looked
-    // up; from the first item out of that order on, the keys' positions are looked up in a map.
+  if (oneToMany === 'none') {
+    // Batch APIs mostly answer in the order asked: while they do, the next item's key is the next
+    // key asked and nothing is looked up; from the first item out of that order on, the keys'
+    // positions are looked up in a map.
     let next = 0;
     let at: Map<string, number> | undefined;
     for (const item of body) {
-      const key = keyString(group.batch.readMatch(item));
+      const key = keyString(match(item));
       if (key === undefined) continue;
       let i: number | undefined;
       if (at === undefined && keys[next] === key) {
@@ -495,23 +505,27 @@ export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome): vo
         at ??= positionsOf(keys);
         i = at.get(key);
       }
-      if (i === undefined || entries[i]!.outcome !== undefined) continue; // the first item of a key wins
-      settleKey(chunk, entries[i]!, { kind: 'ok', body: item });
-      matched++;
+      if (i === undefined || outcomes[i] !== undefined) continue; // the first item of a key wins
+      outcomes[i] = { kind: 'ok', body: item };
+      outcomes.matched++;
     }
-    for (const first of entries) if (first.outcome === undefined) settleKey(chunk, first, NOT_FOUND);
-  } else {
-    const items = matchBatchItems(body, group.batch.readMatch, new Set(keys), true);
-    matched = items.size;
-    for (let i = 0; i < keys.length; i++) {
-      const v = items.get(keys[i]!) as unknown[] | undefined;
-      if (chunk.oneToMany === 'all') settleKey(chunk, entries[i]!, { kind: 'ok', body: v ?? [] });
-      else settleKeyEach(chunk, entries[i]!, v);
-    }
+    for (let i = 0; i < keys.length; i++) if (outcomes[i] === undefined) outcomes[i] = NOT_FOUND;
+    return outcomes;
   }
-  if (matched === 0 && body.length > 0) {
-    for (const b of chunk.blocks) if (b.warnings) b.warnings.push(matchedNothing(chunk, body));
-  }
+  const items = matchBatchItems(body, match, new Set(keys));
+  outcomes.matched = items.size;
+  for (let i = 0; i < keys.length; i++) outcomes[i] = { kind: 'ok', body: items.get(keys[i]!) ?? [] };
+  return outcomes;
+}
+
+/**
+ * The value of a key's outcome for one entry of a key whose entries differ in one-to-many: a field
+ * that collects every item takes the key's item list, any other the first item (not-found when none).
+ */
+function entryValue(m: MemoEntry, outcome: UpstreamOutcome): UpstreamOutcome {
+  if (outcome.kind !== 'ok' || collectsAll(m.fetch)) return outcome;
+  const items = outcome.body as unknown[];
+  return items.length > 0 ? { kind: 'ok', body: items[0] } : NOT_FOUND;
 }
 
 /** Each key's position in `keys`. */
@@ -521,24 +535,15 @@ function positionsOf(keys: readonly string[]): Map<string, number> {
   return at;
 }
 
-/** Items by the string form of their `match` value, for the wanted keys only. */
-export function matchBatchItems(
-  body: readonly unknown[],
-  match: DottedReader,
-  wanted: { has(key: string): boolean },
-  oneToMany: boolean,
-): Map<string, unknown> {
-  const out = new Map<string, unknown>();
+/** Every item of each wanted key, by the string form of its `match` value, in answer order. */
+function matchBatchItems(body: readonly unknown[], match: DottedReader, wanted: ReadonlySet<string>): Map<string, unknown[]> {
+  const out = new Map<string, unknown[]>();
   for (const item of body) {
     const key = keyString(match(item));
     if (key === undefined || !wanted.has(key)) continue;
-    if (oneToMany) {
-      const list = out.get(key) as unknown[] | undefined;
-      if (list) list.push(item);
-      else out.set(key, [item]);
-    } else if (!out.has(key)) {
-      out.set(key, item);
-    }
+    const list = out.get(key);
+    if (list) list.push(item);
+    else out.set(key, [item]);
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import type { OperationStats } from './state.js';
+import type { OperationStats } from './operation-stats.js';
 
 /** Raised before sending when a round would take the operation over its subrequest limit. */
 export class SubrequestLimitError extends Error {
@@ -9,11 +9,16 @@ export class SubrequestLimitError extends Error {
 
 /**
  * A request's `limits.max_subrequests` (SPEC.md "Errors and limits"), the one place that compares
- * what a request has sent (`stats.subrequests`, counted by the dispatch's count layer) with it:
- * - `reserve(n)`: the calls a round (or a mutation step) is about to send, all at once, before the
- *   first goes out: over the limit, SubrequestLimitError and nothing is sent;
- * - `spare(n)`: whether an extra attempt fits (a re-send, the two halves of a split chunk); an
- *   extra that does not fit is simply not made.
+ * what a request has sent (`stats.subrequests`, charged by the dispatch's count layer only,
+ * execute/dispatch.ts) with it. It is asked at exactly three moments, each a decision about several
+ * calls at once that no single call's layer could take:
+ * - `reserve(n)`: the calls a round (round.ts) or a mutation step (mutation.ts) is about to send,
+ *   all at once, before the first goes out: over the limit, SubrequestLimitError and nothing is sent
+ *   (a per-call check would send the first calls of a round and fail the rest);
+ * - `affords(senders, n)`: whether an extra attempt fits the budget of every request it counts for:
+ *   a re-send or a redirect hop (the dispatch's resend and redirect layers), or the two halves of a
+ *   split chunk (batch.ts: both or neither, so it is asked before either half is sent); an extra
+ *   that does not fit is simply not made.
  */
 export class SubrequestBudget {
   constructor(
@@ -28,4 +33,10 @@ export class SubrequestBudget {
   spare(n: number): boolean {
     return this.stats.subrequests + n <= this.limit;
   }
+}
+
+/** Whether every request in `senders` can afford `n` more subrequests (see SubrequestBudget). */
+export function affords(senders: ReadonlyArray<{ readonly budget: SubrequestBudget }>, n: number): boolean {
+  for (const s of senders) if (!s.budget.spare(n)) return false;
+  return true;
 }

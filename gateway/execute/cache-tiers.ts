@@ -1,7 +1,7 @@
 import { entryState, missingEntry, valueEntry, type CacheEntry } from '../cache/entry.js';
 import type { L2Cache } from '../cache/l2.js';
 import type { CacheTiers, MemcachedTier } from '../cache/tier.js';
-import type { MemoEntry } from './state.js';
+import type { MemoEntry } from './memo-entry.js';
 import type { RoundTally } from './tally.js';
 import { stampFromL2, stampFromMemcached } from './generations.js';
 

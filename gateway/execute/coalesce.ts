@@ -6,7 +6,7 @@ import { Canceller, type Abortable } from '../upstream/canceller.js';
  * its answer instead of asking again.
  *
  * Contract:
- * - Identity is the memo key (execute/state.ts): source, resolved single-fetch path (and select),
+ * - Identity is the memo key (execute/memo-entry.ts): source, resolved single-fetch path (and select),
  *   and a hash of the forwarded header values. Callers with different forwarded values therefore
  *   never share a call. A @batch key and a single fetch of the same key are the same thing.
  * - A SharedCall is one HTTP call (a single fetch or a @batch chunk, with its re-sends and split
@@ -19,9 +19,9 @@ import { Canceller, type Abortable } from '../upstream/canceller.js';
  * - Background refreshes of stale entries (`refreshing`) run at most once per key per process.
  */
 /**
- * What coalescing reads and writes of a lookup's memo entry (execute/state.ts CallMember is one):
+ * What coalescing reads and writes of a lookup's memo entry (execute/memo-entry.ts MemoEntry is one):
  * its key, the entry that leads the call for that key, and the call it waits for. Declared here
- * so that this module needs nothing of state.ts.
+ * so that this module needs nothing of memo-entry.ts.
  */
 export interface CallMember {
   readonly key: string;

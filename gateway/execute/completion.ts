@@ -1,6 +1,6 @@
 import type { PlanEntry, PlanSelection, SelectionCompletion } from '../plan/types.js';
 import type { ResultStore } from './result-store.js';
-import { upstreamError, type FieldOutcome } from '../upstream/outcome.js';
+import { fieldValue, type FieldOutcome, type OutcomeField } from '../upstream/outcome.js';
 import { conditionsHold } from './conditions.js';
 
 /**
@@ -69,7 +69,9 @@ export function mergeCompletion(
   }
   const merged: Record<string, unknown> = { ...embedded };
   if (outcome?.kind === 'error') {
-    const error = upstreamError(outcome.error, debugHeaders);
+    // What the failure becomes is upstream/outcome.ts's decision (its GraphQL error); the shaper
+    // raises it at each absent field's path, as a resolver's Error value.
+    const error = fieldValue(outcome, pending.entry.blueprint as OutcomeField, debugHeaders);
     const { keys, conditional } = pending.completion;
     for (const k of keys) if (!Object.hasOwn(merged, k)) merged[k] = error;
     for (const c of conditional) if (!Object.hasOwn(merged, c.key)) merged[c.key] = error;

@@ -5,10 +5,10 @@ import type { ByteBudget } from '../upstream/byte-budget.js';
 import { DeadlineScope } from '../upstream/deadline.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import { shouldResend } from '../upstream/retry-policy.js';
-import type { SubrequestBudget } from './budget.js';
+import { affords, type SubrequestBudget } from './budget.js';
 import type { SharedCall } from './coalesce.js';
 import type { ExecutionListener, RequestObserver } from './listener.js';
-import type { OperationStats } from './state.js';
+import type { OperationStats } from './operation-stats.js';
 
 /** One HTTP request to send for lookups: to which source, for which field, how its answer is judged. */
 export interface Subrequest {
@@ -102,15 +102,9 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
   return dispatch;
 }
 
-/** Whether every request `ctx` counts for can afford `n` more subrequests. */
-export function spare(ctx: DispatchContext, n: number): boolean {
-  for (const s of ctx.for) if (!s.budget.spare(n)) return false;
-  return true;
-}
-
 const resend: Layer = (next) => (sub, ctx) =>
   next(sub, ctx).then((outcome) => {
-    if (!sub.mayResend || outcome.kind !== 'error' || !shouldResend(outcome.error, sub.method) || !spare(ctx, 1)) return outcome;
+    if (!sub.mayResend || outcome.kind !== 'error' || !shouldResend(outcome.error, sub.method) || !affords(ctx.for, 1)) return outcome;
     return next({ ...sub, mayResend: false, attempt: 2 }, ctx);
   });
 
@@ -127,7 +121,7 @@ function redirectLayer(deps: DispatchDeps): Layer {
         if (outcome.kind !== 'error' || sub.method !== 'GET' || !isRedirectStatus(outcome.error.status)) return outcome;
         const hops = sub.hops ?? 0;
         const to = outcome.error.redirect;
-        const followed = to !== undefined && hops < deps.clients.get(sub.source)!.followRedirects && spare(ctx, 1);
+        const followed = to !== undefined && hops < deps.clients.get(sub.source)!.followRedirects && affords(ctx.for, 1);
         deps.listener.onRedirect?.({ coordinate: sub.coordinate, source: sub.source, followed });
         return followed ? follow({ ...sub, path: to, hops: hops + 1 }, ctx) : outcome;
       });

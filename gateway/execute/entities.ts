@@ -6,8 +6,8 @@ import type { PlanEntry, PlanSelection } from '../plan/types.js';
 import { readDotted } from '../../directives/dotted.js';
 import { didYouMean } from '../../directives/suggest.js';
 import { argsOf, type RequestState } from './request-context.js';
-import type { OutcomeSlot } from './state.js';
-import { upstreamError } from '../upstream/outcome.js';
+import type { OutcomeSlot } from './memo-entry.js';
+import type { ElementsOutcome, RefusedOutcome } from '../upstream/outcome.js';
 import { collectLookups, type AfterRound, type Walk } from './walk.js';
 
 /**
@@ -33,8 +33,8 @@ export function seedEntities(root: PlanSelection, rootValue: object, ctx: { blue
     ctx.state.store.markComplete(rootValue);
     const representations = argsOf(entry, ctx.state).representations;
     const list = Array.isArray(representations) ? representations : [];
-    const values: unknown[] = new Array(list.length).fill(null);
-    slot.outcome = { kind: 'ok', body: values };
+    const values: Elements = new Array(list.length).fill(undefined);
+    slot.outcome = { kind: 'elements', elements: values };
     const task = new EntitiesTask(entry, values);
     list.forEach((rep: unknown, i) => {
       const typeName = typeof (rep as { __typename?: unknown })?.__typename === 'string' ? (rep as { __typename: string }).__typename : '';
@@ -56,7 +56,7 @@ export function seedEntities(root: PlanSelection, rootValue: object, ctx: { blue
       const object = representationJson(ctx.blueprint, typeName, rep as Record<string, unknown>);
       if (!key.lookup) {
         object.__typename = typeName;
-        values[i] = object;
+        values[i] = { kind: 'ok', body: object };
         ctx.state.store.markComplete(object);
         if (entry.children) collectLookups(entry.children, object, typeName, ctx.walk);
         return;
@@ -70,8 +70,11 @@ export function seedEntities(root: PlanSelection, rootValue: object, ctx: { blue
   }
 }
 
-function entityError(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+/** One outcome per representation, in order; undefined (null, no error) until a lookup finds it. */
+type Elements = Array<ElementsOutcome['elements'][number]>;
+
+function entityError(message: string): RefusedOutcome {
+  return { kind: 'refused', error: new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } }) };
 }
 
 /** The first @key whose fields the representation all holds and that has a @lookup; else the first such resolvable stub key. */
@@ -127,15 +130,15 @@ class EntitiesTask implements AfterRound {
 
   constructor(
     private readonly entry: PlanEntry,
-    private readonly values: unknown[],
+    private readonly values: Elements,
   ) {}
 
-  resume(walk: Walk, debugHeaders: boolean): void {
+  resume(walk: Walk): void {
     const { store } = walk;
     for (const p of this.pending) {
       const outcome = store.get(p.object, p.lookup.fieldNode);
       if (outcome?.kind === 'error') {
-        this.values[p.index] = upstreamError(outcome.error, debugHeaders);
+        this.values[p.index] = outcome;
         continue;
       }
       const body = outcome?.kind === 'ok' ? outcome.body : null;
@@ -144,7 +147,7 @@ class EntitiesTask implements AfterRound {
       for (const key of p.fromRepresentation) if (Object.hasOwn(p.object, key)) merged[key] = p.object[key];
       merged.__typename = p.entity.typeName;
       store.markComplete(merged);
-      this.values[p.index] = merged;
+      this.values[p.index] = { kind: 'ok', body: merged };
       if (this.entry.children) collectLookups(this.entry.children, merged, p.entity.typeName, walk);
     }
   }

@@ -4,7 +4,7 @@ import { generationKey } from '../cache/cache-key.js';
 import { generationEntry, type CacheEntry } from '../cache/entry.js';
 import type { L2Cache } from '../cache/l2.js';
 import type { CacheTiers } from '../cache/tier.js';
-import type { MemoEntry } from './state.js';
+import type { MemoEntry } from './memo-entry.js';
 
 /**
  * Prefix invalidation without a scan (SPEC.md "@invalidate", `prefix: true`): each invalidated

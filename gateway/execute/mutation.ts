@@ -9,7 +9,8 @@ import { argsOf, type RequestState, type RoundDeps } from './request-context.js'
 import { NULL_SLOT } from './round.js';
 import { selected } from './single.js';
 import { runRounds } from './run-rounds.js';
-import type { HeaderForwarder, OutcomeSlot } from './state.js';
+import type { HeaderForwarder } from './forwarded-headers.js';
+import type { OutcomeSlot } from './memo-entry.js';
 import { lookupKey } from '../cache/cache-key.js';
 import { collectLookups, descend, Lookups, type Walk } from './walk.js';
 
@@ -29,7 +30,7 @@ const NO_PARENT: Readonly<Record<string, unknown>> = Object.freeze({});
  *    counts as a round and a subrequest;
  * 2. after a 2xx, every `@invalidate` entry is deleted from L2 and memcached (awaited);
  * 3. the selections under its result run in rounds as a query's do (batched, deduped, cached),
- *    with a fresh request memo, so reads after a write never reuse what was read before it.
+ *    with a new request memo, so reads after a write never reuse what was read before it.
  * Fields merged under one response key (same field and arguments, by validation) are one field.
  * A non-null field that fails (or answers nothing) ends the operation: `data` is null, and the
  * fields after it are not sent, as graphql-js's serial execution would not run them.

@@ -11,7 +11,9 @@ import type { Dispatch } from './dispatch.js';
 import type { ExecutionListener, RequestObserver } from './listener.js';
 import type { RequestAccess } from './access.js';
 import type { ResultStore } from './result-store.js';
-import type { HeaderForwarder, MemoEntry, OperationStats } from './state.js';
+import type { HeaderForwarder } from './forwarded-headers.js';
+import type { MemoEntry } from './memo-entry.js';
+import type { OperationStats } from './operation-stats.js';
 import type { SubrequestKeys } from './subrequest-keys.js';
 
 /** What a round needs from the running gateway (one per executor). */

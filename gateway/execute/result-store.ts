@@ -1,6 +1,6 @@
 import type { FieldNode } from 'graphql';
 import type { FieldOutcome } from '../upstream/outcome.js';
-import type { OutcomeSlot } from './state.js';
+import type { OutcomeSlot } from './memo-entry.js';
 
 /**
  * Results of lookups, by field node and parent object: what the response writer and shaper read.

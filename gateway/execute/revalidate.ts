@@ -1,7 +1,7 @@
 import type { CacheEntry } from '../cache/entry.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import type { ExecutionListener } from './listener.js';
-import type { MemoEntry } from './state.js';
+import type { MemoEntry } from './memo-entry.js';
 
 /**
  * Revalidation (SPEC.md "@cache", `revalidate = true`): the refetch of an expired or stale-served

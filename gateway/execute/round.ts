@@ -1,7 +1,7 @@
 import { NO_KEY, keyString } from '../../directives/template.js';
 import type { PlanEntry } from '../plan/types.js';
 import { DeadlineScope } from '../upstream/deadline.js';
-import { NULL_BODY, failure, type ElementsOutcome, type UpstreamOutcome } from '../upstream/outcome.js';
+import { NULL_BODY, type ElementsOutcome, type UpstreamOutcome } from '../upstream/outcome.js';
 import { BatchGroups, chunkEntries, sendChunk } from './batch.js';
 import { SubrequestBudget } from './budget.js';
 import { readCaches } from './cache-tiers.js';
@@ -12,23 +12,15 @@ import { sendSingle } from './single.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { ResultStore } from './result-store.js';
-import type { HeaderForwarder, MemoEntry, OperationStats, OutcomeSlot } from './state.js';
+import type { HeaderForwarder } from './forwarded-headers.js';
+import type { MemoEntry, OutcomeSlot } from './memo-entry.js';
+import type { OperationStats } from './operation-stats.js';
 import { lookupKey, writeLookupKey } from '../cache/cache-key.js';
 import { lookupPath } from './fetch-path.js';
 import { shareRequests } from './select-sharing.js';
 import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
 
-/**
- * What a waiter gets if the call it waited for ended without an outcome: a waiter never sees a
- * given-up call (coalesce.ts), so only a throw inside the shared send gets here; kept so that it is a field error.
- */
-const LOST: UpstreamOutcome = failure({
-  code: 'UPSTREAM_UNREACHABLE',
-  source: 'gateway',
-  message: 'the shared subrequest ended without an answer',
-  detail: 'coalesced call lost',
-});
 const ignore = (): void => undefined;
 
 /**
@@ -326,7 +318,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   const own: Array<Promise<void>> = [];
   const scope = new DeadlineScope(state.signal);
   const ownCtx: DispatchContext = { for: [state], signal: state.signal, deadlines: scope };
-  let settled: Promise<void>;
+  let waited: Promise<void>;
   try {
     for (const m of senders) {
       const alongside = riders?.get(m);
@@ -355,12 +347,14 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       call.done = releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)).catch(ignore);
       waits.wait(call, false);
     }
-    settled = waits.waitAll(own, state.signal);
+    waited = waits.waitAll(own, state.signal);
   } catch (err) {
-    settled = Promise.reject(err);
+    waited = Promise.reject(err);
   }
-  return releasing(scope, settled).then(() => {
-    for (const m of joined) m.outcome = m.leader!.outcome ?? LOST;
+  // A waiter takes its leader's outcome: a shared send gives every entry one, and a given-up call
+  // (aborted once every waiter left) has no waiter left to read it (coalesce.ts).
+  return releasing(scope, waited).then(() => {
+    for (const m of joined) m.outcome = m.leader!.outcome;
   });
 }
 

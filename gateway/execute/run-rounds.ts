@@ -56,6 +56,6 @@ function nextLookups({ entries, slots }: Claimed, state: RequestState, done: Aft
     }
     collectLookups(pending.selection, merged, pending.completion.typeName, walk);
   }
-  for (const task of done.after ?? []) task.resume(walk, done.debugHeaders);
+  for (const task of done.after ?? []) task.resume(walk);
   return walk.out;
 }

@@ -1,5 +1,6 @@
 import { lookupKey, writeLookupKey } from '../cache/cache-key.js';
-import type { HeaderForwarder, MemoEntry } from './state.js';
+import type { HeaderForwarder } from './forwarded-headers.js';
+import type { MemoEntry } from './memo-entry.js';
 
 /**
  * The single fetches of a round grouped by the request they send (SPEC.md "Rounds, dedupe": fields

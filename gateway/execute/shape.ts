@@ -88,15 +88,15 @@ export function shapingSchema(blueprint: Blueprint, maxJsonDepth: number): Graph
 }
 
 /**
- * A guarded field that is not fetched: its refusal when the walk claimed one for this parent
- * (execute/walk.ts; an Error value, raised at the field's path), else what it reads as usual.
+ * A guarded field that is not fetched: its refusal's error when the walk claimed one for this parent
+ * (execute/walk.ts; raised at the field's path), else what it reads as usual.
  */
 function guarded(field: GraphQLFieldConfig<unknown, ShapeContext>): GraphQLFieldConfig<unknown, ShapeContext> {
   const read = field.resolve ?? defaultFieldResolver;
   const resolve: GraphQLFieldResolver<unknown, ShapeContext> = (source, args, ctx, info) => {
     let refused = ctx.store.get(source as object, info.fieldNodes[0]!);
     for (let i = 1; !refused && i < info.fieldNodes.length; i++) refused = ctx.store.get(source as object, info.fieldNodes[i]!);
-    return refused !== undefined && refused.kind === 'ok' ? refused.body : read(source, args, ctx, info);
+    return refused !== undefined && refused.kind === 'refused' ? refused.error : read(source, args, ctx, info);
   };
   return { ...field, resolve };
 }

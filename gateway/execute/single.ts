@@ -4,7 +4,7 @@ import { fillCaches } from './cache-tiers.js';
 import type { SharedCall } from './coalesce.js';
 import type { DispatchContext } from './dispatch.js';
 import type { RoundDeps } from './request-context.js';
-import type { MemoEntry } from './state.js';
+import type { MemoEntry } from './memo-entry.js';
 import { conditionalHeaders, notModifiedJudge, revalidationResult } from './revalidate.js';
 
 /** How one single fetch goes out: as which shared call, and with which riders. */

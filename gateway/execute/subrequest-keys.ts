@@ -20,7 +20,7 @@ const MAX_KEYS_PER_FIELD = 10_000;
 
 /**
  * The memo and cache keys of @batch lookups, built once per distinct key value per process rather
- * than once per lookup. A key is a fresh string per lookup otherwise (`users:/users/37`), and every
+ * than once per lookup. A key is a new string per lookup otherwise (`users:/users/37`), and every
  * `Map` it meets (the request memo, L2) must hash it and compare it character by character; a key
  * kept here is the same string object request after request, hashed once, equal by identity.
  * (docs/performance.md).

@@ -33,7 +33,7 @@ export class Lookups {
 
 /** Work a walk leaves for after its round: it reads the round's outcomes and walks on into what they made. */
 export interface AfterRound {
-  resume(walk: Walk, debugHeaders: boolean): void;
+  resume(walk: Walk): void;
 }
 
 /** What one walk reads and where it puts the lookups it finds. */

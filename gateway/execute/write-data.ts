@@ -27,7 +27,6 @@ import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { readDotted } from '../../directives/dotted.js';
 import type { ResultStore } from './result-store.js';
 import { concreteTypeOf } from './concrete-type.js';
-import { isRefusal } from './access.js';
 import { fieldValue, isPlainValue } from '../upstream/outcome.js';
 
 /**
@@ -129,11 +128,11 @@ class Compiler {
 
   /** Code that sets `v` to the field's value as the shaper's resolvers read it (execute/shape.ts shapingSchema). */
   private read(bp: FieldBlueprint | undefined, fieldName: string, nodes: readonly FieldNode[]): string {
-    // A guarded field the walk refused holds an Error value: not a plain success, the shaper answers.
-    const refused = bp?.auth ? `if (o !== undefined && o.kind === "ok" && ${this.ref(isRefusal)}(o.body)) return undefined;\n` : '';
     if (bp?.auth && !bp.fetch) {
+      // A guarded field the walk refused holds a refused outcome: not a plain success, the shaper answers.
       let code = '';
-      for (const node of nodes) code += `o = s.get(p, ${this.ref(node)});\n${refused}`;
+      for (const node of nodes)
+        code += `o = s.get(p, ${this.ref(node)});\nif (o !== undefined && o.kind === "refused") return undefined;\n`;
       return code + this.plainRead(bp, fieldName);
     }
     if (bp?.fetch) {
@@ -142,7 +141,7 @@ class Compiler {
       code += 'if (o === undefined) return undefined;\n';
       // What the outcome becomes is upstream/outcome.ts's decision; the writer writes it only when it holds no error.
       const field = this.ref(bp);
-      return `${code}${refused}if (!${this.ref(isPlainValue)}(o, ${field})) return undefined;\nv = ${this.ref(fieldValue)}(o, ${field}, false);\n`;
+      return `${code}if (!${this.ref(isPlainValue)}(o, ${field})) return undefined;\nv = ${this.ref(fieldValue)}(o, ${field}, false);\n`;
     }
     return this.plainRead(bp, fieldName);
   }

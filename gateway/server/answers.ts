@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createGraphQLError, maskError } from 'graphql-yoga';
-import type { OperationStats } from '../execute/state.js';
+import type { OperationStats } from '../execute/operation-stats.js';
 import { ResponseLimitError, responseLimitError } from '../execute/answer-size.js';
 import type { CorsPolicy } from './cors.js';
 import { addDebugExtensions, addDebugHeaders, WORKER_HEADER } from './debug-headers.js';

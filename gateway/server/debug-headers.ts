@@ -1,4 +1,4 @@
-import type { OperationStats } from '../execute/state.js';
+import type { OperationStats } from '../execute/operation-stats.js';
 
 /**
  * The X-GQL-* headers of SPEC.md ("Rounds, dedupe and the debug headers") and the same counts in a

@@ -3,7 +3,7 @@ import type { ExecutionArgs } from 'graphql';
 import type { Executor } from '../execute/executor.js';
 import type { Answers } from './answers.js';
 import type { GatewayRequest } from './http-request.js';
-import type { OperationStats } from '../execute/state.js';
+import type { OperationStats } from '../execute/operation-stats.js';
 
 /**
  * Replaces yoga's execute with the gateway's round-by-round executor. Yoga has already parsed and

@@ -1,6 +1,6 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { OperationStats } from '../execute/state.js';
+import type { OperationStats } from '../execute/operation-stats.js';
 import { requestFacts, type Answers } from './answers.js';
 import type { GatewayRequest } from './http-request.js';
 

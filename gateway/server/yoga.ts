@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { GraphQLSchema } from 'graphql';
 import type { Executor } from '../execute/executor.js';
-import type { OperationStats } from '../execute/state.js';
+import type { OperationStats } from '../execute/operation-stats.js';
 import type { Answers } from './answers.js';
 import type { GatewayRequest } from './http-request.js';
 import type { DocumentStore } from './documents.js';

@@ -78,15 +78,26 @@ export const NOT_FOUND: UpstreamOutcome = Object.freeze({ kind: 'not-found' });
 
 /**
  * The value of a list-key @batch field (`topics` of `topicIds: [ID!]!`): one outcome per element,
- * in element order, repeats kept; undefined for an element with no key (a null element).
+ * in element order, repeats kept; undefined for an element with no key (a null element). Likewise
+ * `Query._entities`, one per representation (execute/entities.ts).
  */
 export interface ElementsOutcome {
   readonly kind: 'elements';
-  readonly elements: ReadonlyArray<UpstreamOutcome | undefined>;
+  readonly elements: ReadonlyArray<UpstreamOutcome | RefusedOutcome | undefined>;
 }
 
-/** What a field's lookup came to: one subrequest's outcome, or one per element of a list key. */
-export type FieldOutcome = UpstreamOutcome | ElementsOutcome;
+/**
+ * A value the gateway answers with an error without asking any source: a guarded field this request
+ * may not read (UNAUTHENTICATED, FORBIDDEN; execute/access.ts), an `_entities` representation it
+ * cannot read (BAD_USER_INPUT; execute/entities.ts). Never an `ok` body: no value is ever an Error.
+ */
+export interface RefusedOutcome {
+  readonly kind: 'refused';
+  readonly error: GraphQLError;
+}
+
+/** What a field's lookup came to: one subrequest's outcome, one per element of a list key, or a refusal. */
+export type FieldOutcome = UpstreamOutcome | ElementsOutcome | RefusedOutcome;
 
 /**
  * A 404 where no null is meant (a @batch chunk, a mutation field): UPSTREAM_HTTP_ERROR with status
@@ -123,6 +134,7 @@ export interface OutcomeField {
  * - ok: its body;
  * - not-found: null on a nullable field, a NOT_FOUND error on a non-null one;
  * - error: its GraphQL error (code, source, status; the detail only with `debugHeaders`);
+ * - refused: its error;
  * - elements: the list of the elements' values in order, each decided the same way at its own
  *   path (a missing element is null, or NOT_FOUND when the items are non-null), so an error
  *   element is a GraphQLError in the list, which graphql-js locates at `field.i`.
@@ -138,6 +150,8 @@ export function fieldValue(outcome: FieldOutcome, field: OutcomeField, debugHead
         : null;
     case 'error':
       return upstreamError(outcome.error, debugHeaders);
+    case 'refused':
+      return outcome.error;
     case 'elements': {
       const { elements } = outcome;
       const items = new Array<unknown>(elements.length);
@@ -149,7 +163,7 @@ export function fieldValue(outcome: FieldOutcome, field: OutcomeField, debugHead
               ? notFoundError(field.coordinate, field.fetch.source.name, debugHeaders ? o.detail : undefined)
               : null;
         } else {
-          items[i] = o.kind === 'ok' ? o.body : upstreamError(o.error, debugHeaders);
+          items[i] = o.kind === 'ok' ? o.body : o.kind === 'refused' ? o.error : upstreamError(o.error, debugHeaders);
         }
       }
       return items;
@@ -165,11 +179,12 @@ export function isPlainValue(outcome: FieldOutcome, field: OutcomeField): boolea
     case 'not-found':
       return !field.fetch.isNonNull;
     case 'error':
+    case 'refused':
       return false;
     case 'elements':
       for (const o of outcome.elements) {
         if (o === undefined) continue;
-        if (o.kind === 'error' || (o.kind === 'not-found' && field.fetch.itemNonNull)) return false;
+        if (o.kind === 'error' || o.kind === 'refused' || (o.kind === 'not-found' && field.fetch.itemNonNull)) return false;
       }
       return true;
   }

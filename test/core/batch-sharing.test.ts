@@ -29,6 +29,9 @@ type Query {
   users(ids: [ID!]!): [User]
     @fetch(source: "users", path: "/users/{args.ids}")
     @batch(path: "/users?ids={keys}", match: "id")
+  usersOf(id: ID!): [User]
+    @fetch(source: "users", path: "/users/{args.id}/all")
+    @batch(path: "/users?ids={keys}", match: "id")
   post(id: ID!): Post @fetch(source: "posts", path: "/posts/{args.id}")
   posts: [Post] @fetch(source: "posts", path: "/posts")
 }
@@ -136,6 +139,12 @@ describe('@batch beside an {args.A} fetch, and several fields in one batch', () 
       query: '{ users(ids: [13, 11, 13, 404]) { name } u: user(id: 12) { name } }',
       data: { users: [{ name: 'User 13' }, { name: 'User 11' }, { name: 'User 13' }, null], u: { name: 'User 12' } },
       url: '/users?ids=13,11,404,12',
+    },
+    {
+      name: 'a one-to-many field and a single field asking one key: one call, each its own value of the items',
+      query: '{ all: usersOf(id: 7) { name } one: user(id: 7) { name } none: usersOf(id: 404) { name } }',
+      data: { all: [{ name: 'User 7' }], one: { name: 'User 7' }, none: [] },
+      url: '/users?ids=7,404',
     },
   ];
   for (const row of oneCall) {

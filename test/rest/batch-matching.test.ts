@@ -1,15 +1,17 @@
 /**
- * Batch matching (gateway/execute/batch.ts), table-driven: items to keys by the string form of a
- * dotted `match`, one-to-many collection, keys not asked dropped, non-scalar match values ignored.
- * The same table settles memo entries through settleBatchChunk: a chunk that asks its whole group
- * and a chunk that asks part of it, on a single field (items in the order asked settle their keys
- * without a lookup; any other order through a map of the chunk's keys) and a one-to-many one.
+ * Batch matching (gateway/execute/batch.ts), table-driven: a chunk's answer as one outcome per key,
+ * in key order (keyOutcomes): items to keys by the string form of a dotted `match`, one-to-many
+ * collection, keys not asked dropped, non-scalar match values ignored, a failed answer every key's
+ * outcome. The same table settles memo entries through settleBatchChunk: a chunk that asks its whole
+ * group and a chunk that asks part of it, on a single field (items in the order asked settle their
+ * keys without a lookup; any other order through a map of the chunk's keys) and a one-to-many one;
+ * and a key whose entries differ in one-to-many, each taking its own value.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { matchBatchItems, settleBatchChunk, type BatchChunk, type BatchGroup } from '../../gateway/execute/batch.js';
+import { keyOutcomes, settleBatchChunk, type BatchChunk, type BatchGroup } from '../../gateway/execute/batch.js';
 import { dottedReader } from '../../directives/dotted.js';
-import type { MemoEntry } from '../../gateway/execute/state.js';
+import type { MemoEntry } from '../../gateway/execute/memo-entry.js';
 import type { UpstreamOutcome } from '../../gateway/upstream/outcome.js';
 
 interface Row {
@@ -77,10 +79,48 @@ const rows: Row[] = [
 
 for (const row of rows) {
   test(`batch matching: ${row.name}`, () => {
-    const got = matchBatchItems(row.items, dottedReader(row.match), new Set(row.wanted), row.oneToMany === true);
-    assert.deepEqual(Object.fromEntries(got), row.want);
+    const answer: UpstreamOutcome = { kind: 'ok', body: row.items };
+    const got = keyOutcomes(row.wanted, dottedReader(row.match), row.oneToMany === true ? 'all' : 'none', answer);
+    assert.equal(got.length, row.wanted.length);
+    assert.equal(got.matched, Object.keys(row.want).length);
+    const found: Record<string, unknown> = {};
+    row.wanted.forEach((k, i) => {
+      const o = got[i]!;
+      if (o.kind === 'ok' && !(Array.isArray(o.body) && o.body.length === 0)) found[k] = o.body;
+      else assert.deepEqual(o, row.oneToMany ? { kind: 'ok', body: [] } : { kind: 'not-found' }, `key ${k} without an item`);
+    });
+    assert.deepEqual(found, row.want);
   });
 }
+
+test("batch matching: a failed answer is every key's outcome, in key order", () => {
+  const failed: UpstreamOutcome = { kind: 'not-found', detail: 'stands for any outcome but ok' };
+  const got = keyOutcomes(['1', '2', '3'], dottedReader(['id']), 'none', failed);
+  assert.deepEqual([...got], [failed, failed, failed]);
+  assert.equal(got.matched, 0);
+});
+
+test('settling a key whose entries differ in one-to-many: each takes its own value of its items', () => {
+  const entry = (isList: boolean) => ({ outcome: undefined, fetch: { isList, batch: { listKeys: false } } }) as unknown as MemoEntry;
+  const [list1, single1, list2, single2] = [entry(true), entry(false), entry(true), entry(false)];
+  const group = { coordinate: 'T.f', fetch: { source: { name: 's' } }, batch: { readMatch: dottedReader(['id']), match: 'id' } };
+  const chunk = {
+    group,
+    keys: ['1', '2'],
+    entries: [list1, list2],
+    more: new Map([
+      [list1, [single1]],
+      [list2, [single2]],
+    ]),
+    oneToMany: 'some',
+    blocks: [],
+  } as unknown as BatchChunk;
+  settleBatchChunk(chunk, { kind: 'ok', body: [a1, a1again] });
+  assert.deepEqual(list1.outcome, { kind: 'ok', body: [a1, a1again] });
+  assert.deepEqual(single1.outcome, { kind: 'ok', body: a1 });
+  assert.deepEqual(list2.outcome, { kind: 'ok', body: [] });
+  assert.deepEqual(single2.outcome, { kind: 'not-found' });
+});
 
 /**
  * Settles the row's keys, each waited for by two memo entries (the second through the chunk's

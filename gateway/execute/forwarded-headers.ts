@@ -1,68 +1,13 @@
-import type { FetchBlueprint } from '../blueprint/types.js';
 import type { ClaimHeader, SourceConfig } from '../config/types.js';
 import { readDotted } from '../../directives/dotted.js';
-import type { FieldOutcome, UpstreamOutcome } from '../upstream/outcome.js';
 import { NO_HEADERS } from '../upstream/client.js';
-import type { SharedCall } from './coalesce.js';
-import type { CacheEntry } from '../cache/entry.js';
 import { forwardedKeySuffix } from '../cache/cache-key.js';
-
-/**
- * One subrequest-to-be of a request, identified by its memo key `{source}:{path}` (plus a hash of
- * the forwarded header values when the source forwards any). Identical lookups of a request share
- * one MemoEntry, whichever field, alias, parent or round asked: that is the dedupe of SPEC.md.
- */
-export interface MemoEntry {
-  readonly key: string;
-  readonly coordinate: string;
-  readonly fetch: FetchBlueprint;
-  /** The resolved single-fetch path. */
-  readonly path: string;
-  /** The string form of the batch key, for @batch fields. */
-  readonly batchKey: string | undefined;
-  /** The batch key as the parent's JSON holds it (a number stays a number): what a POST batch body sends. */
-  readonly batchKeyValue: unknown;
-  /** The field's argument values, for `{args.*}` in a batch path. */
-  readonly args: Readonly<Record<string, unknown>>;
-  /** The rendered JSON body of a non-GET read (`@fetch(method:, body:)`); part of the memo key. */
-  readonly body: string | undefined;
-  /** The headers forwarded to its source for the request that made it (their hash is in `key`). */
-  readonly forwarded: ForwardedHeaders;
-  outcome: UpstreamOutcome | undefined;
-  /** The shared call this entry leads or waits for (coalescing sources only; execute/coalesce.ts). */
-  call: SharedCall | undefined;
-  /** Set when the entry waits for another request's call: the entry whose outcome it takes. */
-  leader: MemoEntry | undefined;
-  /**
-   * The expired (or stale-served) cache entry with validators this lookup's refetch revalidates
-   * (`revalidate = true`; execute/revalidate.ts); undefined for a plain fetch.
-   */
-  revalidate: CacheEntry | undefined;
-  /** The generation keys of the invalidation prefixes of `path` (a @cache field of a source with prefix rules). */
-  genKeys: readonly string[] | undefined;
-  /** Their generations when looked up: what an entry must carry to answer, and what a fill stamps. */
-  generation: string | undefined;
-}
 
 /** Forwarded headers of one source for this request, and the suffix that keeps cache keys apart. */
 export interface ForwardedHeaders {
   readonly headers: Readonly<Record<string, string>>;
   /** '' for a source without forward_headers; otherwise `#h=<hash of the values>`. */
   readonly keySuffix: string;
-}
-
-/**
- * Where a claimed lookup's outcome is once it is answered: its memo entry (shared by every lookup it
- * answers), or a slot of its own (a list key's assembled value, a mutation field's answer).
- */
-export interface OutcomeSlot {
-  outcome: FieldOutcome | undefined;
-}
-
-export interface OperationStats {
-  rounds: number;
-  subrequests: number;
-  batches: number;
 }
 
 /**

@@ -1,0 +1,10 @@
+/**
+ * What one operation has done, as X-GQL-Rounds, X-GQL-Subrequests and X-GQL-Batches report it (SPEC.md
+ * "Rounds, dedupe and the debug headers"): subrequests and batches are charged by the dispatch's
+ * count layer only (execute/dispatch.ts), rounds by the loop that runs them (run-rounds.ts, mutation.ts).
+ */
+export interface OperationStats {
+  rounds: number;
+  subrequests: number;
+  batches: number;
+}
