@@ -163,9 +163,14 @@ export function createExecutor(options: ExecutorOptions): Executor {
     if (definitions.length > 0) {
       const refused = request.variables ? checkVariables(request.variables, options.maxJsonDepth) : undefined;
       if (refused) return { result: { errors: [refused] }, stats };
-      const coerced = getVariableValues(blueprint.schema, definitions, (request.variables ?? {}) as Record<string, unknown>);
-      if (coerced.errors) return { result: { errors: coerced.errors }, stats };
-      variables = coerced.coerced;
+      const read = request.variables ? p.variables?.(request.variables) : undefined;
+      if (read) {
+        variables = read;
+      } else {
+        const coerced = getVariableValues(blueprint.schema, definitions, (request.variables ?? {}) as Record<string, unknown>);
+        if (coerced.errors) return { result: { errors: coerced.errors }, stats };
+        variables = coerced.coerced;
+      }
     }
     const state: RequestState = {
       variables,
