@@ -51,7 +51,11 @@ describe('compileVariables', () => {
   });
 
   test('lists, defaults and a variable named __proto__ are not compiled', () => {
-    const texts = ['query ($ids: [ID!]!) { find(ids: $ids) }', 'query ($id: ID! = "1") { user(id: $id) }', 'query ($__proto__: ID!) { user(id: $__proto__) }'];
+    const texts = [
+      'query ($ids: [ID!]!) { find(ids: $ids) }',
+      'query ($id: ID! = "1") { user(id: $id) }',
+      'query ($__proto__: ID!) { user(id: $__proto__) }',
+    ];
     for (const text of texts) {
       assert.equal(compileVariables(schema, operation(text).op.variableDefinitions!), undefined, text);
     }
