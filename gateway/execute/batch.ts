@@ -187,7 +187,9 @@ export class BatchGroups {
         batch,
         headers,
         args: m.args,
-        partition: `${batch.shareKey} ${groupKey}`,
+        // The share key itself when nothing else tells groups apart: the blueprint's string, hashed once
+        // per process, not a fresh one per request (a share key is JSON text, so it never ends in ` …`).
+        partition: groupKey === '' ? batch.shareKey : `${batch.shareKey} ${groupKey}`,
         sender: this.sender,
         warnings: this.warnings,
         keys: [],

@@ -133,7 +133,8 @@ export class RoundWaits {
     const all: Array<Promise<void>> = [...own];
     for (const call of this.calls) all.push(call.done);
     try {
-      await abortable(Promise.all(all), signal);
+      // One call and nothing of its own (a round whose keys wait in one shared chunk): no Promise.all.
+      await abortable<unknown>(all.length === 1 ? all[0]! : Promise.all(all), signal);
     } finally {
       for (const call of this.calls) this.inFlight.leave(call);
       this.calls.clear();

@@ -102,7 +102,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
   };
   const plans = new WeakMap<DocumentNode, Map<string, Plan | undefined>>();
 
+  // The plan asked last: the fast path asks for it, then execute() for the same request.
+  let last: { readonly document: DocumentNode; readonly key: string; readonly plan: Plan | undefined } | undefined;
+
   function plan(document: DocumentNode, operationName?: string | null): Plan | undefined {
+    if (last !== undefined && last.document === document && last.key === (operationName ?? '')) return last.plan;
     let byName = plans.get(document);
     if (!byName) {
       byName = new Map();
@@ -110,7 +114,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
     const key = operationName ?? '';
     if (!byName.has(key)) byName.set(key, buildPlan(blueprint, document, operationName));
-    return byName.get(key);
+    last = { document, key, plan: byName.get(key) };
+    return last.plan;
   }
 
   /** execute() with its request observed, when requests are (tracing). */
@@ -164,9 +169,14 @@ export function createExecutor(options: ExecutorOptions): Executor {
     if (definitions.length > 0) {
       const refused = request.variables ? checkVariables(request.variables, options.maxJsonDepth) : undefined;
       if (refused) return { result: { errors: [refused] }, stats };
-      const coerced = getVariableValues(blueprint.schema, definitions, (request.variables ?? {}) as Record<string, unknown>);
-      if (coerced.errors) return { result: { errors: coerced.errors }, stats };
-      variables = coerced.coerced;
+      const read = request.variables ? p.variables?.(request.variables) : undefined;
+      if (read) {
+        variables = read;
+      } else {
+        const coerced = getVariableValues(blueprint.schema, definitions, (request.variables ?? {}) as Record<string, unknown>);
+        if (coerced.errors) return { result: { errors: coerced.errors }, stats };
+        variables = coerced.coerced;
+      }
     }
     const state: RequestState = {
       variables,

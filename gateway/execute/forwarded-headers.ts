@@ -22,7 +22,8 @@ export interface ForwardedHeaders {
  * share entries and no entry is ever served to a caller who would have sent another value.
  */
 export class HeaderForwarder {
-  private readonly cache = new Map<string, ForwardedHeaders>();
+  /** Made for the first source that forwards headers: most requests meet none. */
+  private cache: Map<string, ForwardedHeaders> | undefined;
   private static readonly NONE: ForwardedHeaders = { headers: NO_HEADERS, keySuffix: '' };
 
   constructor(
@@ -32,7 +33,8 @@ export class HeaderForwarder {
 
   for(source: SourceConfig): ForwardedHeaders {
     if (source.forwardHeaders.length === 0 && source.claimHeaders === undefined) return HeaderForwarder.NONE;
-    let f = this.cache.get(source.name);
+    const cache = (this.cache ??= new Map());
+    let f = cache.get(source.name);
     if (!f) {
       const headers: Record<string, string> = {};
       const pairs: Array<[string, string | null]> = [];
@@ -48,7 +50,7 @@ export class HeaderForwarder {
         if (v !== null) headers[claimHeader.name] = v;
       }
       f = { headers, keySuffix: forwardedKeySuffix(pairs) };
-      this.cache.set(source.name, f);
+      cache.set(source.name, f);
     }
     return f;
   }

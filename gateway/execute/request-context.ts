@@ -66,7 +66,9 @@ export function argsOf(entry: PlanEntry, state: RequestState): Readonly<Record<s
   if (entry.constantArgs) return entry.constantArgs;
   let args = state.args.get(entry);
   if (!args) {
-    args = entry.fieldDef.args.length ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>) : {};
+    args =
+      entry.variableArgs?.(state.variables) ??
+      (entry.fieldDef.args.length ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>) : {});
     state.args.set(entry, args);
   }
   return args;

@@ -131,9 +131,9 @@ export class ResultStore {
  * One field's claims: parents and their slots in two arrays, in claim order. The writer reads a
  * field's values in the order the walk found its parents (both go through the selection depth
  * first and through lists in order), so a read is usually the next claim: one comparison, no
- * hashing. A map from parent to index is built only when something asks out of that order (a
- * parent repeated in a list, graphql-js's shaper, a claim that must be checked), and kept up to
- * date from then on. N in-order lookups of a field then cost 2N array appends and N comparisons,
+ * hashing; a read of the first claim starts a new pass (the measure, then the writer). A map from
+ * parent to index is built only when something asks out of that order (a parent repeated in a
+ * list, graphql-js's shaper, a claim that must be checked), and kept up to date from then on. N in-order lookups of a field then cost 2N array appends and N comparisons,
  * where a map per field costs a hashed insert with growth and a hashed read each (docs/performance.md).
  */
 class FieldSlots {
@@ -155,7 +155,9 @@ class FieldSlots {
   }
 
   slotOf(parent: object): OutcomeSlot | undefined {
-    const i = this.next;
+    let i = this.next;
+    // A new pass over the field's claims (the answer's measure, then the writer) starts at the first.
+    if (this.parents[i] !== parent && this.parents[0] === parent) i = 0;
     if (this.parents[i] === parent) {
       this.next = i + 1;
       return this.slots[i];

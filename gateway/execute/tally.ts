@@ -29,9 +29,10 @@ export class RoundTally {
   /** Told of the round's cache hits when it flushes (tracing); undefined: nobody is. */
   constructor(private readonly observer?: RequestObserver) {}
 
-  private readonly cache = new Map<string, CacheCount[]>();
-  private readonly dedupe = new Map<string, DedupeCount[]>();
-  private readonly lookups = new Map<string, LookupCount[]>();
+  // Made at a round's first event of each kind: most rounds have none of some kinds, or none at all.
+  private cache: Map<string, CacheCount[]> | undefined;
+  private dedupe: Map<string, DedupeCount[]> | undefined;
+  private lookups: Map<string, LookupCount[]> | undefined;
 
   /** The count the last cache event went to: a round's lookups of one field come one after another. */
   private lastCache: CacheCount | undefined;
@@ -42,7 +43,7 @@ export class RoundTally {
       last.count++;
       return;
     }
-    const counts = countsOf(this.cache, coordinate);
+    const counts = countsOf<CacheCount>((this.cache ??= new Map()), coordinate);
     for (const c of counts) {
       if (c.tier === tier && c.hit === hit && c.source === source) {
         c.count++;
@@ -56,7 +57,7 @@ export class RoundTally {
   }
 
   dedupeEvent(coordinate: string, source: string): void {
-    const counts = countsOf(this.dedupe, coordinate);
+    const counts = countsOf<DedupeCount>((this.dedupe ??= new Map()), coordinate);
     for (const c of counts) {
       if (c.source === source) {
         c.count++;
@@ -67,7 +68,7 @@ export class RoundTally {
   }
 
   lookupEvent(coordinate: string, source: string, kind: LookupEventKind): void {
-    const counts = countsOf(this.lookups, coordinate);
+    const counts = countsOf<LookupCount>((this.lookups ??= new Map()), coordinate);
     for (const c of counts) {
       if (c.kind === kind && c.source === source) {
         c.count++;
@@ -78,14 +79,21 @@ export class RoundTally {
   }
 
   flush(listener: ExecutionListener): void {
-    if (listener.onCache) for (const counts of this.cache.values()) for (const c of counts) listener.onCache(c);
-    if (this.observer) for (const counts of this.cache.values()) for (const c of counts) if (c.hit) this.observer.cacheHits(c);
-    if (listener.onDedupe) for (const counts of this.dedupe.values()) for (const c of counts) listener.onDedupe(c);
-    if (listener.onLookups) for (const counts of this.lookups.values()) for (const c of counts) listener.onLookups(c);
-    this.cache.clear();
-    this.lastCache = undefined;
-    this.dedupe.clear();
-    this.lookups.clear();
+    const { cache, dedupe, lookups } = this;
+    if (cache) {
+      if (listener.onCache) for (const counts of cache.values()) for (const c of counts) listener.onCache(c);
+      if (this.observer) for (const counts of cache.values()) for (const c of counts) if (c.hit) this.observer.cacheHits(c);
+      cache.clear();
+      this.lastCache = undefined;
+    }
+    if (dedupe) {
+      if (listener.onDedupe) for (const counts of dedupe.values()) for (const c of counts) listener.onDedupe(c);
+      dedupe.clear();
+    }
+    if (lookups) {
+      if (listener.onLookups) for (const counts of lookups.values()) for (const c of counts) listener.onLookups(c);
+      lookups.clear();
+    }
   }
 }
 

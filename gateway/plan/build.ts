@@ -21,6 +21,7 @@ import {
 import type { Blueprint } from '../blueprint/types.js';
 import type { Condition, Plan, PlanEntry, PlanSelection } from './types.js';
 import { selectionCompletions } from './completion.js';
+import { compileArguments, compileVariables } from './fast-values.js';
 
 /**
  * Builds the Plan of one operation of a validated document: the selection tree with fragments
@@ -48,6 +49,7 @@ export function buildPlan(blueprint: Blueprint, document: DocumentNode, operatio
     rootType: rootType.name,
     root,
     maxRound: builder.maxRound,
+    variables: compileVariables(schema, operation.variableDefinitions ?? []),
   };
 }
 
@@ -179,6 +181,7 @@ class PlanBuilder {
       if (fieldRound > this.maxRound) this.maxRound = fieldRound;
       const named = getNamedType(fieldDef.type);
       const children = node.selectionSet && isCompositeType(named) ? this.selection(node.selectionSet, named, fieldRound) : undefined;
+      const constantArgs = blueprint.fetch ? constantArguments(fieldDef, node) : undefined;
       out.push({
         responseKey: node.alias?.value ?? node.name.value,
         fieldNode: node,
@@ -194,7 +197,8 @@ class PlanBuilder {
           ? children.completions !== undefined ||
             children.entries.some((e) => e.blueprint.fetch !== undefined || e.blueprint.auth !== undefined || e.fetchBelow)
           : false,
-        constantArgs: blueprint.fetch ? constantArguments(fieldDef, node) : undefined,
+        constantArgs,
+        variableArgs: constantArgs === undefined && blueprint.fetch ? compileArguments(fieldDef, node) : undefined,
       });
     }
   }

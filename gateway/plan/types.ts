@@ -1,5 +1,6 @@
 import type { FieldNode, GraphQLField, OperationDefinitionNode } from 'graphql';
 import type { FieldBlueprint, LookupBlueprint } from '../blueprint/types.js';
+import type { ArgumentsReader, VariablesReader } from './fast-values.js';
 
 /** `@skip(if:)` / `@include(if:)`: a literal, or the name of a variable read at execution time. */
 export interface Condition {
@@ -36,6 +37,8 @@ export interface PlanEntry {
    * for every request: coerced once, when the plan is built. Undefined when they use a variable.
    */
   readonly constantArgs: Readonly<Record<string, unknown>> | undefined;
+  /** With variables: reads the argument values from the coerced variables when it can (plan/fast-values.ts). */
+  readonly variableArgs?: ArgumentsReader;
 }
 
 export interface PlanSelection {
@@ -72,4 +75,6 @@ export interface Plan {
   readonly root: PlanSelection;
   /** The deepest @fetch round; the number of rounds when every lookup is reached. */
   readonly maxRound: number;
+  /** Reads the coerced variables when it can (plan/fast-values.ts); graphql-js otherwise. */
+  readonly variables?: VariablesReader;
 }

@@ -41,6 +41,9 @@ export function createDocumentStore(schema: GraphQLSchema, limits: DocumentLimit
     sizeCalculation: (_value, key) => Math.max(1, key.length),
   });
 
+  let lastText: string | undefined;
+  let lastHit: PreparedDocument | undefined;
+
   function prepareUncached(text: string): PreparedDocument {
     onParse();
     let document: DocumentNode;
@@ -58,8 +61,17 @@ export function createDocumentStore(schema: GraphQLSchema, limits: DocumentLimit
 
   return {
     prepare(text) {
+      // The text of the last hit is the cache's most recent entry until another text is asked, so
+      // answering its repeats without asking the cache changes no order and no eviction.
+      if (text === lastText) return lastHit!;
       const cached = cache.get(text);
-      if (cached) return cached;
+      if (cached) {
+        lastText = text;
+        lastHit = cached;
+        return cached;
+      }
+      lastText = undefined;
+      lastHit = undefined;
       const early = scanDocumentText(text, limits);
       if (early) return { document: undefined, errors: [early] };
       const prepared = prepareUncached(text);

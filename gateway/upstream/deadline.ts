@@ -58,21 +58,24 @@ export class Deadline extends Canceller {
  * every request sent under them has ended.
  */
 export class DeadlineScope {
-  private readonly made = new Map<string, Deadline>();
+  /** Made at the first ask: a round whose lookups all wait in shared calls asks none. */
+  private made: Map<string, Deadline> | undefined;
 
   constructor(private readonly caller: Abortable | undefined) {}
 
   /** The deadline of `source`'s requests in this scope (its timeout counts from the first ask). */
   for(source: DeadlineSource): Deadline {
-    let deadline = this.made.get(source.name);
+    const made = (this.made ??= new Map());
+    let deadline = made.get(source.name);
     if (!deadline) {
       deadline = source.deadline(this.caller);
-      this.made.set(source.name, deadline);
+      made.set(source.name, deadline);
     }
     return deadline;
   }
 
   release(): void {
+    if (!this.made) return;
     for (const deadline of this.made.values()) deadline.release();
     this.made.clear();
   }
