@@ -30,12 +30,16 @@ const blogProbes = (n: number): Array<{ request: string; expected: unknown }> =>
   Array.from({ length: n }, () => ({ request: REQUEST_BODY, expected: EXPECTED_ANSWER }));
 const lookupBytes = (w: 'a' | 'b', key: number): string => JSON.stringify(LOOKUP_WORKLOADS[w].answer(key));
 
-/** gqlgw with row `id`'s bench config, each fixed `127.0.0.1:PORT` of it replaced by `urls[PORT]`. */
+/**
+ * gqlgw with row `id`'s bench config, each fixed `127.0.0.1:PORT` of it replaced by `urls[PORT]`, and
+ * [tracing]'s export delay (1 s by default) cut to 10 ms so that spans reach the sink at once.
+ */
 function startGqlgw(id: string, urls: Readonly<Record<string, string>>): Promise<StartedProcess> {
   const row = ROWS.find((r) => r.id === id)!;
   const toml = readFileSync(join(BENCH_SRC_DIR, `${row.config}.toml`), 'utf8')
     .replace(/"variants\//g, `"${join(BENCH_SRC_DIR, 'variants')}/`)
-    .replace(/http:\/\/127\.0\.0\.1:(\d+)/g, (_, port: string) => urls[port] ?? `no URL for port ${port}`);
+    .replace(/http:\/\/127\.0\.0\.1:(\d+)/g, (_, port: string) => urls[port] ?? `no URL for port ${port}`)
+    .replace(/^\[tracing\].*$/m, '$&\nexport_delay_ms = 10');
   const base = join(mkdtempSync(join(tmpdir(), 'bench-row-')), row.config!);
   writeFileSync(`${base}.toml`, toml);
   return startRow({ ...row, config: base }, '');
