@@ -4,7 +4,7 @@
  * ROWS is also the order rows are measured in within a run (every second run backwards), so the
  * rows a target compares run back to back and a drift of the machine moves both sides alike.
  */
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { relative, resolve } from 'node:path';
 import type { PeerRole, Role } from './peers/roles.js';
 import { ALL_CORES, LOAD_CORE, SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
@@ -88,26 +88,14 @@ const configPath = (row: RowSpec): string => resolve(BENCH_SRC_DIR, `${row.confi
 export async function configProblem(row: RowSpec): Promise<string | undefined> {
   if (row.config === undefined) return undefined;
   const config = relative(ROOT_DIR, configPath(row)); // as the report names it
-  const check = await runToEnd(process.execPath, [CLI, 'check', '--config', config], ROOT_DIR);
+  // Without blocking, so that the checks of several rows run at once.
+  const check = await new Promise<{ status: unknown; output: string }>((done) =>
+    execFile(process.execPath, [CLI, 'check', '--config', config], { cwd: ROOT_DIR, encoding: 'utf8' }, (error, stdout, stderr) =>
+      done({ status: error ? error.code : 0, output: `${stderr}${stdout}` }),
+    ),
+  );
   if (check.status === 0) return undefined;
-  return `${check.stderr}${check.stdout}`.split('\n').find((l) => l.trim() !== '') ?? `gqlgw check exited with ${check.status}`;
-}
-
-/** Runs a command to its end without blocking, so that several checks run at once. */
-function runToEnd(
-  command: string,
-  args: readonly string[],
-  cwd: string,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.once('error', reject);
-    child.once('close', (status) => resolveRun({ status, stdout, stderr }));
-  });
+  return check.output.split('\n').find((l) => l.trim() !== '') ?? `gqlgw check exited with ${String(check.status)}`;
 }
 
 /** Starts a row's server (NODE_ENV=production, as in production) on the server core; `url` is its GraphQL endpoint. */
