@@ -4,7 +4,7 @@
  * ROWS is also the order rows are measured in within a run (every second run backwards), so the
  * rows a target compares run back to back and a drift of the machine moves both sides alike.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { relative, resolve } from 'node:path';
 import type { PeerRole, Role } from './peers/roles.js';
 import { ALL_CORES, LOAD_CORE, SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
@@ -85,12 +85,17 @@ const CLI = resolve(ROOT_DIR, 'dist/gateway/cli.js');
 const configPath = (row: RowSpec): string => resolve(BENCH_SRC_DIR, `${row.config}.toml`);
 
 /** undefined when the gateway accepts the row's config (`gqlgw check`), else the first problem it names: the run then stops before it starts. */
-export function configProblem(row: RowSpec): string | undefined {
+export async function configProblem(row: RowSpec): Promise<string | undefined> {
   if (row.config === undefined) return undefined;
   const config = relative(ROOT_DIR, configPath(row)); // as the report names it
-  const check = spawnSync(process.execPath, [CLI, 'check', '--config', config], { cwd: ROOT_DIR, encoding: 'utf8' });
+  // Without blocking, so that the checks of several rows run at once.
+  const check = await new Promise<{ status: unknown; output: string }>((done) =>
+    execFile(process.execPath, [CLI, 'check', '--config', config], { cwd: ROOT_DIR, encoding: 'utf8' }, (error, stdout, stderr) =>
+      done({ status: error ? error.code : 0, output: `${stderr}${stdout}` }),
+    ),
+  );
   if (check.status === 0) return undefined;
-  return `${check.stderr}${check.stdout}`.split('\n').find((l) => l.trim() !== '') ?? `gqlgw check exited with ${check.status}`;
+  return check.output.split('\n').find((l) => l.trim() !== '') ?? `gqlgw check exited with ${String(check.status)}`;
 }
 
 /** Starts a row's server (NODE_ENV=production, as in production) on the server core; `url` is its GraphQL endpoint. */

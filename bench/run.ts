@@ -227,7 +227,8 @@ async function main(): Promise<void> {
   const { phases, ids } = selection();
   const settings = readSettings(phases);
   const rows = ROWS.filter((r) => phases.includes(r.phase) && (ids.length === 0 || ids.includes(r.id)));
-  const rejected = rows.map((r) => [r.label, configProblem(r)] as const).filter(([, problem]) => problem !== undefined);
+  const problems = await Promise.all(rows.map((r) => configProblem(r)));
+  const rejected = rows.map((r, i) => [r.label, problems[i]] as const).filter(([, problem]) => problem !== undefined);
   if (rejected.length > 0) throw new Error(`gqlgw check rejects a config of the bench:\n${rejected.map((r) => r.join(': ')).join('\n')}`);
   pinSelf(LOAD_CORE);
   mkdirSync(BENCH_OUT_DIR, { recursive: true });

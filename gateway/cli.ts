@@ -3,15 +3,11 @@ import './production-mode.js';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { parse, validate, Source, type GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import { DIRECTIVE_DEFINITIONS } from '../directives/definitions.js';
 import { didYouMean } from '../directives/suggest.js';
 import { DEFAULTS, loadConfig } from './config/load.js';
-import { buildBlueprint } from './blueprint/build.js';
-import { collectWarnings } from './blueprint/warnings.js';
 import { GatewayConfigError, formatDiagnostic, type Diagnostic } from './config/diagnostics.js';
-import { buildPlan } from './plan/build.js';
-import { printPlan } from './plan/print.js';
 import type { RunningGateway } from './server/start.js';
 import type { reloadedLine } from './server/reload.js';
 import type { watchGatewayFiles } from './server/watch.js';
@@ -83,8 +79,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const configPath = values.config ?? 'gateway.toml';
   try {
-    if (command === 'check') return checkCommand(configPath, values.strict === true);
-    if (command === 'plan') return planCommand(configPath, values, positionals);
+    if (command === 'check') return await checkCommand(configPath, values.strict === true);
+    if (command === 'plan') return await planCommand(configPath, values, positionals);
     return await serveCommand(configPath, values);
   } catch (err) {
     if (err instanceof GatewayConfigError) {
@@ -97,7 +93,8 @@ async function main(argv: string[]): Promise<number> {
 
 /**
  * The server's modules (yoga, undici, prom-client) are imported only here, so that `check`, `plan`
- * and `sdl` start in a fraction of the time.
+ * and `sdl` start in a fraction of the time; graphql and the blueprint only for serve, check and
+ * plan, so that `--help`, `sdl` and `import` start without them.
  */
 async function serveCommand(configPath: string, values: CliValues): Promise<number> {
   let port: number | undefined;
@@ -113,7 +110,8 @@ async function serveCommand(configPath: string, values: CliValues): Promise<numb
     process.stderr.write(`gqlgw: --workers must be an integer from 1 to ${DEFAULTS.maxWorkers}, found "${values.workers}"\n`);
     return 2;
   }
-  const [{ startGateway, ListenError }, { reloadedLine }, { watchGatewayFiles }, workers] = await Promise.all([
+  const [{ buildBlueprint }, { startGateway, ListenError }, { reloadedLine }, { watchGatewayFiles }, workers] = await Promise.all([
+    import('./blueprint/build.js'),
     import('./server/start.js'),
     import('./server/reload.js'),
     import('./server/watch.js'),
@@ -156,7 +154,8 @@ function problemSummary(diagnostics: readonly Diagnostic[], noun = 'problem'): s
   return `${diagnostics.length} ${noun}${diagnostics.length === 1 ? '' : 's'} in ${files.join(', ')}`;
 }
 
-function checkCommand(configPath: string, strict: boolean): number {
+async function checkCommand(configPath: string, strict: boolean): Promise<number> {
+  const [{ buildBlueprint }, { collectWarnings }] = await Promise.all([import('./blueprint/build.js'), import('./blueprint/warnings.js')]);
   const warnings = collectWarnings(buildBlueprint(loadConfig(configPath)));
   for (const w of warnings) process.stderr.write(`${formatDiagnostic({ ...w, message: `warning: ${w.message}` })}\n`);
   if (warnings.length === 0) {
@@ -230,7 +229,13 @@ function handleStopSignals(gateway: RunningGateway): void {
   process.on('SIGTERM', stop);
 }
 
-function planCommand(configPath: string, values: CliValues, positionals: string[]): number {
+async function planCommand(configPath: string, values: CliValues, positionals: string[]): Promise<number> {
+  const [{ parse, validate, Source }, { buildBlueprint }, { buildPlan }, { printPlan }] = await Promise.all([
+    import('graphql'),
+    import('./blueprint/build.js'),
+    import('./plan/build.js'),
+    import('./plan/print.js'),
+  ]);
   const blueprint = buildBlueprint(loadConfig(configPath));
   let text: string;
   if (values.file !== undefined) {

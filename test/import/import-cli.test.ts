@@ -46,8 +46,8 @@ async function importIn(args: string[]) {
 
 describe('gqlgw import openapi: the command line', () => {
   test('--help lists the command', async () => {
-    for (const args of [['--help'], ['import', '--help']]) {
-      const run = await runCli(args, dir);
+    const runs = await Promise.all([['--help'], ['import', '--help']].map((args) => runCli(args, dir)));
+    for (const run of runs) {
       assert.equal(run.status, 0);
       assert.match(
         run.stdout,
@@ -75,8 +75,9 @@ describe('gqlgw import openapi: the command line', () => {
         'gqlgw import: --out DIR is required: the folder the .graphqls files are written to',
       ],
     ];
-    for (const [args, message] of cases) {
-      const run = await runCli(args, dir);
+    const runs = await Promise.all(cases.map(([args]) => runCli(args, dir)));
+    for (const [i, [args, message]] of cases.entries()) {
+      const run = runs[i]!;
       assert.equal(run.status, 2, args.join(' '));
       assert.equal(run.stderr.split('\n')[0], message);
       assert.match(run.stderr, /^usage:$/m);
@@ -125,9 +126,11 @@ describe('gqlgw import openapi: the command line', () => {
       ],
     ];
     // Through the real CLI for two of them (exit code, stderr, nothing written); the importer itself for all.
-    for (const [file, message] of cases.slice(0, 1).concat(cases.slice(-3, -2))) {
+    const viaCli = cases.slice(0, 1).concat(cases.slice(-3, -2));
+    const runs = await Promise.all(viaCli.map(([file]) => importIn([file, '--source', 'api', '--out', `out-${file}`])));
+    for (const [i, [file, message]] of viaCli.entries()) {
       const out = `out-${file}`;
-      const run = await importIn([file, '--source', 'api', '--out', out]);
+      const run = runs[i]!;
       assert.equal(run.status, 1, `${file}: ${run.stderr}`);
       assert.equal(run.stderr, `gqlgw import: ${message}; nothing was written\n`);
       assert.equal(run.stdout, '');
@@ -218,7 +221,10 @@ describe('gqlgw import openapi: the command line', () => {
   });
 
   test('what cannot be mapped is a warning with its pointer; the rest is written', async () => {
-    const run = await importIn([path.join(FIXTURES, 'callbacks-3.0.json'), '--source', 'cb', '--out', 'cb']);
+    const [run, petstore] = await Promise.all([
+      importIn([path.join(FIXTURES, 'callbacks-3.0.json'), '--source', 'cb', '--out', 'cb']),
+      importIn([path.join(FIXTURES, 'petstore-3.0.json'), '--source', 'p', '--out', 'p']),
+    ]);
     assert.equal(run.status, 0, run.stderr);
     assert.match(
       run.stderr,
@@ -237,7 +243,6 @@ describe('gqlgw import openapi: the command line', () => {
       { pointer: '#/paths/~1a~1{x}/get', message: 'the path names {x} but no such path parameter is declared; the operation is left out' },
     ]);
     assert.match(undeclared.files.get('u.query.graphqls')!, /^type Query \{\n {2}getB: String @fetch\(source: "u", path: "\/b"\)\n\}\n$/m);
-    const petstore = await importIn([path.join(FIXTURES, 'petstore-3.0.json'), '--source', 'p', '--out', 'p']);
     assert.match(
       petstore.stderr,
       /#\/paths\/~1pet~1\{petId\}~1uploadImage\/post\/requestBody: a multipart\/form-data body is not mapped: gqlgw sends JSON bodies; the operation is left out$/m,
@@ -251,16 +256,18 @@ describe('gqlgw import openapi: the command line', () => {
       assert.deepEqual(b, a, fixture);
     }
     for (const fixture of ['petstore-expanded-owners.yaml']) {
-      const runs = [];
-      for (let i = 0; i < 2; i++) {
-        const out = path.join(dir, `twice-${fixture}-${i}`);
-        await mkdir(out, { recursive: true });
-        const run = await runCli(['import', 'openapi', path.join(FIXTURES, fixture), '--source', 'api', '--out', 'out'], out);
-        assert.equal(run.status, 0, run.stderr);
-        const files = new Map<string, Buffer>();
-        for (const name of (await readdir(path.join(out, 'out'))).sort()) files.set(name, await readFile(path.join(out, 'out', name)));
-        runs.push({ stdout: run.stdout, stderr: run.stderr, files });
-      }
+      // The two runs at once, each in its own folder.
+      const runs = await Promise.all(
+        [0, 1].map(async (i) => {
+          const out = path.join(dir, `twice-${fixture}-${i}`);
+          await mkdir(out, { recursive: true });
+          const run = await runCli(['import', 'openapi', path.join(FIXTURES, fixture), '--source', 'api', '--out', 'out'], out);
+          assert.equal(run.status, 0, run.stderr);
+          const files = new Map<string, Buffer>();
+          for (const name of (await readdir(path.join(out, 'out'))).sort()) files.set(name, await readFile(path.join(out, 'out', name)));
+          return { stdout: run.stdout, stderr: run.stderr, files };
+        }),
+      );
       assert.ok(runs[0]!.files.size >= 2, fixture);
       assert.deepEqual(runs[1], runs[0], fixture);
     }

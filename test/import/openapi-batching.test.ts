@@ -13,7 +13,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { debugCounts, startTestGateway } from '../support/gateway.js';
 import { splitIds, startUpstream } from '../support/upstream.js';
-import { assertChecks, FIXTURES, gatewayToml, importSpec, type Imported } from './support.js';
+import { FIXTURES, gatewayToml, importSpec, startChecked, type Imported } from './support.js';
 import { importOpenApi } from '../../gateway/import/import-openapi.js';
 
 const FIXTURE = path.join(FIXTURES, 'petstore-expanded-owners.yaml');
@@ -77,14 +77,13 @@ describe('a find-by-ids operation becomes @batch', () => {
   test('{ pets { owner { name } } } costs 2 upstream calls for 100 pets', async () => {
     const imported = await importSpec(FIXTURE, 'pets');
     const upstream = await startPetstore();
-    const gateway = await startTestGateway({ toml: gatewayToml(imported, upstream.url), schemas: imported.files });
+    const gateway = await startChecked(imported, upstream.url);
     try {
       assert.match(
         imported.files['schema/pets.types.graphqls']!,
         /^ {2}owner: Owner @fetch\(source: "pets", path: "\/owners\/\{parent\.owner_id\}"\) @batch\(path: "\/owners\?ids=\{keys\}", match: "id"\)$/m,
       );
       assert.doesNotMatch(imported.run.stdout, /accept_n_plus_one/);
-      await assertChecks(imported, gateway.files.dir);
       const res = await gateway.query(OWNERS_QUERY);
       assert.deepEqual(res.body.data, { pets: EXPECTED_OWNERS });
       assert.deepEqual(debugCounts(res), { rounds: 2, subrequests: 2, batches: 1 });
@@ -130,13 +129,12 @@ describe('without a usable find-by-ids operation', () => {
   test('the link is an accepted N+1: listed with a comment, --strict passes, one call per pet', async () => {
     const { imported, cleanup } = await importVariant((yaml) => yaml.replace(/ {2}\/owners:\n[\s\S]*?(?= {2}\/owners\/\{id\}:)/, ''));
     const upstream = await startPetstore();
-    const gateway = await startTestGateway({ toml: gatewayToml(imported, upstream.url), schemas: imported.files });
+    const gateway = await startChecked(imported, upstream.url);
     try {
       assert.match(
         imported.run.stdout,
         /\n\[check\]\n# .*\naccept_n_plus_one = \[\n {2}"Pet\.owner", # GET \/owners\/\{id\}: the API has no many-by-ids operation for Owner\n\]\n$/,
       );
-      await assertChecks(imported, gateway.files.dir);
       const res = await gateway.query(OWNERS_QUERY);
       assert.deepEqual(res.body.data, { pets: EXPECTED_OWNERS });
       assert.equal(upstream.count('GET /api/owners/:id'), 100);

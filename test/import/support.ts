@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,12 +73,30 @@ export interface Served {
   close(): Promise<void>;
 }
 
+/**
+ * The gateway on the import and `upstream`, started while `gqlgw check --strict` (assertChecks) runs
+ * on the same files and table, written beside the import in its own folder.
+ */
+export async function startChecked(imported: Imported, upstream: string): Promise<TestGateway> {
+  const toml = gatewayToml(imported, upstream);
+  await writeFile(path.join(imported.dir, 'gateway.toml'), toml);
+  const [gateway, check] = await Promise.allSettled([
+    startTestGateway({ toml, schemas: imported.files }),
+    assertChecks(imported, imported.dir),
+  ]);
+  if (check.status === 'rejected') {
+    if (gateway.status === 'fulfilled') await gateway.value.close();
+    throw check.reason;
+  }
+  if (gateway.status === 'rejected') throw gateway.reason;
+  return gateway.value;
+}
+
 /** Imports, checks, starts the example mock and the gateway on the import. */
 export async function serve(spec: string, source: string): Promise<Served> {
   const imported = await importSpec(spec, source);
   const mock = await startExampleMock(spec, imported.url.pathname.replace(/\/+$/, ''));
-  const gateway = await startTestGateway({ toml: gatewayToml(imported, mock.upstream.url), schemas: imported.files });
-  await assertChecks(imported, gateway.files.dir);
+  const gateway = await startChecked(imported, mock.upstream.url);
   return {
     imported,
     mock,

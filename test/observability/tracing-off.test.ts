@@ -64,7 +64,8 @@ describe('[tracing] absent: nothing of OpenTelemetry is loaded', () => {
       off.filter((m) => m.includes('opentelemetry') || m.includes('observability/tracing')),
       [],
     );
-    const on = await modulesLoaded('[tracing]\notlp_endpoint = "http://127.0.0.1:9/v1/traces"\n');
+    // A short export timeout: the exit's flush to the closed port waits no longer than that.
+    const on = await modulesLoaded('[tracing]\notlp_endpoint = "http://127.0.0.1:9/v1/traces"\nexport_timeout_ms = 200\n');
     assert.ok(
       on.some((m) => m.startsWith('@opentelemetry/')),
       'with [tracing] the probe sees OpenTelemetry',

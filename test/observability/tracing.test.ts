@@ -229,7 +229,8 @@ describe('[tracing] spans over OTLP/HTTP', () => {
   });
 });
 
-describe('[tracing] with a collector that is down or hangs', () => {
+// The two cases at once: each has its own receiver and gateway, whose close waits out export_timeout_ms.
+describe('[tracing] with a collector that is down or hangs', { concurrency: true }, () => {
   let users: CountingUpstream;
   let posts: CountingUpstream;
 
