@@ -88,14 +88,15 @@ const configPath = (row: RowSpec): string => resolve(BENCH_SRC_DIR, `${row.confi
 export async function configProblem(row: RowSpec): Promise<string | undefined> {
   if (row.config === undefined) return undefined;
   const config = relative(ROOT_DIR, configPath(row)); // as the report names it
-  // Without blocking, so that the checks of several rows run at once.
-  const check = await new Promise<{ status: unknown; output: string }>((done) =>
+  return new Promise((done) =>
     execFile(process.execPath, [CLI, 'check', '--config', config], { cwd: ROOT_DIR, encoding: 'utf8' }, (error, stdout, stderr) =>
-      done({ status: error ? error.code : 0, output: `${stderr}${stdout}` }),
+      done(
+        error
+          ? (`${stderr}${stdout}`.split('\n').find((l) => l.trim() !== '') ?? `gqlgw check exited with ${String(error.code)}`)
+          : undefined,
+      ),
     ),
   );
-  if (check.status === 0) return undefined;
-  return check.output.split('\n').find((l) => l.trim() !== '') ?? `gqlgw check exited with ${String(check.status)}`;
 }
 
 /** Starts a row's server (NODE_ENV=production, as in production) on the server core; `url` is its GraphQL endpoint. */

@@ -140,13 +140,9 @@ function cellPlans(row: RowSpec, url: string, settings: Settings, exchanges: Exc
         expectedBody: exchanges[0]!.expected,
       }),
   });
-  const short = settings.secondaryDurationSec;
-  return [
-    closed('c16', 16, settings.durationSec, exchanges),
-    closed('c1', 1, short, exchanges),
-    closed('c64', 64, short, exchanges),
-    ...[50, 80, 100].map(open),
-  ];
+  const [long, short] = [settings.durationSec, settings.secondaryDurationSec];
+  const closedCells = [closed('c16', 16, long, exchanges), closed('c1', 1, short, exchanges), closed('c64', 64, short, exchanges)];
+  return [...closedCells, ...[50, 80, 100].map(open)];
 }
 
 /** A tracing row's run: every span it made reached the OTLP sink (none dropped: gqlgw_tracing_dropped_spans_total). */

@@ -36,13 +36,10 @@ export const TARGETS: readonly TargetSpec[] = [
   { kind: 'throughput', row: 'gqlgw-no-batch', peer: 'no-batch-hand-written', cell: 'c16', atLeast: 0.8 },
   ...GQLGW_BLOG_ROWS.map((r): TargetSpec => ({ kind: 'tail', row: r.id, atMost: 3 })),
   ...GQLGW_BLOG_ROWS.filter((r) => !r.workers).map((r): TargetSpec => ({ kind: 'memory', row: r.id, peer: 'ceiling', atMost: 2 })),
-  { kind: 'throughput', row: SHARING, peer: 'lookup-dataloader', cell: 'a64', atLeast: 1 },
-  { kind: 'throughput', row: SHARING, peer: 'lookup-dataloader', cell: 'b64', atLeast: 1 },
+  ...['a64', 'b64'].map((cell): TargetSpec => ({ kind: 'throughput', row: SHARING, peer: 'lookup-dataloader', cell, atLeast: 1 })),
   { kind: 'throughput', row: SHARING, peer: 'lookup-per-request', cell: 'a64', atLeast: 1.8 },
-  { kind: 'throughput', row: SHARING, peer: 'lookup-per-request', cell: 'a16', atLeast: 0.95 },
-  { kind: 'throughput', row: SHARING, peer: 'lookup-per-request', cell: 'b16', atLeast: 0.95 },
-  { kind: 'p99', row: SHARING, peer: 'lookup-dataloader', cell: 'a64' },
-  { kind: 'p99', row: SHARING, peer: 'lookup-dataloader', cell: 'b64' },
+  ...['a16', 'b16'].map((cell): TargetSpec => ({ kind: 'throughput', row: SHARING, peer: 'lookup-per-request', cell, atLeast: 0.95 })),
+  ...['a64', 'b64'].map((cell): TargetSpec => ({ kind: 'p99', row: SHARING, peer: 'lookup-dataloader', cell })),
   { kind: 'wrong' },
 ];
 

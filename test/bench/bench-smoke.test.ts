@@ -30,10 +30,7 @@ const blogProbes = (n: number): Array<{ request: string; expected: unknown }> =>
   Array.from({ length: n }, () => ({ request: REQUEST_BODY, expected: EXPECTED_ANSWER }));
 const lookupBytes = (w: 'a' | 'b', key: number): string => JSON.stringify(LOOKUP_WORKLOADS[w].answer(key));
 
-/**
- * gqlgw with row `id`'s bench config, each fixed `127.0.0.1:PORT` of it replaced by `urls[PORT]`, and
- * [tracing]'s export delay (1 s by default) cut to 10 ms so that spans reach the sink at once.
- */
+/** gqlgw with row `id`'s bench config, each `127.0.0.1:PORT` replaced by `urls[PORT]`, [tracing] exporting after 10 ms. */
 function startGqlgw(id: string, urls: Readonly<Record<string, string>>): Promise<StartedProcess> {
   const row = ROWS.find((r) => r.id === id)!;
   const toml = readFileSync(join(BENCH_SRC_DIR, `${row.config}.toml`), 'utf8')
@@ -178,10 +175,8 @@ describe('bench smoke', () => {
   it("names the problem of a config gqlgw check rejects (the run stops on it), and accepts every gqlgw row's", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-guard-'));
     const sources = '[sources.posts]\nurl = "http://127.0.0.1:1"\n[sources.users]\nurl = "http://127.0.0.1:1"\n';
-    writeFileSync(
-      join(dir, 'x.toml'),
-      `[gateway]\nschema = ["${join(BENCH_SRC_DIR, 'variants/batch.graphqls')}"]\nno_such_key = 1\n${sources}`,
-    );
+    const toml = `[gateway]\nschema = ["${join(BENCH_SRC_DIR, 'variants/batch.graphqls')}"]\nno_such_key = 1\n${sources}`;
+    writeFileSync(join(dir, 'x.toml'), toml);
     const [rejected, ...problems] = await Promise.all([
       configProblem({ ...ROWS.find((r) => r.id === 'gqlgw-batch')!, config: join(dir, 'x') }),
       ...ROWS.map((row) => configProblem(row)),
@@ -203,8 +198,7 @@ describe('bench smoke', () => {
     const sink = await startOtlpSink();
     const gqlgw = await startGqlgw('gqlgw-batch-tracing', { 4801: backend.url, 4804: `${sink.url}/v1/traces` });
     try {
-      const probes = [1, 2].map(() => ({ request: REQUEST_BODY, expected: EXPECTED_ANSWER }));
-      const verified = await verifyServer(gqlgw.url, backend.url, probes);
+      const verified = await verifyServer(gqlgw.url, backend.url, blogProbes(2));
       assert.deepEqual(verified.ok && verified.subrequests, [2, 2]);
       const stats = await pollUntil(
         () => serviceStats(sink.url),

@@ -11,7 +11,7 @@ import { debugCounts, startTestGateway, type TestGateway } from '../support/gate
 import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { listItems, startMemcached, type RunningMemcached } from '../support/memcached.js';
 import { parsePromText, sumOf } from '../support/prom-text.js';
-import { pollUntil, sleep, until } from '../support/wait.js';
+import { pollUntil, until } from '../support/wait.js';
 
 const SCHEMA = `
 type Query {
@@ -186,12 +186,13 @@ describe('@cache stale, missing and one age across tiers', { timeout: 30_000 }, 
   it('a value copied from memcached into L2 keeps its age: it expires ttl after it was fetched', async () => {
     users.reset();
     const fetched = await a.query('{ brief(id: 1) { name } }');
-    const freshUntil = Date.now() + 2000; // the entry's freshUntil is at most this
+    const fetchedBy = Date.now();
+    const freshUntil = fetchedBy + 2000; // the entry's freshUntil is at most this
     assert.deepEqual(fetched.body.data, { brief: { name: 'brief 1' } });
     await stored('users:/brief/1');
     // b copies it half a second after it was fetched: a copy that got a fresh full ttl would live
     // on in b's L2 half a second after the original expired.
-    await sleep(500);
+    await until(() => Date.now() >= fetchedBy + 500, 'the entry is half a second old', 3000);
     const copied = await b.query('{ brief(id: 1) { name } }');
     assert.deepEqual(copied.body.data, { brief: { name: 'brief 1' } });
     assert.equal(users.count('GET /brief/:id'), 1, 'b read memcached');

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { parsePromText, sumOf, valueOf } from '../support/prom-text.js';
-import { pollUntil, sleep, until } from '../support/wait.js';
+import { loopTurns, pollUntil, until } from '../support/wait.js';
 import { Gate } from '../support/gate.js';
 
 const SCHEMA = `
@@ -192,7 +192,7 @@ describe('coalescing across requests', { timeout: 30_000 }, () => {
     leavingWaiter.leave();
     assert.equal(await leader.answer, 'aborted');
     assert.equal(await leavingWaiter.answer, 'aborted');
-    await sleep(50); // the gateway notices the disconnects; then the source answers
+    await loopTurns(); // the gateway reads the disconnects (same process); then the source answers
     gate.open();
     for (const r of await waiters) assert.deepEqual([r.body.data, r.body.errors], [{ user: { name: 'User 8' } }, undefined]);
     assert.equal(users.count('GET /users/:id'), 1, 'the shared call ran on for the others');

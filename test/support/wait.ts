@@ -31,3 +31,12 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms: nu
 export async function until(condition: () => boolean, what: string, limitMs = 3000): Promise<void> {
   if (!(await pollUntil(condition, (ok) => ok, limitMs, 5))) throw new Error(`gave up after ${limitMs} ms waiting for: ${what}`);
 }
+
+/**
+ * Lets this process's event loop go round `turns` times: bytes already written to a loopback socket
+ * or pipe by then have been read. For asserting that something did NOT happen in answer to what a
+ * test just did in this process, where there is no event to wait for.
+ */
+export async function loopTurns(turns = 3): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { writeGatewayFiles, type GatewayFiles, type GraphQLResult } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { serveCli, type ServeProcess } from '../support/cli.js';
-import { sleep } from '../support/wait.js';
+import { loopTurns } from '../support/wait.js';
 import { SourceClient } from '../../gateway/upstream/client.js';
 import { Pool } from 'undici';
 
@@ -62,7 +62,7 @@ describe('abort handling with many subrequests in one round', () => {
       assert.deepEqual(body.data, { posts: Array.from({ length: AUTHORS }, (_, n) => ({ author: { name: `u${n}` } })) });
     }
     assert.equal(users.count(), 3 * AUTHORS);
-    await sleep(50); // a warning is written to stderr on the next tick at the latest
+    await stderrCaughtUp(proc);
     assert.doesNotMatch(proc.stderr(), /MaxListenersExceededWarning/);
     assert.equal(proc.stderr(), '');
   });
@@ -88,7 +88,7 @@ describe('abort handling with many subrequests in one round', () => {
     } finally {
       await one.close();
     }
-    await sleep(50);
+    await stderrCaughtUp(proc);
     assert.doesNotMatch(proc.stderr(), /MaxListenersExceededWarning/);
     assert.equal(proc.stderr(), '');
   });
@@ -164,3 +164,15 @@ describe('one deadline shared by the requests sent together', () => {
     assert.deepEqual(warnings, []);
   });
 });
+
+/**
+ * Returns once everything the gateway wrote to stderr before answering one more request has been
+ * read here: a warning is written on the next tick of the request that caused it, and a process's
+ * stderr pipe is written synchronously on Linux, so it is in the pipe before that answer is sent;
+ * the turns after the answer read it.
+ */
+async function stderrCaughtUp(proc: ServeProcess): Promise<void> {
+  const res = await fetch(new URL('/healthz', proc.url));
+  await res.text();
+  await loopTurns();
+}

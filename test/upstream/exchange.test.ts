@@ -15,7 +15,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { Canceller } from '../../gateway/upstream/canceller.js';
 import { SourceClient } from '../../gateway/upstream/client.js';
 import { exchange } from '../../gateway/upstream/exchange.js';
-import { until } from '../support/wait.js';
+import { until, loopTurns } from '../support/wait.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -63,11 +63,11 @@ describe('upstream exchange: bodies read whole or cut, connections kept or dropp
           return;
         case '/slow-body':
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.write('{"part":');
           res.on('close', () => {
             if (!res.writableEnded) closedMidBody++;
           });
-          midBodyWritten();
+          // Told once the headers and the first bytes are in the kernel, on their way to the client.
+          res.write('{"part":', () => midBodyWritten());
           return; // never ends: the client must give up
         default:
           res.writeHead(400).end();
@@ -145,7 +145,7 @@ describe('upstream exchange: bodies read whole or cut, connections kept or dropp
     const written = new Promise<void>((done) => (midBodyWritten = done));
     const sent = client.send({ method: 'GET', path: '/slow-body', headers: {} }, deadline);
     await written;
-    await new Promise((done) => setTimeout(done, 50)); // the headers and the first bytes have arrived
+    await loopTurns(); // the bytes are on the loopback socket: the client has read them
     assert.equal(deadline.listenerCount, 1, 'one listener while the request runs');
     const reason = new Error('the client went away');
     caller.abort(reason);
