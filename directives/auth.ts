@@ -3,7 +3,7 @@ import type { Problem } from './problem.js';
 import { didYouMean } from './suggest.js';
 
 /**
- * `@auth(scopes:)` and the `{auth.CLAIM}` placeholders (SPEC.md "Authentication and authorization").
+ * `@auth(scopes:)` and the `{auth.CLAIM}` placeholders (docs/observability.md).
  * Pure: what a claim name may be and what an @auth use compiles to; the blueprint decides which
  * fields a type's @auth guards.
  */

@@ -1,5 +1,5 @@
 /**
- * The JSON body templates of `@fetch(body:)` and `@batch(body:)` (SPEC.md "Directives"):
+ * The JSON body templates of `@fetch(body:)` and `@batch(body:)` (docs/reference.md):
  *
  *   {"title": {args.input.title}, "tags": {args.tags}, "note": "by {parent.author.login}", "ids": {keys}}
  *

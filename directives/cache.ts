@@ -2,7 +2,7 @@ import type { DirectiveUse, FieldContext } from './context.js';
 import type { Problem } from './problem.js';
 
 /**
- * `@cache(ttl, stale, missing)` compiled (SPEC.md "@cache"), all in whole seconds:
+ * `@cache(ttl, stale, missing)` compiled (docs/caching.md), all in whole seconds:
  * - `ttlSeconds`: a fetched value is fresh this long after it was fetched, in every tier;
  * - `staleSeconds`: after that it is still served this long while one background fetch renews it
  *   (tiers keep the entry ttl + stale);

@@ -1,5 +1,5 @@
 /**
- * The SDL of the directives every schema file may use without declaring them (SPEC.md, "Directives").
+ * The SDL of the directives every schema file may use without declaring them (docs/reference.md).
  */
 export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate', 'auth', 'lookup', 'lookupBatch'] as const;
 

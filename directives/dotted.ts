@@ -1,6 +1,6 @@
 /**
  * Dotted names: `@from(path: "address.city")`, `select: "data.items"`, `match: "owner.id"`
- * (SPEC.md, "Directives"). A dotted name is one or more steps joined by `.`; a step is a JSON key
+ * (docs/reference.md). A dotted name is one or more steps joined by `.`; a step is a JSON key
  * made of letters, digits, `_` and `-`. Reading one walks JSON objects key by key; a missing step,
  * a null, or a step into something that is not an object (a list, a scalar) reads as undefined.
  * Pure: no I/O, no knowledge of the gateway.

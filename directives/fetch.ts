@@ -25,7 +25,7 @@ export interface CompiledFetch {
 /**
  * `@fetch(source, path | url, select, repeat, response)`: the field's value is the JSON body of GET
  * {source url}{path}, or the dotted `select` path inside it. Exactly one of `path` and `url`; a
- * `url` is one `{parent.*}` or `{args.*}` placeholder (a URL taken from data, SPEC.md "@fetch");
+ * `url` is one `{parent.*}` or `{args.*}` placeholder (a URL taken from data, docs/reference.md);
  * `response: true` needs an object type, whose fields read `status`, `headers` and `body`.
  */
 export function compileFetch(use: DirectiveUse, ctx: FieldContext, problems: Problem[]): CompiledFetch | undefined {

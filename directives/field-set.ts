@@ -3,7 +3,7 @@ import { didYouMean } from './suggest.js';
 
 /**
  * A field set: the `key` of @lookup / @lookupBatch and the `fields` of Federation's @key,
- * @requires and @provides (SPEC.md "Entities and Apollo Federation"): field names separated by
+ * @requires and @provides (docs/federation.md): field names separated by
  * spaces, an object field followed by its own set in braces (`"sku variation { id }"`,
  * `"study { caseNumber }"`). Pure.
  */

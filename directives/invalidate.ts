@@ -22,7 +22,7 @@ const RESULT = /\{result\./g;
 const PARENT = /\{parent\./g;
 
 /**
- * `@invalidate(source, path)`, repeatable (SPEC.md "@invalidate"): on a Mutation field with a
+ * `@invalidate(source, path)`, repeatable (docs/mutations.md): on a Mutation field with a
  * @fetch; after its request succeeds the entry `{source}:{resolved path}` is deleted. Placeholders
  * read the field's arguments (`{args.A}`) and its result (`{result.F}`, a plain field of the
  * result type); `{parent.*}` and `{keys}` mean nothing here.

@@ -12,7 +12,7 @@ import { checkSourceName } from './source-name.js';
 
 /**
  * `@lookup(key, source, path, method, body, select)` and `@lookupBatch(key, path, match, max,
- * method, body, select, repeat)` on an object type (SPEC.md "Entities and Apollo Federation"):
+ * method, body, select, repeat)` on an object type (docs/federation.md):
  * how one object of the type is fetched by its key, and how many are fetched at once. `{key.F}` /
  * `{key.a.b}` read the key's fields and render like `{args.*}`; they are compiled as `{parent.…}`
  * placeholders over the object itself (read through each step's @from), so a lookup is a @fetch

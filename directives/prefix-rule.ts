@@ -1,5 +1,5 @@
 /**
- * `@invalidate(prefix: true)` (SPEC.md "@invalidate", *new*): the path template of a prefix, as a
+ * `@invalidate(prefix: true)` (docs/mutations.md, *new*): the path template of a prefix, as a
  * rule that finds, in any resolved path of its source, the one prefix of that shape it starts
  * with. A path starts with a prefix when its first segments are the prefix's segments (whole
  * segments: `/issues/1` is a prefix of `/issues/1/comments?page=2`, not of `/issues/10`).

@@ -5,7 +5,7 @@ import { stepParent } from './placeholders.js';
 import { didYouMean } from './suggest.js';
 import { claimProblem } from './auth.js';
 
-/** The methods a @fetch may send (SPEC.md "@fetch": method). */
+/** The methods a @fetch may send (docs/reference.md: method). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
@@ -17,7 +17,7 @@ export interface CompiledRequest {
 }
 
 /**
- * `@fetch(method, body)` (SPEC.md "@fetch", "Mutations"):
+ * `@fetch(method, body)` (docs/reference.md, "Mutations"):
  * - `method` is GET, POST, PUT, PATCH or DELETE; a Mutation field writes, so GET is refused there;
  * - `body` is a JSON template (directives/body-template.ts) sent with a method other than GET;
  *   its `{args.A…}` start with an argument (the rest steps into input objects as sent) and its
@@ -91,7 +91,7 @@ function checkBodyPlaceholders(
 }
 
 /**
- * What may stand beside a @fetch that is not a plain GET (SPEC.md "Mutations", "@cache"): a
+ * What may stand beside a @fetch that is not a plain GET (docs/mutations.md, "@cache"): a
  * Mutation field sends one request of its own (no @batch), and only GET answers are cached.
  */
 export function checkRequestNeighbours(

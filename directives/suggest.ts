@@ -1,5 +1,5 @@
 /**
- * "Did you mean": the closest known name to a misspelt one (SPEC.md "Set-up and commands").
+ * "Did you mean": the closest known name to a misspelt one (docs/reference.md).
  *
  * A candidate is close when its edit distance to the input is at most 2, or when one is a prefix of
  * the other (`debug` → `debug_headers`). Distance is Damerau–Levenshtein (optimal string alignment: a

@@ -1,10 +1,10 @@
 /**
- * The path-template language of @fetch and @batch (SPEC.md, "Directives"):
+ * The path-template language of @fetch and @batch (docs/reference.md):
  *   /repos/{parent.owner.login}/issues?state={args.filter.state}&ids={keys}
  * `{parent.a.b}` reads field a of the parent and b of that (each step a schema field, read through
  * its @from: the blueprint binds the JSON steps to read, `read`); `{args.a.b}` the field argument a
  * and its input field b (defaults already applied by the caller); `{auth.sub}` a claim of the
- * caller's verified token (SPEC.md "Authentication"); `{keys}` a batch's keys.
+ * caller's verified token (docs/observability.md); `{keys}` a batch's keys.
  *
  * Rendering a value:
  * - a scalar is URL-encoded (`encodeURIComponent` of its string form);
@@ -17,7 +17,7 @@
  * - in a query parameter, a null or an empty list leaves that parameter out;
  * - with `repeat: true`, a query parameter whose whole value is one placeholder (`id={keys}`) and
  *   whose value is a list is repeated once per element (`id=1&id=2`).
- * Optional parts (SPEC.md "@fetch", *new*): `[`…`]` in the path or in a query value is left out
+ * Optional parts (docs/reference.md, *new*): `[`…`]` in the path or in a query value is left out
  * when a placeholder inside it is null (or an empty list); `[[` and `]]` are literal brackets. An
  * optional part holds at least one placeholder; groups may nest. A parameter whose value is only
  * optional parts (`q=[a:{args.a}][b:{args.b}]`) is left out when all of them are.

@@ -5,7 +5,7 @@ import { didYouMean } from './suggest.js';
 
 /**
  * `@from(key:, types: ["public=PublicRepo", "*=PullRequest", "Repo"])` on a union or interface
- * (SPEC.md "@from", *new*): how the value of the key names an item's object type.
+ * (docs/reference.md, *new*): how the value of the key names an item's object type.
  * - `value=Type`: the key's value, in its string form (`1`, `true`), equals `value` (everything
  *   before the last `=`, so a value may hold `=`);
  * - `*=Type`: the key has any other non-null value (a pull request tells itself by `pull_request`);

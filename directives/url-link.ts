@@ -1,5 +1,5 @@
 /**
- * `@fetch(url: "{parent.commentsUrl}")` (SPEC.md "@fetch", *new*): a URL taken from data is
+ * `@fetch(url: "{parent.commentsUrl}")` (docs/reference.md, *new*): a URL taken from data is
  * fetched only when it is one of the source's own URLs. Admitted, it is the path after the source's
  * base (its memo and cache key, what the client appends to the base again); refused, nothing is
  * sent. A URL is admitted when it:

@@ -3,14 +3,14 @@ import type { AuthConfig } from '../config/types.js';
 import { ANONYMOUS, type Authenticate, type Authentication, type RequestAccess } from '../execute/access.js';
 import { KeySet, KeySetUnavailable } from './key-set.js';
 
-/** Clock skew allowed on `exp` and `nbf` (SPEC.md "Authentication"). */
+/** Clock skew allowed on `exp` and `nbf` (docs/observability.md). */
 const CLOCK_SKEW_S = 30;
 
 const MISSING: Authentication = Object.freeze({ refused: 'this gateway needs a bearer token in the Authorization header' });
 const FREE: Authentication = Object.freeze({ access: ANONYMOUS });
 
 /**
- * The token check of `[auth]` (SPEC.md "Authentication and authorization"): a `Bearer` token in
+ * The token check of `[auth]` (docs/observability.md): a `Bearer` token in
  * Authorization is verified with jose against the key set (signature with an allowed algorithm,
  * `exp`/`nbf` with 30 s of skew, `iss`, `aud`). An invalid one is refused whatever `required` says;
  * a missing one only with `required = true` (an Authorization of another scheme counts as missing).

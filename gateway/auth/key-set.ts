@@ -5,7 +5,7 @@ import type { AuthConfig } from '../config/types.js';
 export class KeySetUnavailable extends Error {}
 
 /**
- * The keys tokens are verified with (SPEC.md "Authentication"). A file's key set is fixed at start-up.
+ * The keys tokens are verified with (docs/observability.md). A file's key set is fixed at start-up.
  * A URL's is fetched on first use and kept; a token naming a `kid` it does not hold refetches it,
  * at most once per `jwks_refetch_interval_s` (the first fetch is no refetch), with every request
  * that waits meanwhile sharing the one fetch. A failed fetch keeps the keys held before.

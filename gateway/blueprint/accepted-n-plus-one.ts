@@ -4,7 +4,7 @@ import { locateKey } from '../config/locate.js';
 import type { FieldBlueprint } from './types.js';
 
 /**
- * `[check] accept_n_plus_one = ["Issue.user"]` (SPEC.md "gateway.toml", *new*): each entry must be
+ * `[check] accept_n_plus_one = ["Issue.user"]` (docs/reference.md, *new*): each entry must be
  * the `Type.field` coordinate of a field of the schema. An unknown one is an error at the entry in
  * gateway.toml, with "did you mean" over the schema's coordinates; an accepted coordinate that has
  * no N+1 is allowed (nothing to warn about).

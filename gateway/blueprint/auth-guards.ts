@@ -13,7 +13,7 @@ export function allowedClaims(config: GatewayConfig): ReadonlySet<string> | unde
 const OPEN: AuthGuard = Object.freeze({ scopes: Object.freeze([]) as readonly string[] });
 
 /**
- * Which fields need a caller with a valid token (SPEC.md "Authentication and authorization"), as a
+ * Which fields need a caller with a valid token (docs/observability.md), as a
  * function of a field's coordinate, its named type and its compiled fetch: `@auth` on the field,
  * `@auth` on the object type it returns (alone or as a list), and a fetch that reads `{auth.*}` in
  * its path or body or whose source sends a `{auth.*}` header. Their scopes add up. Reports `@auth`

@@ -21,7 +21,7 @@ import { didYouMean } from '../../directives/suggest.js';
 import type { EntityBlueprint, EntityKey, FederationBlueprint, LookupBlueprint } from './types.js';
 
 /**
- * gqlgw as an Apollo Federation v2 subgraph (SPEC.md "Entities and Apollo Federation"): switched
+ * gqlgw as an Apollo Federation v2 subgraph (docs/federation.md): switched
  * on by `extend schema @link(url: "https://specs.apollo.dev/federation/v2.N", import: [...])`.
  * `prepareSubgraph` runs on the schema files' definitions before the schema is built: it declares
  * the federation directives under their imported or `federation__` names, turns an `extend type`

@@ -15,8 +15,7 @@ export interface FieldReads {
 }
 
 /**
- * Compiles every object type's `@lookup` / `@lookupBatch` / `@cache` (SPEC.md "Entities and
- * Apollo Federation") into LookupBlueprints: each @lookup a single fetch, the @lookupBatch of the
+ * Compiles every object type's `@lookup` / `@lookupBatch` / `@cache` (docs/federation.md) into LookupBlueprints: each @lookup a single fetch, the @lookupBatch of the
  * same key its batch, the type's @cache its cache. Problems (with "did you mean") go to `problems`.
  */
 export function compileLookups(

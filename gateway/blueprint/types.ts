@@ -18,7 +18,7 @@ export interface FieldBlueprint {
   readonly read: readonly string[];
   readonly fetch: FetchBlueprint | undefined;
   /**
-   * A namespace (SPEC.md "@from"): an object-typed field without @from or @fetch whose type has a
+   * A namespace (docs/reference.md): an object-typed field without @from or @fetch whose type has a
    * @fetch field; when the parent has no value for it, its value is an empty object.
    */
   readonly namespace: boolean;
@@ -28,14 +28,14 @@ export interface FieldBlueprint {
   readonly auth?: AuthGuard;
 }
 
-/** What a caller needs for a guarded field (SPEC.md "Authentication and authorization"). */
+/** What a caller needs for a guarded field (docs/observability.md). */
 export interface AuthGuard {
   /** Every one of them must be granted (the token's `scope` or `scp`); may be empty. */
   readonly scopes: readonly string[];
 }
 
 /**
- * How an item of a union or interface tells its object type (SPEC.md "@from" on UNION | INTERFACE):
+ * How an item of a union or interface tells its object type (docs/reference.md on UNION | INTERFACE):
  * the JSON key `key` (its @from key, else `__typename`) holds the object type's name, compared
  * without case.
  */
@@ -61,7 +61,7 @@ export interface FetchBlueprint {
   readonly method: HttpMethod;
   /** `@fetch(body:)`, with the JSON steps each `{parent.…}` placeholder reads. */
   readonly body: CompiledRequest['body'];
-  /** The field's named type is Boolean: a 204 or empty answer is `true` (SPEC.md "Mutations"). */
+  /** The field's named type is Boolean: a 204 or empty answer is `true` (docs/mutations.md). */
   readonly emptyIsTrue: boolean;
   /**
    * `@fetch(url:)`: the source's origin and base path, which the URL read by the template's one
@@ -113,7 +113,7 @@ export interface BatchBlueprint {
   /** The key is the @fetch path's one `{args.A}` (root fields, aliases), not a `{parent.*}`. */
   readonly keyFromArgs: boolean;
   /**
-   * What lookups of one round share chunks by (SPEC.md "One batch, several fields"): source,
+   * What lookups of one round share chunks by (docs/caching.md): source,
    * method, batch path, body, select, match and repeat, as one string.
    */
   readonly shareKey: string;
@@ -140,7 +140,7 @@ export interface BatchBlueprint {
 }
 
 /**
- * One `@lookup` of an object type (SPEC.md "Entities and Apollo Federation"), with the
+ * One `@lookup` of an object type (docs/federation.md), with the
  * `@lookupBatch` of the same key as its batch and the type's `@cache`: a @fetch whose parent is
  * the object it looks up, so `{key.F}` reads the object's own JSON through @from.
  */

@@ -17,7 +17,7 @@ import type { Blueprint } from './types.js';
 import { SUBGRAPH_ROOT_FIELDS } from './federation.js';
 
 /**
- * `gqlgw check` warnings (SPEC.md "Set-up and commands"): schemas that compile but do what the
+ * `gqlgw check` warnings (docs/reference.md): schemas that compile but do what the
  * writer surely did not mean. Each carries file:line:col like an error; `--strict` makes them fail.
  *
  * - N+1: a field whose @fetch reads `{parent.*}`, without @batch, whose parent type is reachable
@@ -26,7 +26,7 @@ import { SUBGRAPH_ROOT_FIELDS } from './federation.js';
  *   nearest to the field on the first path found from a root type (breadth-first, fields in
  *   schema order).
  * - A root field (Query, Mutation) with no @fetch that is not a namespace (the blueprint's
- *   `namespace`, SPEC.md @from): it is always null.
+ *   `namespace`, docs/reference.md @from): it is always null.
  * - `@from(key: "address.city")`: a key with a dot is one JSON key of that name, which is rarely
  *   what is meant; `@from(path: "address.city")` reads the nested value (docs/rest-shapes.md).
  * - @cache on a field whose source forwards headers: entries are kept per distinct forwarded value

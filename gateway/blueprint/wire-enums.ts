@@ -3,7 +3,7 @@ import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { Problem } from '../../directives/problem.js';
 
 /**
- * Enum values with `@from(value: "open")` (SPEC.md "@from", *new*): the wire form becomes the
+ * Enum values with `@from(value: "open")` (docs/reference.md, *new*): the wire form becomes the
  * value's internal value, so graphql-js coerces an argument `OPEN` to `"open"` (what paths,
  * queries and bodies render) and serialises an upstream `"open"` as `OPEN`. A value without it
  * keeps its name as its wire form (the empty string is a wire form too). Two values of one enum

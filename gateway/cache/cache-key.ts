@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * The memo and cache key of a single fetch: `{source}:{path}` and the key suffix (`|{select}`, the
- * forwarded-headers hash) (SPEC.md "@cache"). @invalidate builds the keys it deletes here as well,
+ * forwarded-headers hash) (docs/caching.md). @invalidate builds the keys it deletes here as well,
  * so they are exactly the keys reads fill.
  */
 export function lookupKey(source: string, path: string, keySuffix: string): string {

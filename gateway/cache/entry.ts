@@ -2,7 +2,7 @@ import type { CompiledCache } from '../../directives/cache.js';
 import type { Validators } from '../upstream/outcome.js';
 
 /**
- * One cached answer of a single-fetch key, the same object in every tier (SPEC.md "@cache").
+ * One cached answer of a single-fetch key, the same object in every tier (docs/caching.md).
  *
  * Contract: an entry carries its own times (milliseconds since the Unix epoch), set once when its
  * value was fetched and never renewed by copying it between tiers, so a value ages once:

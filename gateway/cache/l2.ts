@@ -124,7 +124,7 @@ export class L2Cache {
     NO_OPTIONS.status = undefined;
   }
 
-  /** Drops one entry (SPEC.md "@invalidate"). */
+  /** Drops one entry (docs/mutations.md). */
   delete(key: string): void {
     this.lru?.delete(key);
   }

@@ -26,7 +26,7 @@ export interface MemcachedTier {
    */
   setMany(entries: ReadonlyArray<{ readonly key: string; readonly entry: CacheEntry }>): Promise<void>;
   /**
-   * Deletes entries (SPEC.md "@invalidate"), awaited by the mutation that wrote. Never rejects:
+   * Deletes entries (docs/mutations.md), awaited by the mutation that wrote. Never rejects:
    * resolves true once every key is gone (or was never there), false when the call failed, was
    * late or was skipped; the failure is counted, never surfaced.
    */

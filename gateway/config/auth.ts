@@ -5,7 +5,7 @@ import { claimsRead } from './claim-headers.js';
 import type { TableReader } from './table-reader.js';
 import type { AuthConfig, ClaimHeader } from './types.js';
 
-/** The asymmetric algorithms accepted by default (SPEC.md "Authentication"). */
+/** The asymmetric algorithms accepted by default (docs/observability.md). */
 export const DEFAULT_ALGORITHMS: readonly string[] = Object.freeze(['RS256', 'PS256', 'ES256', 'EdDSA']);
 /** Every algorithm `[auth] algorithms` may list; HMAC ones only on purpose, `none` never. */
 const KNOWN_ALGORITHMS = [

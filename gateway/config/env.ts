@@ -1,7 +1,7 @@
 import type { Diagnostic } from './diagnostics.js';
 
 /**
- * Environment variables in gateway.toml (SPEC.md "gateway.toml"): in every string value (not in
+ * Environment variables in gateway.toml (docs/reference.md): in every string value (not in
  * keys), `${NAME}` is the variable NAME, `${NAME:-default}` its value or `default` when NAME is
  * unset or empty, and `$$` a literal `$`. A `$` before anything else stays as it is. A set but
  * empty variable is the empty string. An unset variable without a default, a malformed `${`, or a

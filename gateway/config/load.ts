@@ -324,7 +324,7 @@ function sourceHeaders(s: TableReader, source: string): { fixed: Readonly<Record
   return { fixed: Object.freeze(out), claims: claims.length > 0 ? Object.freeze(claims) : undefined };
 }
 
-/** `[sources.X]` follow_redirects, revalidate and user_agent (SPEC.md "gateway.toml", *new*). */
+/** `[sources.X]` follow_redirects, revalidate and user_agent (docs/reference.md, *new*). */
 function restSourceKeys(s: TableReader, source: string): Pick<SourceConfig, 'followRedirects' | 'revalidate' | 'userAgent'> {
   const userAgent = s.string('user_agent', `gqlgw/${PACKAGE_VERSION}`);
   if (/[\r\n\0]/.test(userAgent)) s.problem('user_agent', `sources.${source}.user_agent must not contain line breaks`);

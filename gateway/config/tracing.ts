@@ -12,7 +12,7 @@ export const TRACING_DEFAULTS = {
   exportDelayMs: 1000,
 } as const;
 
-/** Reads `[tracing]` (SPEC.md "Tracing"); undefined when the table is absent: tracing is off. */
+/** Reads `[tracing]` (docs/observability.md); undefined when the table is absent: tracing is off. */
 export function readTracing(t: TableReader | undefined): TracingConfig | undefined {
   if (!t) return undefined;
   const otlpEndpoint = t.string('otlp_endpoint', TRACING_DEFAULTS.otlpEndpoint, checkEndpoint);

@@ -23,7 +23,7 @@ export interface SourceConfig {
   readonly connections: number;
   /** Requests that may wait for a free connection; past that a subrequest fails at once (overloaded). */
   readonly maxQueued: number;
-  /** Identical GET subrequests and @batch keys in flight for other requests are shared (SPEC.md "Coalescing across requests"). */
+  /** Identical GET subrequests and @batch keys in flight for other requests are shared (docs/caching.md). */
   readonly coalesce: boolean;
   /** Same-origin, same-base redirects of a GET followed, at most this many hops (absent or 0: none). */
   readonly followRedirects?: number;
@@ -31,7 +31,7 @@ export interface SourceConfig {
   readonly revalidate?: boolean;
   /** Sent as `user-agent` unless `headers` sets one; '' or absent sends none. */
   readonly userAgent?: string;
-  /** @batch keys of concurrent requests share chunks (SPEC.md "Batching across requests"). */
+  /** @batch keys of concurrent requests share chunks (docs/caching.md). */
   readonly batchAcrossRequests: boolean;
   /** > 0: a shared chunk that is not full waits up to this long for more keys; 0: to the end of the event-loop turn. */
   readonly batchWindowMs: number;
@@ -45,7 +45,7 @@ export interface ClaimHeader {
   readonly parts: ReadonlyArray<string | readonly string[]>;
 }
 
-/** [auth] (SPEC.md "Authentication and authorization"). */
+/** [auth] (docs/observability.md). */
 export interface AuthConfig {
   /** The key set: a JWKS read from a file at start-up, or a URL fetched on first use. */
   readonly jwks: { readonly kind: 'file'; readonly file: string; readonly keys: unknown } | { readonly kind: 'url'; readonly url: string };
@@ -63,7 +63,7 @@ export interface AuthConfig {
   readonly jwksTimeoutMs: number;
 }
 
-/** [tracing] (SPEC.md "Tracing"). */
+/** [tracing] (docs/observability.md). */
 export interface TracingConfig {
   readonly otlpEndpoint: string;
   readonly protocol: 'http/protobuf' | 'http/json';

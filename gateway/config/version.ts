@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 
 /**
  * The gateway's package version (package.json `version`), read once: what `user_agent`'s default
- * `gqlgw/VERSION` names (SPEC.md "gateway.toml"). From dist/gateway/config/ and from
+ * `gqlgw/VERSION` names (docs/reference.md). From dist/gateway/config/ and from
  * gateway/config/ alike, package.json is two or three folders up.
  */
 export const PACKAGE_VERSION: string = readVersion();

@@ -4,7 +4,7 @@ import type { RefusedOutcome } from '../upstream/outcome.js';
 import type { OutcomeSlot } from './memo-entry.js';
 
 /**
- * Who is asking, as far as guarded fields care (SPEC.md "Authentication and authorization"): the
+ * Who is asking, as far as guarded fields care (docs/observability.md): the
  * claims of the request's verified token, or none. Made once per request by the entrance that
  * verified the token; the executor only reads it.
  */

@@ -39,8 +39,7 @@ const SLICE_MS = 5;
 const CHECK_EVERY = 2048;
 
 /**
- * Measures the answer the fetched data will make, before anything is shaped (SPEC.md "Errors and
- * limits"): a walk along the plan over the root and the result store, counting what the shaper
+ * Measures the answer the fetched data will make, before anything is shaped (docs/hardening.md): a walk along the plan over the root and the result store, counting what the shaper
  * would write, each field value and list item a node, its bytes estimated as JSON text (keys,
  * punctuation, strings and numbers; a custom scalar's object value as one node of a few bytes:
  * answers.ts checks the exact bytes of what it serialises). Dedupe lets one fetched object appear

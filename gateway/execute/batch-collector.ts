@@ -17,7 +17,7 @@ interface OpenChunk {
 const ignore = (): void => undefined;
 
 /**
- * Batching across requests (SPEC.md "Batching across requests"): the @batch chunks of concurrent
+ * Batching across requests (docs/caching.md): the @batch chunks of concurrent
  * GraphQL requests, per partition (BatchGroup `partition`: the batch's share key, its resolved
  * variant and the forwarded-header values), filled with the keys of every request whose round is
  * ready in the same event-loop turn, then sent.

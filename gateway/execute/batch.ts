@@ -41,7 +41,7 @@ export interface BatchWarning {
 export type OneToMany = 'none' | 'all' | 'some';
 
 /**
- * The keys one round of one request needs for one batch (SPEC.md "One batch, several fields"):
+ * The keys one round of one request needs for one batch (docs/caching.md):
  * every @batch field whose BatchBlueprint `shareKey` is the same (source, method, path, body,
  * select, match, repeat), for one resolved batch path without keys and one partition of forwarded
  * header values. Sent as one request per chunk of at most `max` distinct keys, `max` being the
@@ -242,7 +242,7 @@ export interface ChunkSending {
 }
 
 /**
- * A chunk's whole life (SPEC.md "@batch"): sends it; when it failed in a way worth splitting
+ * A chunk's whole life (docs/caching.md): sends it; when it failed in a way worth splitting
  * (upstream/retry-policy.ts) and the budget of every request it counts for has room for two more,
  * sends it again as two halves, concurrently, each under a deadline of its own; settles every key
  * from the answers (a failed chunk or half fails only its own keys); ends its shared call, whatever

@@ -11,7 +11,7 @@ export interface BodyScope {
 }
 
 /**
- * The JSON text a `@fetch(body:)` sends for one lookup (SPEC.md "@fetch": body). `{args.a.b}`
+ * The JSON text a `@fetch(body:)` sends for one lookup (docs/reference.md: body). `{args.a.b}`
  * reads the argument a and its input field b; `{parent.a.b}` the JSON steps the blueprint bound
  * through each step's @from. A missing step is null.
  */

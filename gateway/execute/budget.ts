@@ -8,7 +8,7 @@ export class SubrequestLimitError extends Error {
 }
 
 /**
- * A request's `limits.max_subrequests` (SPEC.md "Errors and limits"), the one place that compares
+ * A request's `limits.max_subrequests` (docs/hardening.md), the one place that compares
  * what a request has sent (`stats.subrequests`, charged by the dispatch's count layer only,
  * execute/dispatch.ts) with it. It is asked at exactly three moments, each a decision about several
  * calls at once that no single call's layer could take:

@@ -9,7 +9,7 @@ import { stampFromL2, stampFromMemcached } from './generations.js';
 
 /**
  * Answers a round's new @cache lookups from L2, then asks memcached for every L2 miss at once
- * (SPEC.md "@cache"). A fresh entry answers; a stale one answers too and its memo entry is pushed
+ * (docs/caching.md). A fresh entry answers; a stale one answers too and its memo entry is pushed
  * onto `stale` for one background refresh; a remembered miss answers as a 404 would. An entry read
  * from memcached goes into L2 with its own times, so it keeps its age. Returns what is left to send:
  * at once when memcached has nothing to be asked (no await for a round without @cache), else a

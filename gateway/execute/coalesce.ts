@@ -1,7 +1,7 @@
 import { Canceller, type Abortable } from '../upstream/canceller.js';
 
 /**
- * Coalescing across requests (SPEC.md "Coalescing across requests"): the GET subrequests and @batch
+ * Coalescing across requests (docs/caching.md): the GET subrequests and @batch
  * keys in flight in this process, so that another GraphQL request needing the same one waits for
  * its answer instead of asking again.
  *
@@ -92,7 +92,7 @@ export class SharedCall {
   /** Rounds waiting for this call, the leader's included. */
   waiters = 1;
   settled = false;
-  /** Never aborted when every waiter left (SPEC.md "Batching across requests"). */
+  /** Never aborted when every waiter left (docs/caching.md). */
   runsOn = false;
   readonly controller = new Canceller();
 

@@ -4,7 +4,7 @@ import { fieldValue, type FieldOutcome, type OutcomeField } from '../upstream/ou
 import { conditionsHold } from './conditions.js';
 
 /**
- * Completing partial objects (SPEC.md "Completing partial objects"): an object of a type with a
+ * Completing partial objects (docs/federation.md): an object of a type with a
  * @lookup that lacks a selected field (absent, not null) without its own @fetch is looked up by
  * its key in the next round, batched with every such object of that round through the round's
  * usual memo, caches and @lookupBatch groups; after the round the lookup's JSON is merged over the

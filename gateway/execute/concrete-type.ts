@@ -1,7 +1,7 @@
 import type { Discriminator } from '../blueprint/types.js';
 
 /**
- * The object type of one item of a union or interface (SPEC.md "@from" on UNION | INTERFACE): the
+ * The object type of one item of a union or interface (docs/reference.md on UNION | INTERFACE): the
  * value of its discriminator key (`@from(key:)`, else `__typename`) names it, without case; with a
  * `types` map (*new*) the map alone decides: the value's string form, then `*=` for any other
  * non-null value, then the default.

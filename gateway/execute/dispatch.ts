@@ -49,7 +49,7 @@ export interface Sender {
 export interface DispatchContext {
   /**
    * The requests it counts for: the one that sent it, or every request whose keys a shared @batch
-   * call carries (SPEC.md "Batching across requests"). Never empty.
+   * call carries (docs/caching.md). Never empty.
    */
   readonly for: readonly Sender[];
   /** The client's signal, or a shared call's (execute/coalesce.ts); aborting it cancels the attempt. */
@@ -109,7 +109,7 @@ const resend: Layer = (next) => (sub, ctx) =>
   });
 
 /**
- * Follows redirects of GETs (SPEC.md "@cache", follow_redirects): the client names the path a
+ * Follows redirects of GETs (docs/caching.md, follow_redirects): the client names the path a
  * redirect may be followed to (`error.redirect`); the hop is sent under the same deadlines and
  * keyed under the path asked; past `follow_redirects` hops, or without budget, the redirect is the
  * outcome (UPSTREAM_HTTP_ERROR with its status).
@@ -130,7 +130,7 @@ function redirectLayer(deps: DispatchDeps): Layer {
 }
 
 /**
- * Tracing's client span (SPEC.md "Tracing"): the first request the subrequest counts for that is
+ * Tracing's client span (docs/observability.md): the first request the subrequest counts for that is
  * observed gets the span and sends its `traceparent`; the other requests of a shared call link to
  * it. Only in the dispatch when requests are observed ([tracing]).
  */

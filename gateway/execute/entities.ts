@@ -11,7 +11,7 @@ import type { ElementsOutcome, RefusedOutcome } from '../upstream/outcome.js';
 import { collectLookups, type AfterRound, type Walk } from './walk.js';
 
 /**
- * `Query._entities(representations:)` (SPEC.md "Entities and Apollo Federation"): one entry per
+ * `Query._entities(representations:)` (docs/federation.md): one entry per
  * representation, in order. A representation is turned into the JSON its type reads (each field
  * written under its @from steps); the key used is the first @key whose fields are all present and
  * that has a @lookup, and then the object is looked up in this request's first round, with every

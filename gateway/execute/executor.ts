@@ -78,7 +78,7 @@ export interface Executor {
 }
 
 /**
- * Runs validated operations round by round (SPEC.md "Rounds, dedupe"): the lookups reachable from
+ * Runs validated operations round by round (docs/caching.md): the lookups reachable from
  * the data so far form a round; after the round the walk goes on into what it fetched. Then the
  * response is shaped over the fetched data. Plans are cached per document and operation name.
  */
@@ -152,7 +152,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       access = checked.access;
     }
     const p = plan(request.document, request.operationName);
-    // A subgraph's root holds `_service` (SPEC.md "Entities and Apollo Federation"): read like any plain field.
+    // A subgraph's root holds `_service` (docs/federation.md): read like any plain field.
     const root: object = blueprint.federation ? { _service: { sdl: blueprint.federation.sdl } } : {};
     const store = new ResultStore();
     let result: ExecutionResult;
@@ -162,7 +162,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       result = await shaper.shape(request, root, { store, debugHeaders: options.debugHeaders });
       return { result, stats };
     }
-    // A router asks a subgraph for its federated trace (SPEC.md "Entities and Apollo Federation").
+    // A router asks a subgraph for its federated trace (docs/federation.md).
     const tracing = blueprint.federation !== undefined && request.header(FTV1_HEADER) === 'ftv1';
     const definitions = p.operation.variableDefinitions ?? [];
     let variables: Record<string, unknown> = NO_VARIABLES;

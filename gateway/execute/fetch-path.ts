@@ -4,7 +4,7 @@ import type { FetchBlueprint } from '../blueprint/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 
 /**
- * The single-fetch path of a @fetch for one lookup (SPEC.md "@fetch"): its `path:` template
+ * The single-fetch path of a @fetch for one lookup (docs/reference.md): its `path:` template
  * resolved, or the path after the source's base of its `url:` value. null: the field is null and
  * nothing is sent; a PathRefusal: nothing is sent and the field is an error (refusedOutcome).
  */

@@ -15,7 +15,7 @@ export interface ForwardedHeaders {
  * partition they put its lookups in. This is the one place that decides which callers may share a
  * lookup: the memo key, L2 and memcached keys, coalescing and batch groups all take `keySuffix`.
  * - `forward_headers`: the caller's value; for a name also in the source's `headers` (a fallback
- *   token, SPEC.md "gateway.toml") the fixed value when the caller sent none;
+ *   token, docs/reference.md) the fixed value when the caller sent none;
  * - `headers` values that read `{auth.CLAIM}`: rendered from the verified token's claims (left out
  *   when a claim is missing).
  * The suffix hashes the value actually sent of each such header, so callers sending the same values

@@ -3,7 +3,7 @@ import { Trace, google } from '@apollo/usage-reporting-protobuf';
 import type { Plan, PlanSelection } from '../plan/types.js';
 
 /**
- * Federated tracing (SPEC.md "Entities and Apollo Federation"): with the request header
+ * Federated tracing (docs/federation.md): with the request header
  * `apollo-federation-include-trace: ftv1`, a subgraph answers with `extensions.ftv1`, the base64
  * of an Apollo `Trace` protobuf (@apollo/usage-reporting-protobuf, the encoding @apollo/server's
  * inline trace plugin sends): the operation's start, end and duration, and a node per field of the

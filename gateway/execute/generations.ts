@@ -7,7 +7,7 @@ import type { CacheTiers } from '../cache/tier.js';
 import type { MemoEntry } from './memo-entry.js';
 
 /**
- * Prefix invalidation without a scan (SPEC.md "@invalidate", `prefix: true`): each invalidated
+ * Prefix invalidation without a scan (docs/mutations.md, `prefix: true`): each invalidated
  * path prefix of a source has a generation (a token renewed by every invalidation, kept in the
  * process beside L2 and in memcached under its generation key). A cached entry carries the
  * generations of the prefixes its path has, as they were when it was looked up, and answers only

@@ -33,7 +33,7 @@ export interface SubrequestEvent {
   readonly errorCode: UpstreamErrorCode | undefined;
   /**
    * How many GraphQL requests the call counted for: more than 1 for a @batch call shared across
-   * requests (SPEC.md "Batching across requests"); 1 when absent.
+   * requests (docs/caching.md); 1 when absent.
    */
   readonly requests?: number;
 }
@@ -101,7 +101,7 @@ export interface ObservedSubrequest {
 }
 
 /**
- * Observes one GraphQL request while it runs (tracing, SPEC.md "Tracing"). Made per request by
+ * Observes one GraphQL request while it runs (tracing, docs/observability.md). Made per request by
  * `ObserveRequests`; without one, the executor calls nothing and allocates nothing for it. Methods
  * must not throw.
  */

@@ -7,7 +7,7 @@ import type { ForwardedHeaders } from './forwarded-headers.js';
 /**
  * One subrequest-to-be of a request, identified by its memo key `{source}:{path}` (plus a hash of
  * the forwarded header values when the source forwards any). Identical lookups of a request share
- * one MemoEntry, whichever field, alias, parent or round asked: that is the dedupe of SPEC.md.
+ * one MemoEntry, whichever field, alias, parent or round asked: that is the dedupe of docs/reference.md.
  */
 export interface MemoEntry {
   readonly key: string;

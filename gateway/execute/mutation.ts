@@ -23,7 +23,7 @@ export interface MutationDeps extends RoundDeps {
 const NO_PARENT: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
- * Runs the root fields of a mutation operation (SPEC.md "Mutations"; GraphQL spec §6.2.2, "Normal
+ * Runs the root fields of a mutation operation (docs/mutations.md; GraphQL spec §6.2.2, "Normal
  * and Serial Execution"): one after another in document order. For each field:
  * 1. its one request is sent: never deduped (two identical fields send twice), never looked up in
  *    or stored to a cache tier, never coalesced, never re-sent (upstream/retry-policy.ts); it
@@ -118,7 +118,7 @@ async function sendMutation(
 }
 
 /**
- * Deletes the entries a succeeded mutation names (SPEC.md "@invalidate"): `{source}:{resolved path}`
+ * Deletes the entries a succeeded mutation names (docs/mutations.md): `{source}:{resolved path}`
  * from L2 and memcached, for a source with forward_headers both the caller's entry and the entry of
  * a caller without headers; a `prefix: true` path renews its prefix's generation instead, which
  * retires every entry under it for every caller (execute/generations.ts). A path whose placeholder is null names no entry. memcached failures

@@ -1,5 +1,5 @@
 /**
- * What one operation has done, as X-GQL-Rounds, X-GQL-Subrequests and X-GQL-Batches report it (SPEC.md
+ * What one operation has done, as X-GQL-Rounds, X-GQL-Subrequests and X-GQL-Batches report it (docs/reference.md
  * "Rounds, dedupe and the debug headers"): subrequests and batches are charged by the dispatch's
  * count layer only (execute/dispatch.ts), rounds by the loop that runs them (run-rounds.ts, mutation.ts).
  */

@@ -48,7 +48,7 @@ export interface RequestState {
   readonly warnings?: BatchWarning[];
   /**
    * Whether this request may share calls with other requests (execute/coalesce.ts), on sources with
-   * `coalesce = true`: queries only. A mutation operation never coalesces (SPEC.md "Mutations").
+   * `coalesce = true`: queries only. A mutation operation never coalesces (docs/mutations.md).
    */
   readonly coalesce: boolean;
   /** Who asks (the verified token's claims and scopes); undefined without [auth]. */

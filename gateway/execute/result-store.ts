@@ -59,7 +59,7 @@ export class ResultStore {
   }
 
   /**
-   * Completed objects (SPEC.md "Completing partial objects"): each partial object's merged
+   * Completed objects (docs/federation.md): each partial object's merged
    * replacement, and every object that is complete already (a merge, an `_entities` entry), so
    * nothing completes twice. Made on first use, like `namespaces`.
    */
@@ -108,7 +108,7 @@ export class ResultStore {
   }
 
   /**
-   * The empty object a namespace field (SPEC.md "@from") stands for under `parent` when the parent
+   * The empty object a namespace field (docs/reference.md) stands for under `parent` when the parent
    * has no value for it: one per (parent, key) and request, so the walk and the shaper see the same.
    */
   namespace(parent: object, key: string): object {

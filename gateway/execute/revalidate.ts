@@ -4,7 +4,7 @@ import type { ExecutionListener } from './listener.js';
 import type { MemoEntry } from './memo-entry.js';
 
 /**
- * Revalidation (SPEC.md "@cache", `revalidate = true`): the refetch of an expired or stale-served
+ * Revalidation (docs/caching.md, `revalidate = true`): the refetch of an expired or stale-served
  * entry that kept its single fetch's ETag / Last-Modified sends If-None-Match / If-Modified-Since.
  * A 304 then answers with the entry's own value and validators (notModifiedJudge), so filling the
  * caches renews the entry (a new fetch time, the same value) in every tier; any other answer is

@@ -7,7 +7,7 @@ import { mergeCompletion, type PendingCompletion } from './completion.js';
 const NONE = new Lookups();
 
 /**
- * Runs rounds until nothing is left to look up (SPEC.md "Rounds"): each round answers its lookups,
+ * Runs rounds until nothing is left to look up (docs/caching.md): each round answers its lookups,
  * then the walk goes on into what they fetched and collects the next round's lookups.
  */
 export async function runRounds(first: Lookups, state: RequestState, deps: RoundDeps): Promise<void> {

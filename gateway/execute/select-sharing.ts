@@ -3,7 +3,7 @@ import type { HeaderForwarder } from './forwarded-headers.js';
 import type { MemoEntry } from './memo-entry.js';
 
 /**
- * The single fetches of a round grouped by the request they send (SPEC.md "Rounds, dedupe": fields
+ * The single fetches of a round grouped by the request they send (docs/caching.md: fields
  * that differ only in `select` share one request): memo entries are per `select` (so are their
  * cache entries), but two entries whose source, method, resolved path, body and forwarded headers
  * are equal are one subrequest. `senders` send; each one's `riders` take their own `select` of

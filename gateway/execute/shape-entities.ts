@@ -12,7 +12,7 @@ interface StoreContext {
 type StoreResolver<C> = (coordinate: string, nonNull: boolean, sourceName: string) => GraphQLFieldResolver<unknown, C>;
 
 /**
- * The shaping schema's part for entities (SPEC.md "Entities and Apollo Federation"), laid over
+ * The shaping schema's part for entities (docs/federation.md), laid over
  * what execute/shape.ts built: every field whose value may be a partial object completed by a
  * @lookup (its named type has one, or is a union or interface that may hold one) reads through
  * the store's completions (ResultStore.completedValue), and `Query._entities` reads the store like

@@ -4,7 +4,7 @@ import type { Plan, PlanEntry, PlanSelection } from '../plan/types.js';
 import { undecidableTypeMessage } from './concrete-type.js';
 
 /**
- * Upstream values that do not fit their schema type (SPEC.md "@fetch"): graphql-js and graphql-jit
+ * Upstream values that do not fit their schema type (docs/reference.md): graphql-js and graphql-jit
  * find them while shaping (a scalar's serializer refuses the value, an object where a list is
  * declared or the other way round, a union item whose type cannot be told) and word the error
  * with the value in it, which could be anything the upstream holds (a password hash). Each such

@@ -50,7 +50,7 @@ export interface Walk {
  * of the next round. Plain fields cost nothing; the walk goes into them only where a @fetch lies
  * below. A (parent, field) collected twice is looked up once: the round claims each. A guarded
  * field the caller may not read is claimed with its refusal instead: nothing is fetched for it or
- * below it (SPEC.md "Authentication and authorization").
+ * below it (docs/observability.md).
  */
 export function collectLookups(selection: PlanSelection, object: object, typeName: string, walk: Walk): void {
   const { variables, store, out } = walk;

@@ -18,7 +18,7 @@ export interface ImportResult {
 }
 
 /**
- * Imports an OpenAPI document as gqlgw schema files (SPEC.md `gqlgw import openapi`): reads it
+ * Imports an OpenAPI document as gqlgw schema files (docs/reference.md `gqlgw import openapi`): reads it
  * (load-document.ts), lists its operations (operations.ts), makes root fields and their types
  * (root-fields.ts, schema-types.ts), adds links and foreign keys with @batch where the API allows
  * (links.ts) and prints (print-sdl.ts). Throws ImportError for input it cannot import at all.

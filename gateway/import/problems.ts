@@ -1,5 +1,5 @@
 /**
- * What `gqlgw import openapi` reports (SPEC.md "Set-up and commands", `gqlgw import openapi`):
+ * What `gqlgw import openapi` reports (docs/reference.md, `gqlgw import openapi`):
  * an ImportError stops the import with the file and the JSON pointer of the place to fix; an
  * ImportWarning is a part of the document that was not mapped (or was renamed) while the rest
  * was. Neither ever carries a stack trace.

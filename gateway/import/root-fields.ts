@@ -15,7 +15,7 @@ export interface RootField {
 
 /**
  * Operations → `Query` fields (GET) and `Mutation` fields (other methods), in document order
- * (SPEC.md `gqlgw import openapi`): named by the operationId in camelCase, else by the path
+ * (docs/reference.md `gqlgw import openapi`): named by the operationId in camelCase, else by the path
  * (`/users/{id}/repos` → `usersByIdRepos`); one argument per path and query parameter
  * (path and required parameters non-null); an array parameter is repeated (`repeat: true`) unless
  * `explode: false` / Swagger's csv, then comma-joined; a JSON body is the `input` argument sent as

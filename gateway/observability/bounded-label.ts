@@ -31,7 +31,7 @@ export function isGraphQLName(raw: string): boolean {
 
 /**
  * A schema coordinate `Type.field` (both GraphQL Names), e.g. `Post.author`, or a type's lookup
- * `Type.@lookup(key)` with its key's field names (SPEC.md "Entities and Apollo Federation"), e.g.
+ * `Type.@lookup(key)` with its key's field names (docs/federation.md), e.g.
  * `ProductResearch.@lookup(study { caseNumber })`.
  */
 export function isFieldCoordinate(raw: string): boolean {

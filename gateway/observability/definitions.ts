@@ -1,6 +1,6 @@
 /**
  * Every metric gqlgw exports, defined in one place: names, help texts, label names and buckets.
- * Names are part of the product contract (SPEC.md "Metrics"); the Grafana dashboard in
+ * Names are part of the product contract (docs/observability.md); the Grafana dashboard in
  * examples/grafana/ and test/observability/dashboard.test.ts depend on them. Rename nothing
  * without updating both.
  *

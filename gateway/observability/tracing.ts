@@ -40,7 +40,7 @@ import type {
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 
 /**
- * OpenTelemetry traces of GraphQL requests (SPEC.md "Tracing"), exported over OTLP/HTTP. This module
+ * OpenTelemetry traces of GraphQL requests (docs/observability.md), exported over OTLP/HTTP. This module
  * is the only one that imports OpenTelemetry, and the server imports it dynamically, only with
  * `[tracing]`: without it nothing of OpenTelemetry is loaded and the executor observes nothing.
  *

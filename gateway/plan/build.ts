@@ -25,7 +25,7 @@ import { compileArguments, compileVariables } from './fast-values.js';
 
 /**
  * Builds the Plan of one operation of a validated document: the selection tree with fragments
- * flattened, each field tied to its blueprint and its round (SPEC.md "Rounds": a @fetch field at
+ * flattened, each field tied to its blueprint and its round (docs/caching.md: a @fetch field at
  * @fetch-depth d runs in round d). Returns undefined when the operation does not exist.
  *
  * Linear in the document: a fragment's part of the plan is built once per place it can differ

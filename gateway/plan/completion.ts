@@ -3,7 +3,7 @@ import type { Blueprint, FieldBlueprint, LookupBlueprint } from '../blueprint/ty
 import type { PlanEntry, SelectionCompletion } from './types.js';
 
 /**
- * The completions of one selection (SPEC.md "Completing partial objects"): for each object type it
+ * The completions of one selection (docs/federation.md): for each object type it
  * may meet that has a @lookup, the JSON keys of its selected fields without their own @fetch (a
  * namespace field is never absent). Undefined when no such type selects such a field.
  */

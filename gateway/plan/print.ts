@@ -43,7 +43,7 @@ function printRounds(rounds: ReadonlyMap<number, readonly string[]>, indent: str
 }
 
 /**
- * A mutation's plan (SPEC.md "Mutations"): its root fields as serial steps in document order, each
+ * A mutation's plan (docs/mutations.md): its root fields as serial steps in document order, each
  * with its one request (never cached, deduped, coalesced or retried), the entries it invalidates
  * after a 2xx, and the rounds of its selections, which run before the next step starts.
  */
@@ -80,7 +80,7 @@ interface Printed {
 type SharedBatches = Map<number, Map<string, Array<{ readonly path: string; readonly max: number; readonly how: string }>>>;
 
 /**
- * Adds a line to each round whose @batch fields share chunks (SPEC.md "One batch, several fields"):
+ * Adds a line to each round whose @batch fields share chunks (docs/caching.md):
  * two or more fields, or aliases, with the same batch go out as one set of chunks over their
  * distinct keys, under the smallest `max`.
  */
@@ -108,7 +108,7 @@ function printCache(cache: { ttlSeconds: number; staleSeconds: number; missingSe
 function walk(sel: PlanSelection, path: string[], printed: Printed): void {
   const { rounds } = printed;
   for (const c of sel.completions?.values() ?? []) {
-    // A partial object's completion (SPEC.md "Completing partial objects"): a round of its own.
+    // A partial object's completion (docs/federation.md): a round of its own.
     const list = rounds.get(c.round) ?? [];
     const how = c.lookups.map((l) => `${l.coordinate}  ${printHow(l.fetch, printed, true)}${printCache(l.fetch.cache)}`).join(', else ');
     list.push(

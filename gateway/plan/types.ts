@@ -45,7 +45,7 @@ export interface PlanSelection {
   readonly entries: readonly PlanEntry[];
   /**
    * Per object type with a @lookup that this selection may meet, what completes a partial object
-   * of it (SPEC.md "Completing partial objects"); undefined when there is none.
+   * of it (docs/federation.md); undefined when there is none.
    */
   readonly completions?: ReadonlyMap<string, SelectionCompletion>;
 }

@@ -9,7 +9,7 @@ import type { AnswerType, GatewayRequest } from './http-request.js';
 import { rebuilt, withCode } from './error-copy.js';
 
 /**
- * The one place that decides what an answer is on the wire (DESIGN.md "One decision, one place";
+ * The one place that decides what an answer is on the wire (gateway/execute/README.md;
  * docs/hardening.md "Status codes"): its status, body and headers — content type, CORS, debug
  * headers, the worker header, error masking, the 500 body — and the `gqlgw_http_requests_total`
  * count. The fast path and yoga (as its result processor) only hand results here and write what

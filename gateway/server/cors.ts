@@ -1,7 +1,7 @@
 import type { CorsConfig } from '../config/types.js';
 
 /**
- * SPEC.md `[cors]`: which browser origins may read the gateway's answers. Decides CORS headers only;
+ * docs/reference.md `[cors]`: which browser origins may read the gateway's answers. Decides CORS headers only;
  * `answers.ts` puts them on every GraphQL answer and answers preflights with them.
  *
  * - No `[cors]` table: no CORS headers at all, so browsers refuse every other origin.

@@ -1,7 +1,7 @@
 import type { OperationStats } from '../execute/operation-stats.js';
 
 /**
- * The X-GQL-* headers of SPEC.md ("Rounds, dedupe and the debug headers") and the same counts in a
+ * The X-GQL-* headers of docs/reference.md ("Rounds, dedupe and the debug headers") and the same counts in a
  * result's `extensions.gqlgw`. Only `answers.ts` puts them on answers, and only with
  * `debug_headers = true`.
  */
@@ -19,7 +19,7 @@ export function addDebugHeaders(stats: OperationStats | undefined, headers: Reco
 
 /**
  * Puts the same counts into the result's `extensions.gqlgw`; not beside a federated trace, whose
- * `extensions` hold `ftv1` alone (SPEC.md "Entities and Apollo Federation").
+ * `extensions` hold `ftv1` alone (docs/federation.md).
  */
 export function addDebugExtensions(result: { extensions?: Record<string, unknown> }, stats: OperationStats): void {
   if (result.extensions?.ftv1 !== undefined) return;

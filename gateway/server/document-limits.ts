@@ -21,7 +21,7 @@ export interface DocumentLimits {
 export type DocumentLimitCode =
   'TOKEN_LIMIT' | 'DEPTH_LIMIT' | 'ALIAS_LIMIT' | 'FIELD_LIMIT' | 'INTROSPECTION_LIMIT' | 'INTROSPECTION_DISABLED';
 
-/** `__schema` fields a document may select, after fragment expansion (SPEC.md "The HTTP surface"). */
+/** `__schema` fields a document may select, after fragment expansion (docs/hardening.md). */
 export const MAX_SCHEMA_FIELDS = 1;
 
 /**

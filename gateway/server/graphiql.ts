@@ -5,7 +5,7 @@ import type { Answers } from './answers.js';
 import type { RouteHandler } from './routes.js';
 
 /**
- * GraphiQL without the internet (SPEC.md: "its assets are served locally, never from a CDN"): the
+ * GraphiQL without the internet (docs/hardening.md): the
  * page yoga shows for a browser's `GET /graphql` loads its script, styles and editor workers from
  * this gateway's `/graphiql/*`, taken from the installed `@graphql-yoga/render-graphiql` package
  * (which bundles GraphiQL and its dependencies as strings). The page itself holds no URL of another

@@ -5,7 +5,7 @@ import { sha256Hex } from '../config/persisted-documents.js';
 
 /**
  * Which document text a request runs, from its `query` and `extensions.persistedQuery`
- * (SPEC.md "The HTTP surface"; docs/hardening.md "Persisted documents"). Both entrances ask this
+ * (docs/hardening.md; docs/hardening.md "Persisted documents"). Both entrances ask this
  * one function, so they take and refuse the same requests:
  *
  * - Automatic persisted queries (Apollo's protocol): `{"extensions":{"persistedQuery":{"version":1,

@@ -10,7 +10,7 @@ import type { Blueprint, FetchBlueprint } from '../blueprint/types.js';
 import { L2Cache, l2LimitsOf } from '../cache/l2.js';
 
 /**
- * Reload (SPEC.md "Set-up and commands": `serve --watch`, SIGHUP; docs/dev-loop.md).
+ * Reload (docs/reference.md: `serve --watch`, SIGHUP; docs/dev-loop.md).
  *
  * `reload()` reads gateway.toml and every file its schema globs match *now*, compiles them, and
  * only when that succeeds hands the result to `install` in one synchronous step: the next request

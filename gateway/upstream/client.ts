@@ -184,7 +184,7 @@ export class SourceClient {
   }
 
   /**
-   * Where a redirect of a GET may be followed (SPEC.md "@cache", follow_redirects): the path after
+   * Where a redirect of a GET may be followed (docs/caching.md, follow_redirects): the path after
    * the base of a Location with this source's origin and base path (resolved against the URL
    * asked); undefined when it may not be (another method, no hops allowed, elsewhere).
    */

@@ -1,7 +1,7 @@
 import { isInteger, isSafeNumber, parse as parseLossless } from 'lossless-json';
 
 /**
- * Parsing a source's JSON body so that integers beyond 2^53 keep their exact digits (SPEC.md
+ * Parsing a source's JSON body so that integers beyond 2^53 keep their exact digits (docs/reference.md
  * "@batch": keys compare by string form; docs/hardening.md "Fault matrix"). JSON.parse turns
  * 9007199254740993 into 9007199254740992, and a key, a placeholder or a match built from it then
  * names another record. Such a number has at least 16 digits in a row; a body without a run of 16

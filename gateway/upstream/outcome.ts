@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 
 /**
- * The `extensions.code` of a GraphQL error caused by a failed lookup (SPEC.md "Errors and limits").
+ * The `extensions.code` of a GraphQL error caused by a failed lookup (docs/hardening.md).
  * UPSTREAM_URL_REFUSED (a `@fetch(url:)` value that is no URL of its source) and BAD_USER_INPUT (an
  * argument that would make a path segment `.`, `..` or empty) are lookups refused before sending.
  */
@@ -63,7 +63,7 @@ export function failure(
   return { kind: 'error', error: f.redirect === undefined ? error : { ...error, redirect: f.redirect } };
 }
 
-/** An answer's ETag / Last-Modified: what a conditional refetch sends (SPEC.md "@cache", revalidate). */
+/** An answer's ETag / Last-Modified: what a conditional refetch sends (docs/caching.md, revalidate). */
 export interface Validators {
   readonly etag: string | undefined;
   readonly lastModified: string | undefined;
@@ -71,7 +71,7 @@ export interface Validators {
 
 /** A 204, an empty 2xx body, or a null value without a request: null. */
 export const NULL_BODY: UpstreamOutcome = Object.freeze({ kind: 'ok', body: null });
-/** A 204 or empty answer of a mutation field of type Boolean (SPEC.md "Mutations"). */
+/** A 204 or empty answer of a mutation field of type Boolean (docs/mutations.md). */
 export const TRUE_BODY: UpstreamOutcome = Object.freeze({ kind: 'ok', body: true });
 /** A 404, a key a batch answer lacks, or a remembered miss (`@cache(missing:)`). */
 export const NOT_FOUND: UpstreamOutcome = Object.freeze({ kind: 'not-found' });
@@ -129,7 +129,7 @@ export interface OutcomeField {
 }
 
 /**
- * What an outcome becomes as the value of `field` (SPEC.md "Errors and limits"), the one decision
+ * What an outcome becomes as the value of `field` (docs/hardening.md), the one decision
  * both the shaper (execute/shape.ts) and the data writer (execute/write-data.ts) take from here:
  * - ok: its body;
  * - not-found: null on a nullable field, a NOT_FOUND error on a non-null one;

@@ -1,5 +1,5 @@
 /**
- * What an answer's headers become where a field reads them (SPEC.md "@fetch", *new*):
+ * What an answer's headers become where a field reads them (docs/reference.md, *new*):
  * - `response: true`: the value is `{status, headers, body}`; `headers` has lower-case names,
  *   repeated headers joined with ", ", and `link` parsed into an object of `rel` → URL
  *   (`<…?page=2>; rel="next", <…?page=5>; rel="last"` → `{next: "…?page=2", last: "…?page=5"}`;

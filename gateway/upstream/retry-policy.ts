@@ -9,7 +9,7 @@ import type { UpstreamFailure } from './outcome.js';
  * 1. Re-send once on a reset socket: a GET (single fetch or batch chunk) whose connection was reset
  *    or closed before its whole answer arrived is sent once more. GETs are idempotent, and a reset
  *    is most often a keep-alive connection the source closed just as it was reused.
- *    Any other method is never sent again, not even after a reset (SPEC.md "Mutations"): a reset
+ *    Any other method is never sent again, not even after a reset (docs/mutations.md): a reset
  *    says nothing about whether the source already acted on the request, so a POST, PUT, PATCH or
  *    DELETE of a Mutation field could be applied twice. The same holds for a POST read (search,
  *    POST @batch): the gateway cannot know the source treats it as idempotent.

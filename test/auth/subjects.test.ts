@@ -1,5 +1,5 @@
 /**
- * What a verified token decides inside a query (SPEC.md "Authentication and authorization"), with
+ * What a verified token decides inside a query (docs/observability.md), with
  * real tokens and counting upstreams: `@auth(scopes:)` on fields and on types refuses with
  * UNAUTHENTICATED / FORBIDDEN at the field's path and fetches nothing for it; a cached field reading
  * `{auth.sub}` keeps each subject's entry apart in L2, in memcached and under coalescing, as does a

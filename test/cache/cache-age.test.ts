@@ -1,6 +1,6 @@
 /**
  * @cache beyond a ttl, over HTTP against counting upstreams and a real memcached shared by two
- * gateways (SPEC.md "@cache"): a stale entry is served at once while exactly one background fetch
+ * gateways (docs/caching.md): a stale entry is served at once while exactly one background fetch
  * renews it; misses (404, a key a batch did not answer) are remembered in L2 and memcached, errors
  * never; a one-to-many key with no items is [] cached as usual; and a value copied from memcached
  * into L2 keeps its age, so it expires everywhere ttl after it was fetched.

@@ -1,5 +1,5 @@
 /**
- * Coalescing across requests (SPEC.md "Coalescing across requests") against slow counting
+ * Coalescing across requests (docs/caching.md) against slow counting
  * upstreams and the real gateway over HTTP: identical GET subrequests in flight for another
  * GraphQL request are waited for, @batch keys in flight are not asked again, callers with different
  * forwarded values never share, a waiter that goes away harms no one, a failure reaches every

@@ -1,5 +1,5 @@
 /**
- * Revalidation (SPEC.md "@cache", `revalidate = true`, *new*) against a real upstream that answers
+ * Revalidation (docs/caching.md, `revalidate = true`, *new*) against a real upstream that answers
  * ETags / Last-Modified and 304s, two gateways and a real memcached: an expired entry's refetch
  * sends If-None-Match / If-Modified-Since (with the User-Agent and forwarded Authorization), a 304
  * renews the entry in every tier without a body and counts as a subrequest, a changed value

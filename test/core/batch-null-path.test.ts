@@ -1,6 +1,6 @@
 /**
  * A null {args.*} in the path part of a @batch path: like a null in a single fetch's path part
- * (SPEC.md "@fetch"), the field is null and no request is sent; other lookups of the same field
+ * (docs/reference.md), the field is null and no request is sent; other lookups of the same field
  * with a non-null argument are still batched.
  */
 import assert from 'node:assert/strict';

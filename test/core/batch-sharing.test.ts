@@ -1,5 +1,5 @@
 /**
- * @batch shared beyond one field of one request (SPEC.md "Rounds, dedupe and the debug headers",
+ * @batch shared beyond one field of one request (docs/caching.md,
  * the *new* parts): a root field's aliases and list argument (`@batch` beside an `{args.A}` fetch),
  * several fields with the same batch in one round, and the keys of concurrent requests in the same
  * chunks (`batch_across_requests`, `batch_window_ms`), per forwarded-header partition, with callers

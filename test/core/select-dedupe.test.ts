@@ -1,5 +1,5 @@
 /**
- * Fields that differ only in `select` share one request (SPEC.md "Rounds, dedupe": "fields that
+ * Fields that differ only in `select` share one request (docs/caching.md: "fields that
  * differ only in `select` share that one request (each takes its part of the answer; their cache
  * entries stay per `select`)"): `{ t: userTrace(id: "7") n: userNothing(id: "7") }` sends
  * `/users/7` once. Each field still gets its own part, a failure reaches both, and a cached

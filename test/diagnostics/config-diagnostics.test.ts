@@ -14,7 +14,7 @@ function problems(toml: string): string[] {
   }
 }
 
-test('the keys of SPEC.md load, with defaults for what is left out', () => {
+test('the keys of docs/reference.md load, with defaults for what is left out', () => {
   const config = parseConfig(
     `[gateway]
 host = "127.0.0.1"

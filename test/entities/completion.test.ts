@@ -1,5 +1,5 @@
 /**
- * Completing partial objects end to end (SPEC.md "Entities and Apollo Federation"): a GitHub-shaped
+ * Completing partial objects end to end (docs/federation.md): a GitHub-shaped
  * repository embeds only its owner's login, id and type; a query that selects the owner's name
  * and description gets them through the owner type's @lookup, batched over every partial owner
  * of the round, one round more. The upstream's request lines are asserted.

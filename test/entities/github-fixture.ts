@@ -1,6 +1,5 @@
 /**
- * A GitHub-shaped REST upstream for partial-object completion (SPEC.md "Completing partial
- * objects"): a repository embeds `owner: {login, id, type}` only; `/orgs/:login` and
+ * A GitHub-shaped REST upstream for partial-object completion (docs/federation.md): a repository embeds `owner: {login, id, type}` only; `/orgs/:login` and
  * `/users/:login` have the rest (name, description, bio), and `/orgs?logins=a,b` /
  * `/users?logins=a,b` answer many at once (GitHub itself has no such endpoint; a mock of an API
  * that has one). Kept beside the tests, apart from examples/github.

@@ -1,6 +1,6 @@
 /**
  * `gqlgw check` on @lookup / @lookupBatch / @cache on types and on the federation directives
- * (SPEC.md "Entities and Apollo Federation"): every mistake at its file:line:col, with a "did you
+ * (docs/federation.md): every mistake at its file:line:col, with a "did you
  * mean" where a name is close.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * What `_entities` costs (SPEC.md "Entities and Apollo Federation"): every lookup of a request's
+ * What `_entities` costs (docs/federation.md): every lookup of a request's
  * `_entities` fields in one round, deduped per type and key across the list and across aliases,
  * batched in chunks of `max`; a failed chunk nulls only its own entries; metrics name the lookup.
  */

@@ -1,6 +1,5 @@
 /**
- * gqlgw as a Federation v2 subgraph, asked directly as a router would (SPEC.md "Entities and
- * Apollo Federation"): `_service { sdl }` and `_entities` over the compatibility suite's products
+ * gqlgw as a Federation v2 subgraph, asked directly as a router would (docs/federation.md): `_service { sdl }` and `_entities` over the compatibility suite's products
  * schema written with gqlgw directives, with the REST calls behind each answer counted.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * Upstream faults: whatever a source answers, only the fields that needed the failed
- * lookup are null, with the SPEC.md code at their path; the rest of the data is there; every
+ * lookup are null, with the docs/reference.md code at their path; the rest of the data is there; every
  * request sent (retries included) is counted in X-GQL-Subrequests and in the metrics, and the
  * failures in gqlgw_upstream_errors_total. Retry policy: gateway/upstream/retry-policy.ts.
  *
@@ -111,7 +111,7 @@ describe('upstream faults', () => {
     assert.equal(r.counted, r.sent, 'gqlgw_subrequests_total counts every request sent');
   }
 
-  test('fewer items than keys: the missing keys are null, without an error (SPEC.md)', async () => {
+  test('fewer items than keys: the missing keys are null, without an error (docs/reference.md)', async () => {
     const r = await run(POSTS_QUERY, ({ query }) => ({ kind: 'json', body: [user(idsOf(query)[0]!)] }));
     check(r, { 2: null, 4: null }, []);
     assert.equal(r.sent, 2);

@@ -1,5 +1,5 @@
 /**
- * The `gqlgw import openapi` command line (SPEC.md "Set-up and commands"): --help, every error
+ * The `gqlgw import openapi` command line (docs/reference.md): --help, every error
  * path (exit code, the exact message with file and JSON pointer, nothing written, no stack trace),
  * circular schemas, names that collide after transformation, what is not mapped, and that two
  * runs write byte-identical files. Runs the real CLI as a child process.

@@ -1,5 +1,5 @@
 /**
- * The importer finds batch endpoints (SPEC.md `gqlgw import openapi`): a Petstore-Expanded-style
+ * The importer finds batch endpoints (docs/reference.md `gqlgw import openapi`): a Petstore-Expanded-style
  * description (fixtures/petstore-expanded-owners.yaml) whose pets carry `owner_id` and whose API
  * has `GET /owners?ids=` gives `Pet.owner` with @batch, so `{ pets { owner { name } } }` costs 2
  * upstream calls for 100 pets. Without the find-by-ids operation the link is an accepted N+1

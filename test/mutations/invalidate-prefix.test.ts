@@ -1,5 +1,5 @@
 /**
- * `@invalidate(prefix: true)` (SPEC.md "@invalidate", *new*) against a real upstream and a real
+ * `@invalidate(prefix: true)` (docs/mutations.md, *new*) against a real upstream and a real
  * memcached: adding a comment retires every cached page of that issue's comments, for every
  * caller, in L2 and in memcached (a gateway with an empty L2 refetches too), and nothing else:
  * issue 10's pages (whose path merely starts with the same characters) stay cached.

@@ -1,5 +1,5 @@
 /**
- * @invalidate beyond one process's L2 (SPEC.md "@invalidate"): through a real memcached shared by
+ * @invalidate beyond one process's L2 (docs/mutations.md): through a real memcached shared by
  * two gateways with L2 off, including the per-caller entries of a source with forward_headers, and
  * a memcached that does not answer (the delete is counted, the mutation still succeeds).
  */

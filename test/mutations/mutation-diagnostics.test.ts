@@ -1,5 +1,5 @@
 /**
- * What `gqlgw check` refuses about mutations and request methods (SPEC.md "Mutations", "@fetch",
+ * What `gqlgw check` refuses about mutations and request methods (docs/mutations.md, "@fetch",
  * "@invalidate"), each with its exact message at file:line:col and the fix.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Mutations end to end (SPEC.md "Mutations", "@invalidate"): a real gateway over HTTP against a
+ * Mutations end to end (docs/mutations.md, "@invalidate"): a real gateway over HTTP against a
  * test upstream that records the order, method, body and headers of each request. Serial order
  * (proven with a slow first mutation), nested rounds before the next field, no dedupe, no retry on
  * reset, 204/empty answers, error masking, POST-for-search, 405 over GET, and invalidation proven

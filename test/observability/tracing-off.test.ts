@@ -1,5 +1,5 @@
 /**
- * Without [tracing] no OpenTelemetry module is loaded (SPEC.md "Tracing"): a real `gqlgw serve`
+ * Without [tracing] no OpenTelemetry module is loaded (docs/observability.md): a real `gqlgw serve`
  * child process, preloaded with a resolution hook that records every module it resolves, serves
  * a query; none of its modules is an @opentelemetry package. With [tracing] the same probe sees
  * them, so the probe can fail.

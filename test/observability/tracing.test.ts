@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces (SPEC.md "Tracing") from the real gateway to a local OTLP/HTTP receiver
+ * OpenTelemetry traces (docs/observability.md) from the real gateway to a local OTLP/HTTP receiver
  * (protobuf and JSON): the span tree of a two-round batched query with its ids, names and
  * attributes; an incoming `traceparent` continued; every upstream request carrying the trace;
  * cache hits as round events; error statuses; coalesced calls linking the requests they served;

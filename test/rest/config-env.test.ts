@@ -1,5 +1,5 @@
 /**
- * `${NAME}` in gateway.toml string values and `[sources.X] headers` (SPEC.md "gateway.toml"):
+ * `${NAME}` in gateway.toml string values and `[sources.X] headers` (docs/reference.md):
  * expansion, defaults, `$$`, set-but-empty, and file:line:col diagnostics with the fix.
  */
 import assert from 'node:assert/strict';
@@ -50,7 +50,7 @@ test('an unset variable is an error at its file:line:col, with the fix', () => {
   ]);
 });
 
-// A header both forwarded and fixed is a fallback token (SPEC.md "gateway.toml"), no error: test/auth/subjects.test.ts.
+// A header both forwarded and fixed is a fallback token (docs/reference.md), no error: test/auth/subjects.test.ts.
 test('malformed references and bad headers are errors', () => {
   const text = `[sources.a]
 url = "http://127.0.0.1:1"

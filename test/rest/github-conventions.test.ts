@@ -1,5 +1,5 @@
 /**
- * GitHub-class REST conventions end to end (SPEC.md "@fetch", "gateway.toml", the *new* parts;
+ * GitHub-class REST conventions end to end (docs/reference.md, "gateway.toml", the *new* parts;
  * issue 35's table): optional query parts, dot and empty path segments refused, URLs taken from
  * data (`url:`) and refused elsewhere, whole responses with parsed `Link` headers (`response:
  * true`), same-origin redirects followed and others not, the User-Agent, and NOT_FOUND's detail.

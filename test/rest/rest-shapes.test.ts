@@ -1,5 +1,5 @@
 /**
- * Real REST APIs end to end (SPEC.md "Directives", issue 10) against the GitHub-shaped upstream of
+ * Real REST APIs end to end (docs/reference.md, issue 10) against the GitHub-shaped upstream of
  * test/support/rest-upstream.ts: envelopes and `select`, `@from(path:)`, dotted placeholders, list
  * values (comma-joined, repeated, left out when empty), every batch style (repeated parameters,
  * comma lists, POST bodies, dotted match, list foreign keys), lowercase kind discriminators, values
@@ -225,7 +225,7 @@ describe('real REST shapes against a GitHub-shaped upstream', () => {
     gh.reset();
     const first = await gw.query('{ repo(owner: "mona", name: "sketches") { name } repoMeta(owner: "mona", name: "sketches") { etag } }');
     assert.deepEqual(first.body.data, { repo: { name: 'sketches' }, repoMeta: { etag: '"11"' } });
-    assert.equal(gh.count(), 1, 'the same path with two selects is one request (SPEC.md "Rounds, dedupe"), two cache entries');
+    assert.equal(gh.count(), 1, 'the same path with two selects is one request (docs/caching.md), two cache entries');
     gh.reset();
     const second = await gw.query(
       '{ repoMeta(owner: "mona", name: "sketches") { etag } repo(owner: "mona", name: "sketches") { fullName } }',

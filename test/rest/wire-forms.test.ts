@@ -1,5 +1,5 @@
 /**
- * GitHub-class wire forms (SPEC.md "@from", *new*): enum values with `@from(value:)` both ways
+ * GitHub-class wire forms (docs/reference.md, *new*): enum values with `@from(value:)` both ways
  * (read from JSON; written into paths, queries and bodies), unions and interfaces told by a
  * `types` map (`value=Type`, `*=Type`, a default), and `[check] accept_n_plus_one`. Real HTTP
  * upstreams on 127.0.0.1 record every request line; the gateway is the real one.

@@ -1,5 +1,5 @@
 /**
- * SPEC.md "The HTTP surface", lifecycle: responses still in flight when the drain (SIGTERM) begins
+ * docs/hardening.md, lifecycle: responses still in flight when the drain (SIGTERM) begins
  * carry `Connection: close`, so no keep-alive client sends its next request into a closing socket;
  * a client must send its headers within headers_timeout_ms and its whole request within
  * request_timeout_ms (defaults 10 s and 30 s), cut to within 2 s. The timeouts are set short here
@@ -18,7 +18,7 @@ import { until } from '../support/wait.js';
 const SCHEMA = 'type Query { slow(id: ID!): Item @fetch(source: "items", path: "/slow/{args.id}") } type Item { id: ID! }';
 const HEADERS_TIMEOUT_MS = 500;
 const REQUEST_TIMEOUT_MS = 1000;
-/** SPEC.md: cut "to within 2 s"; plus slack for a loaded 2-core machine. */
+/** docs/reference.md: cut "to within 2 s"; plus slack for a loaded 2-core machine. */
 const WITHIN_MS = 2000 + 1000;
 
 function toml(itemsUrl: string): string {

@@ -1,5 +1,5 @@
 /**
- * SPEC.md "The HTTP surface": limits hold whatever the document's shape. Fragments that spread each
+ * docs/hardening.md: limits hold whatever the document's shape. Fragments that spread each
  * other are measured without expanding them (limits.max_fields, 400 FIELD_LIMIT), at most one
  * `__schema` per document (400 INTROSPECTION_LIMIT), `introspection = false` refuses `__schema` and
  * `__type` (400 INTROSPECTION_DISABLED). Plans are built in time linear in the document, and

@@ -1,7 +1,7 @@
 /**
- * Every entrance gives the same bytes for every outcome (SPEC.md "Errors and limits": "Both
+ * Every entrance gives the same bytes for every outcome (docs/hardening.md: "Both
  * entrances ... give byte-identical answers for every outcome, a failed element of a list-key
- * @batch included"; DESIGN.md "One decision, one place"). One table of outcome kinds (ok, null,
+ * @batch included"; gateway/execute/README.md). One table of outcome kinds (ok, null,
  * 404, a failed chunk, a failed list element, a bad value, a limit of subrequests and one of the
  * answer) goes through every entrance:
  * the JSON fast path, yoga over POST (a chunked body, which the fast path never takes), GET, and

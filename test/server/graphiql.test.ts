@@ -1,5 +1,5 @@
 /**
- * SPEC.md "The HTTP surface": GraphiQL works with no internet access. Its page names no other
+ * docs/hardening.md: GraphiQL works with no internet access. Its page names no other
  * host (script, styles and editor workers come from this gateway's /graphiql/*), a real headless
  * Chromium with every request to another host blocked loads it and runs a query, and
  * `graphiql = false` removes the page and its assets.

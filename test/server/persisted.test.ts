@@ -1,5 +1,5 @@
 /**
- * SPEC.md "The HTTP surface": automatic persisted queries (Apollo's protocol, over POST and GET),
+ * docs/hardening.md: automatic persisted queries (Apollo's protocol, over POST and GET),
  * trusted documents (`persisted_documents`) and `only_persisted`. Both entrances ask one decision
  * (gateway/server/persisted.ts), so every case is sent over POST (fast path) and GET (yoga).
  */

@@ -1,6 +1,5 @@
 /**
- * One answer pipeline behind two entrances (DESIGN.md "One decision, one place"; SPEC.md "The HTTP
- * surface", `[cors]`): the fast path must keep taking plain POST JSON requests (its own counter,
+ * One answer pipeline behind two entrances (gateway/execute/README.md; docs/reference.md, `[cors]`): the fast path must keep taking plain POST JSON requests (its own counter,
  * read over HTTP, moves only for them), and a request answered by the fast path and the same
  * request answered by yoga (GET) get the same status, body and headers — content type, CORS and
  * debug headers. A request the fast path hands to yoga is not parsed again. Preflights and origins

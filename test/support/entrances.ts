@@ -1,6 +1,6 @@
 /**
  * The ways a GraphQL request enters the gateway, for tests that send one request through each and
- * compare the answers (SPEC.md "Errors and limits": byte-identical answers on every entrance):
+ * compare the answers (docs/hardening.md: byte-identical answers on every entrance):
  * - `fast`: POST with `content-type: application/json` and a length (the JSON fast path);
  * - `yoga`: the same POST with a chunked body (no length), which the fast path never takes;
  * - `get`: GET with `?query=` (yoga);

@@ -1,6 +1,6 @@
 /**
  * A realistic REST upstream for end-to-end tests, shaped like GitHub's and JSONPlaceholder's APIs
- * (SPEC.md "Directives", issue 10): a counting upstream (test/support/upstream.ts) whose routes
+ * (docs/reference.md, issue 10): a counting upstream (test/support/upstream.ts) whose routes
  * answer with the shapes real APIs have:
  *
  * - every route checks `x-api-key` (401 without the right one);
