@@ -68,7 +68,8 @@ function checkSet(set: SelectionSetNode, type: GraphQLCompositeType, path: reado
       if (typeof children === 'string') return children;
       out.push({ name, children });
     } else {
-      if (sel.selectionSet) return `gives fields to ${type.name}.${name}, a ${named.name}, which has none${where(path)}`;
+      if (sel.selectionSet)
+        return `gives fields to ${type.name}.${name}, ${/^[AEIOU]/.test(named.name) ? 'an' : 'a'} ${named.name}, which has none${where(path)}`;
       out.push({ name, children: undefined });
     }
   }

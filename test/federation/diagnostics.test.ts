@@ -72,7 +72,7 @@ type User { id: ID! name: String }`,
     '3:27: @key on Product: fields "idd" names "idd", no field of Product; did you mean "id"? (fields: id, owner, weight, price, name)',
     '3:47: @key on Product: fields "owner" names the User field Product.owner without its fields: write "owner { … }"',
     '5:33: @provides on Product.owner: fields "nme" names "nme", no field of User; did you mean "name"? (fields: id, name)',
-    '7:32: @requires on Product.price: fields "weight { x }" gives fields to Product.weight, a Int, which has none',
+    '7:32: @requires on Product.price: fields "weight { x }" gives fields to Product.weight, an Int, which has none',
     '8:16: @provides on Product.name: String has no fields to provide; put @provides on a field of an object type',
   ]);
 });
