@@ -24,7 +24,7 @@ import type { Lookups } from './walk.js';
 const ignore = (): void => undefined;
 
 /**
- * Runs one round (SPEC.md "Rounds"): resolves every lookup to its subrequest, merges identical ones
+ * Runs one round (docs/caching.md): resolves every lookup to its subrequest, merges identical ones
  * (the request memo, L1), answers what L2 and memcached hold (execute/cache-tiers.ts), then sends
  * what is left in one go: each @batch group as one request per chunk, every other lookup as one
  * request, concurrently; what another request already has in flight is waited for instead
@@ -227,7 +227,7 @@ function elementsOf(memos: ReadonlyArray<OutcomeSlot | null>): ElementsOutcome {
 }
 
 /**
- * Renews stale entries that just answered (SPEC.md "@cache" stale): at most one refresh per key per
+ * Renews stale entries that just answered (docs/caching.md stale): at most one refresh per key per
  * process at a time, sent like a round of its own but for no request: not counted in any request's
  * stats, bound to no client's abort, its errors dropped (the stale entry serves on until it expires).
  */
@@ -302,7 +302,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       singles.push(m);
       continue;
     }
-    // A null {args.*} in the path part of the @batch path: as for a single fetch (SPEC.md
+    // A null {args.*} in the path part of the @batch path: as for a single fetch (docs/reference.md
     // "@fetch"), the field is null and nothing is sent.
     if (!groups.add(m)) m.outcome = NULL_BODY;
   }
@@ -358,7 +358,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   });
 }
 
-/** Only GET subrequests of a coalescing source are shared across requests (SPEC.md "Coalescing"). */
+/** Only GET subrequests of a coalescing source are shared across requests (docs/caching.md). */
 function coalesces(m: MemoEntry, state: RequestState): boolean {
   return state.coalesce && m.fetch.source.coalesce && m.fetch.method === 'GET';
 }
