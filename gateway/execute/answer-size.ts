@@ -33,6 +33,55 @@ export function responseLimitError(err: ResponseLimitError): GraphQLError {
   return new GraphQLError(err.message, { extensions: { code: 'RESPONSE_LIMIT', limit: { key: err.key, value: err.limit } } });
 }
 
+/** The most values the data writer writes on its own; a larger answer is measured by the walk first, which yields. */
+const WRITE_MAX_NODES = 20_000;
+
+/**
+ * What the data writer (execute/write-data.ts) counts while it writes a plain success, so that such
+ * an answer needs no measuring walk: at least what measureAnswer would count, never less: every
+ * field node's value and list item a node, and bytes as the walk estimates them (key and
+ * punctuation per field node, a string's length + 2, 8 for any other value, 9 per list item plus
+ * its string's length). Repeated field nodes of one response key count once each, as the walk's
+ * plan entries do. The writer checks the meter at every object and list, and stops (`stopped`,
+ * giving up) past `maxNodes` or `maxBytes`: a write allocates about an answer's worth before it
+ * stops. A meter from `limits` stops at WRITE_MAX_NODES too, so that a large answer is left to the
+ * walk, which yields to the event loop.
+ */
+export class WriteMeter {
+  nodes = 0;
+  /** The root object's braces. */
+  bytes = 2;
+  stopped = false;
+
+  private constructor(
+    readonly maxNodes: number,
+    readonly maxBytes: number,
+    private readonly limits: AnswerLimits | undefined,
+  ) {}
+
+  /** A meter for a write that replaces the measuring walk. */
+  static within(limits: AnswerLimits): WriteMeter {
+    return new WriteMeter(Math.min(limits.maxNodes, WRITE_MAX_NODES), limits.maxBytes, limits);
+  }
+
+  /** A meter that never stops: for a write after the walk has measured the answer. */
+  static unbounded(): WriteMeter {
+    return new WriteMeter(Infinity, Infinity, undefined);
+  }
+
+  /** Called by the writer when a count is over: it gives up. */
+  stop(): undefined {
+    this.stopped = true;
+    return undefined;
+  }
+
+  /** Whether `written` is an answer the walk would let through, so the walk need not run. */
+  passes(written: string | undefined): written is string {
+    const { limits } = this;
+    return written !== undefined && !this.stopped && limits !== undefined && this.nodes <= limits.maxNodes && this.bytes <= limits.maxBytes;
+  }
+}
+
 /** How long the walk runs before it lets other work run (one turn of the event loop). */
 const SLICE_MS = 5;
 /** How many values the walk counts between looks at the clock. */

@@ -16,7 +16,7 @@ import { runRounds } from './run-rounds.js';
 import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
 import { checkVariables } from './check-variables.js';
-import { measureAnswer, ResponseLimitError, responseLimitError, type AnswerLimits } from './answer-size.js';
+import { measureAnswer, ResponseLimitError, responseLimitError, WriteMeter, type AnswerLimits } from './answer-size.js';
 import { HeaderForwarder } from './forwarded-headers.js';
 import type { OperationStats } from './operation-stats.js';
 import { ResultStore } from './result-store.js';
@@ -203,12 +203,25 @@ export function createExecutor(options: ExecutorOptions): Executor {
         collectLookups(p.root, root, p.rootType, walk);
         await runRounds(walk.out, state, deps);
       }
-      const measuring = measureAnswer({ selection: p.root, value: root, typeName: p.rootType }, store, variables, answerLimits);
-      if (measuring) await measuring;
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.
       const shapeRequest = { document: request.document, operationName: request.operationName, variables };
-      // A completed object is read through the store (ResultStore.completedValue), which the writer does not do.
-      dataJson = request.dataAsJson && !store.hasCompletions && !tracing ? shaper.writeData(shapeRequest, root, store) : undefined;
+      // A plain success the data writer writes within its meter needs no measuring walk
+      // (answer-size.ts WriteMeter); anything else is measured first, and a write the meter stopped
+      // is written again once the walk has let the answer through. A completed object is read
+      // through the store (ResultStore.completedValue), which the writer does not do.
+      const writes = request.dataAsJson === true && !store.hasCompletions && !tracing;
+      let writeAgain = false;
+      if (writes) {
+        const meter = WriteMeter.within(answerLimits);
+        const written = shaper.writeData(shapeRequest, root, store, meter);
+        if (meter.passes(written)) dataJson = written;
+        else writeAgain = written !== undefined || meter.stopped;
+      }
+      if (dataJson === undefined) {
+        const measuring = measureAnswer({ selection: p.root, value: root, typeName: p.rootType }, store, variables, answerLimits);
+        if (measuring) await measuring;
+        if (writeAgain) dataJson = shaper.writeData(shapeRequest, root, store, WriteMeter.unbounded());
+      }
       if (dataJson !== undefined) {
         result = {};
       } else {

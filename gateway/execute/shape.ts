@@ -24,6 +24,7 @@ import { concreteTypeOf } from './concrete-type.js';
 import { deeperThan } from './value-depth.js';
 import { NESTED_DEEPER } from './value-errors.js';
 import { compileDataWriter, type DataWriter } from './write-data.js';
+import type { WriteMeter } from './answer-size.js';
 import { readingEntities } from './shape-entities.js';
 
 /**
@@ -213,9 +214,12 @@ export class ResponseShaper {
     });
   }
 
-  /** The response's `data` as JSON text when it is a plain success the writer can write; else undefined. */
-  writeData(request: ShapeRequest, rootValue: object, store: ResultStore): string | undefined {
-    return this.compiledOf(request.document, request.operationName).writer?.(rootValue, store);
+  /**
+   * The response's `data` as JSON text when it is a plain success the writer can write within
+   * `meter`; else undefined (and `meter.stopped` when the meter stopped it).
+   */
+  writeData(request: ShapeRequest, rootValue: object, store: ResultStore, meter: WriteMeter): string | undefined {
+    return this.compiledOf(request.document, request.operationName).writer?.(rootValue, store, meter);
   }
 
   private compiledOf(document: DocumentNode, operationName: string | null | undefined): Compiled {

@@ -26,6 +26,7 @@ import { collectFields, collectSubfields } from 'graphql/execution/collectFields
 import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { readDotted } from '../../directives/dotted.js';
 import type { ResultStore } from './result-store.js';
+import type { WriteMeter } from './answer-size.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { fieldValue, isPlainValue } from '../upstream/outcome.js';
 
@@ -44,10 +45,13 @@ import { fieldValue, isPlainValue } from '../upstream/outcome.js';
  * functions (class Compiler), so that a plain success skips graphql-jit's result and JSON.stringify
  * (docs/performance.md).
  */
-export type DataWriter = (root: object, store: ResultStore) => string | undefined;
+export type DataWriter = (root: object, store: ResultStore, meter: WriteMeter) => string | undefined;
 
-/** A value's JSON text, or undefined: the response is not a plain success (give up). */
-type ValueWriter = (value: unknown, store: ResultStore) => string | undefined;
+/**
+ * A value's JSON text, or undefined: the response is not a plain success, or `meter` stopped the
+ * write (give up). The writers count into `meter` what they write (answer-size.ts WriteMeter).
+ */
+type ValueWriter = (value: unknown, store: ResultStore, meter: WriteMeter) => string | undefined;
 
 /**
  * Compiles the writer of one operation of a validated document; undefined when the operation is
@@ -90,8 +94,9 @@ function dependsOnVariables(operation: OperationDefinitionNode, document: Docume
  * holds only constants written with JSON.stringify (response keys, JSON keys, type names: text of
  * the document and the schema goes in only as string literals) and `r[i]` references to values of
  * this compilation (field nodes, steps, functions); nothing of a request's values is in it. In the
- * code, `p` is the parent object, `s` the result store, `v` a field's value and `t` its JSON text;
- * any check that fails returns undefined (give up).
+ * code, `p` is the parent object, `s` the result store, `m` the meter, `v` a field's value and `t`
+ * its JSON text; any check that fails returns undefined (give up), and so does a meter over its
+ * bounds (`m.stop()`).
  */
 class Compiler {
   private readonly refs: unknown[] = [];
@@ -104,8 +109,12 @@ class Compiler {
 
   /** The writer of an object of `type` with these collected fields; undefined when one is not writable. */
   objectWriter(type: GraphQLObjectType, fields: ReadonlyMap<string, readonly FieldNode[]>): ValueWriter | undefined {
-    let code = 'let v, t, o, out = "";\n';
+    let code = '';
     let text = '{'; // constant JSON text not yet appended
+    // The walk's count of this object's own part: a node and the key's bytes per field node
+    // (__typename is not one of its entries); the values' bytes are counted as they are read.
+    let nodeCount = 0;
+    let keyBytes = 0;
     for (const [responseKey, nodes] of fields) {
       text += `${text === '{' ? '' : ','}${JSON.stringify(responseKey)}:`;
       const fieldName = nodes[0]!.name.value;
@@ -118,12 +127,19 @@ class Compiler {
       if (!def) return undefined;
       const append = this.append(def.type, nodes, text);
       if (append === undefined) return undefined;
+      nodeCount += nodes.length;
+      keyBytes += nodes.length * (responseKey.length + 4);
       code += this.read(this.blueprint.fields.get(`${type.name}.${fieldName}`), fieldName, nodes);
+      code += `m.bytes += ${times(nodes.length)}(typeof v === "string" ? v.length + 2 : 8);\n`;
       code += append;
       text = '';
     }
-    code += `return out + ${JSON.stringify(text + '}')};`;
-    return this.build('p, s', code);
+    const meter =
+      nodeCount === 0
+        ? ''
+        : `m.nodes += ${nodeCount}; m.bytes += ${keyBytes};\nif (m.nodes > m.maxNodes || m.bytes > m.maxBytes) return m.stop();\n`;
+    code = `let v, t, o, out = "";\n${meter}${code}return out + ${JSON.stringify(text + '}')};`;
+    return this.build('p, s, m', code);
   }
 
   /** Code that sets `v` to the field's value as the shaper's resolvers read it (execute/shape.ts shapingSchema). */
@@ -164,7 +180,7 @@ class Compiler {
     const nonNull = isNonNullType(type);
     const named = nonNull ? type.ofType : type;
     if (!isLeafType(named)) {
-      const complete = this.completion(type, nodes, 'v');
+      const complete = this.completion(type, nodes, 'v', nodes.length);
       return complete && `${complete}out += ${JSON.stringify(text)} + t;\n`;
     }
     const put = (pieces: readonly Piece[]) => `out += ${concatenation([text, ...pieces])};`;
@@ -172,25 +188,33 @@ class Compiler {
     return `if (v === null || v === undefined) ${absent} else {\n${this.leaf(named, 'v', put)}}\n`;
   }
 
-  /** Code that sets `t` to the JSON text of `x`, a value of `type` with the sub-selections of `nodes`. */
-  private completion(type: GraphQLOutputType, nodes: readonly FieldNode[], x: string): string | undefined {
+  /**
+   * Code that sets `t` to the JSON text of `x`, a value of `type` with the sub-selections of `nodes`.
+   * `count`: how many times the walk counts the items of a list `x` (the field's nodes; 0 for a list
+   * in a list, whose items the walk does not count).
+   */
+  private completion(type: GraphQLOutputType, nodes: readonly FieldNode[], x: string, count: number): string | undefined {
     if (isNonNullType(type)) {
-      const present = this.present(type.ofType, nodes, x);
+      const present = this.present(type.ofType, nodes, x, count);
       return present && `if (${x} === null || ${x} === undefined) return undefined;\n${present}`;
     }
-    const present = this.present(type, nodes, x);
+    const present = this.present(type, nodes, x, count);
     return present && `if (${x} === null || ${x} === undefined) t = "null"; else {\n${present}}\n`;
   }
 
   /** Code that sets `t` to the JSON text of `x`, present (not null), of a nullable `type`. */
-  private present(type: GraphQLOutputType, nodes: readonly FieldNode[], x: string): string | undefined {
-    const call = (write: ValueWriter) => `t = ${this.ref(write)}(${x}, s); if (t === undefined) return undefined;\n`;
+  private present(type: GraphQLOutputType, nodes: readonly FieldNode[], x: string, count: number): string | undefined {
+    const call = (write: ValueWriter) => `t = ${this.ref(write)}(${x}, s, m); if (t === undefined) return undefined;\n`;
     if (isListType(type)) {
-      const item = this.completion(type.ofType, nodes, 'x');
+      const item = this.completion(type.ofType, nodes, 'x', 0);
       if (item === undefined) return undefined;
+      // The walk's count of the items: a node and 9 bytes each, and a string item's length.
+      const over = 'if (m.nodes > m.maxNodes || m.bytes > m.maxBytes) return m.stop();\n';
+      const meter = count === 0 ? '' : `m.nodes += ${times(count)}l.length; m.bytes += ${9 * count} * l.length;\n${over}`;
+      const strings = count === 0 ? '' : `if (typeof x === "string") m.bytes += ${times(count)}x.length;\n`;
       const list = this.build(
-        'l, s',
-        `let x, t, out = "[";\nfor (let i = 0; i < l.length; i++) {\nx = l[i];\n${item}out += i === 0 ? t : "," + t;\n}\nreturn out + "]";`,
+        'l, s, m',
+        `let x, t, out = "[";\n${meter}for (let i = 0; i < l.length; i++) {\nx = l[i];\n${strings}${item}out += i === 0 ? t : "," + t;\n}\n${count === 0 ? '' : over}return out + "]";`,
       );
       return `if (!Array.isArray(${x})) return undefined;\n${call(list)}`;
     }
@@ -208,10 +232,10 @@ class Compiler {
       if (!write) return undefined;
       byType.set(possible.name, write);
     }
-    const abstract: ValueWriter = (v, store) => {
+    const abstract: ValueWriter = (v, store, meter) => {
       const concrete = concreteTypeOf(discriminator, v);
       const write = concrete === undefined ? undefined : byType.get(concrete);
-      return write && isJsonObject(v) ? write(v, store) : undefined;
+      return write && isJsonObject(v) ? write(v, store, meter) : undefined;
     };
     return call(abstract);
   }
@@ -247,6 +271,9 @@ class Compiler {
     return make(this.refs);
   }
 }
+
+/** JavaScript of a product with `n`: `n * ` (nothing for 1). */
+const times = (n: number): string => (n === 1 ? '' : `${n} * `);
 
 /** A piece of written text: constant text, or code whose value's string form is written. */
 type Piece = string | { readonly code: string };

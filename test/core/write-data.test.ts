@@ -19,6 +19,8 @@ import { buildBlueprint } from '../../gateway/blueprint/build.js';
 import { loadConfig } from '../../gateway/config/load.js';
 import { ResponseShaper } from '../../gateway/execute/shape.js';
 import { ResultStore } from '../../gateway/execute/result-store.js';
+import { measureAnswer, ResponseLimitError, WriteMeter } from '../../gateway/execute/answer-size.js';
+import { buildPlan } from '../../gateway/plan/build.js';
 
 const SCHEMA = `
 type Query {
@@ -228,10 +230,19 @@ describe('the data writer answers what the shaper answers', () => {
         store.claim(root, node, { outcome: { kind: 'ok', body: JSON.parse(JSON.stringify(bodies[node.name.value])) as unknown } });
       }
       const shaped = await shaper.shape({ document }, root, { store, debugHeaders: false });
-      const text = shaper.writeData({ document }, root, store);
+      const meter = WriteMeter.unbounded();
+      const text = shaper.writeData({ document }, root, store, meter);
       assert.equal(shaped.errors === undefined, written, `${name}: the shaper's result has errors exactly when the writer should give up`);
       if (written) assert.equal(`{"data":${text}}`, JSON.stringify(shaped), name);
       else assert.equal(text, undefined, `${name}: given up`);
+      if (!written) continue;
+      // The meter replaces the measuring walk: it counts at least what the walk counts (the walk
+      // passes within the meter's counts), and the same values (the walk refuses one fewer).
+      const plan = buildPlan(blueprint, document, undefined)!;
+      const measure = (maxNodes: number, maxBytes: number) =>
+        measureAnswer({ selection: plan.root, value: root, typeName: plan.rootType }, store, {}, { maxNodes, maxBytes });
+      assert.doesNotThrow(() => measure(meter.nodes, meter.bytes), `${name}: the walk counts no more than the meter`);
+      assert.throws(() => measure(meter.nodes - 1, Infinity), ResponseLimitError, `${name}: the walk counts the meter's values`);
     }
   });
 });

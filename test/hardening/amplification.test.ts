@@ -60,6 +60,31 @@ describe('the answer itself is bounded', () => {
     assert.deepEqual(error.extensions?.limit, { key: 'max_response_bytes', value: 100000 });
   });
 
+  // A plain success is counted by the data writer while it writes it (the fast path), by the walk
+  // everywhere else: a field asked many times is one value of the text, but as many values for the
+  // limits, on every entrance.
+  test('a field asked 50 times counts 50 times: over max_result_nodes on every entrance', async () => {
+    // 10 posts → 100 posts below their authors, each with 50 id nodes: 5,131 values, 231 written.
+    const ids = Array.from({ length: 50 }, () => 'id').join(' ');
+    for (const entrance of ENTRANCES) {
+      const res = await sendThrough(entrance, gw.url, { query: `{ posts { author { posts { ${ids} } } } }` });
+      assert.equal(res.status, 400, entrance);
+      assert.deepEqual(requestError(await res.json()).extensions?.limit, { key: 'max_result_nodes', value: 5000 }, entrance);
+    }
+  });
+
+  test('a long title asked 40 times counts 40 times: over max_response_bytes on every entrance, though its text is 3 KB', async () => {
+    const titles = Array.from({ length: 40 }, () => 'title').join(' ');
+    for (const entrance of ENTRANCES) {
+      const res = await sendThrough(entrance, gw.url, { query: `{ posts { ${titles} } }` });
+      assert.equal(res.status, 400, entrance);
+      assert.deepEqual(requestError(await res.json()).extensions?.limit, { key: 'max_response_bytes', value: 100000 }, entrance);
+    }
+    const once = await gw.query('{ posts { title } }');
+    assert.equal(once.status, 200);
+    assert.ok(JSON.stringify(once.body).length < 4000);
+  });
+
   test('a custom-scalar value that makes the answer too large: 400 RESPONSE_LIMIT from the exact check of the bytes', async () => {
     for (const entrance of ENTRANCES) {
       const res = await sendThrough(entrance, gw.url, { query: '{ blob }' });
