@@ -2,6 +2,7 @@ import { DeadlineScope } from '../upstream/deadline.js';
 import { mergeChunk, sendChunk, type BatchChunk, type ChunkDeps } from './batch.js';
 import { SharedCall } from './coalesce.js';
 import { releasing } from './dispatch.js';
+import { SlicedRelease } from './sliced-release.js';
 
 /** A chunk being filled by the requests of one event-loop turn (or of one `batch_window_ms`). */
 interface OpenChunk {
@@ -66,8 +67,14 @@ export class BatchCollector {
     const call = new SharedCall([]);
     call.waiters = 0;
     call.runsOn = true;
-    let finished = ignore;
-    call.done = new Promise<void>((resolve) => (finished = resolve));
+    const sliced = new SlicedRelease();
+    call.sliced = sliced;
+    let resolveDone = ignore;
+    call.done = new Promise<void>((resolve) => (resolveDone = resolve));
+    const finished = (): void => {
+      resolveDone();
+      sliced.release();
+    };
     const o: OpenChunk = { chunk: block, call, finished, open: true, timer: undefined };
     this.joined(o, block, deps);
     list.push(o);

@@ -1,4 +1,5 @@
 import { Canceller, type Abortable } from '../upstream/canceller.js';
+import type { SlicedRelease } from './sliced-release.js';
 
 /**
  * Coalescing across requests (docs/caching.md): the GET subrequests and @batch
@@ -95,8 +96,15 @@ export class SharedCall {
   /** Never aborted when every waiter left (docs/caching.md). */
   runsOn = false;
   readonly controller = new Canceller();
+  /** Waiters answered a slice at a time (a chunk shared across requests, batch-collector.ts); else all at `done`. */
+  sliced: SlicedRelease | undefined;
 
   constructor(readonly memos: CallMember[]) {}
+
+  /** What one waiting round awaits: `done`, or its place in the sliced release. */
+  waitFor(): Promise<void> {
+    return this.sliced ? this.sliced.waiter() : this.done;
+  }
 
   get signal(): Abortable {
     return this.controller;
@@ -131,7 +139,7 @@ export class RoundWaits {
       return;
     }
     const all: Array<Promise<void>> = [...own];
-    for (const call of this.calls) all.push(call.done);
+    for (const call of this.calls) all.push(call.waitFor());
     try {
       // One call and nothing of its own (a round whose keys wait in one shared chunk): no Promise.all.
       await abortable<unknown>(all.length === 1 ? all[0]! : Promise.all(all), signal);
