@@ -41,8 +41,8 @@ const WRITE_MAX_NODES = 20_000;
  * an answer needs no measuring walk: at least what measureAnswer would count, never less: every
  * field node's value and list item a node, and bytes as the walk estimates them (key and
  * punctuation per field node, a string's length + 2, 8 for any other value, 9 per list item plus
- * its string's length). Repeated field nodes of one response key count once each, as the walk's
- * plan entries do. The writer checks the meter at every object and list, and stops (`stopped`,
+ * its string's length). Each of the field nodes of one response key counts (a field asked twice
+ * counts twice though its text is written once), as each is one of the walk's plan entries. The writer checks the meter at every object and list, and stops (`stopped`,
  * giving up) past `maxNodes` or `maxBytes`: a write allocates about an answer's worth before it
  * stops. A meter from `limits` stops at WRITE_MAX_NODES too, so that a large answer is left to the
  * walk, which yields to the event loop.

@@ -134,10 +134,7 @@ class Compiler {
       code += append;
       text = '';
     }
-    const meter =
-      nodeCount === 0
-        ? ''
-        : `m.nodes += ${nodeCount}; m.bytes += ${keyBytes};\nif (m.nodes > m.maxNodes || m.bytes > m.maxBytes) return m.stop();\n`;
+    const meter = nodeCount === 0 ? '' : `m.nodes += ${nodeCount}; m.bytes += ${keyBytes};\n${METER_OVER}`;
     code = `let v, t, o, out = "";\n${meter}${code}return out + ${JSON.stringify(text + '}')};`;
     return this.build('p, s, m', code);
   }
@@ -209,12 +206,11 @@ class Compiler {
       const item = this.completion(type.ofType, nodes, 'x', 0);
       if (item === undefined) return undefined;
       // The walk's count of the items: a node and 9 bytes each, and a string item's length.
-      const over = 'if (m.nodes > m.maxNodes || m.bytes > m.maxBytes) return m.stop();\n';
-      const meter = count === 0 ? '' : `m.nodes += ${times(count)}l.length; m.bytes += ${9 * count} * l.length;\n${over}`;
+      const meter = count === 0 ? '' : `m.nodes += ${times(count)}l.length; m.bytes += ${9 * count} * l.length;\n${METER_OVER}`;
       const strings = count === 0 ? '' : `if (typeof x === "string") m.bytes += ${times(count)}x.length;\n`;
       const list = this.build(
         'l, s, m',
-        `let x, t, out = "[";\n${meter}for (let i = 0; i < l.length; i++) {\nx = l[i];\n${strings}${item}out += i === 0 ? t : "," + t;\n}\n${count === 0 ? '' : over}return out + "]";`,
+        `let x, t, out = "[";\n${meter}for (let i = 0; i < l.length; i++) {\nx = l[i];\n${strings}${item}out += i === 0 ? t : "," + t;\n}\n${count === 0 ? '' : METER_OVER}return out + "]";`,
       );
       return `if (!Array.isArray(${x})) return undefined;\n${call(list)}`;
     }
@@ -271,6 +267,9 @@ class Compiler {
     return make(this.refs);
   }
 }
+
+/** The generated check of the meter: over a bound, the write gives up (answer-size.ts WriteMeter). */
+const METER_OVER = 'if (m.nodes > m.maxNodes || m.bytes > m.maxBytes) return m.stop();\n';
 
 /** JavaScript of a product with `n`: `n * ` (nothing for 1). */
 const times = (n: number): string => (n === 1 ? '' : `${n} * `);
