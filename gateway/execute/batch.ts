@@ -62,10 +62,10 @@ export interface BatchGroup {
   /** The request whose lookups these are. */
   readonly sender: Sender;
   readonly warnings: BatchWarning[] | undefined;
-  /** Distinct keys (string form), in the order first asked. */
-  readonly keys: string[];
+  /** Distinct keys (string form), in the order first asked; a one-element array at the first key (add). */
+  keys: string[];
   /** The memo entry that asked each key first: `entries[i]` waits for `keys[i]`. */
-  readonly entries: MemoEntry[];
+  entries: MemoEntry[];
   /**
    * Only when the batch key does not decide the memo entry (BatchBlueprint `keyAlone` false, or a
    * second field joined): each key's position in `keys`, and the entries that asked a key after
@@ -126,7 +126,12 @@ function joinOneToMany(a: OneToMany, b: OneToMany): OneToMany {
  * path without {args.*} and a source that forwards no headers.
  */
 export class BatchGroups {
-  private readonly byShare = new Map<string, Map<string, BatchGroup>>();
+  /** The first group, alone until a second one is made: most rounds have one group, and no map. */
+  private only: BatchGroup | undefined;
+  private onlyShare = '';
+  private onlyKey = '';
+  /** Every group by share key, then by group key; made with the second group. */
+  private byShare: Map<string, Map<string, BatchGroup>> | undefined;
   /** The group the last entry went to, its field and group key: a round's entries of one field come together. */
   private last: BatchGroup | undefined;
   private lastFetch: FetchBlueprint | undefined;
@@ -159,8 +164,14 @@ export class BatchGroups {
     const at = positions?.get(key);
     if (at === undefined) {
       positions?.set(key, group.keys.length);
-      group.keys.push(key);
-      group.entries.push(m);
+      if (group.keys.length === 0) {
+        // A one-element array: an empty one's first push makes room for 17, and most groups have one key.
+        group.keys = [key];
+        group.entries = [m];
+      } else {
+        group.keys.push(key);
+        group.entries.push(m);
+      }
       return true;
     }
     const first = group.entries[at]!;
@@ -174,12 +185,7 @@ export class BatchGroups {
   /** The group of `m`'s batch for `groupKey`, made when new; remembered as the last one used. */
   private group(m: MemoEntry, groupKey: string, headers: ForwardedHeaders): BatchGroup {
     const batch = m.fetch.batch!;
-    let groups = this.byShare.get(batch.shareKey);
-    if (!groups) {
-      groups = new Map();
-      this.byShare.set(batch.shareKey, groups);
-    }
-    let group = groups.get(groupKey);
+    let group = this.find(batch.shareKey, groupKey);
     if (!group) {
       group = {
         coordinate: m.coordinate,
@@ -200,7 +206,7 @@ export class BatchGroups {
         oneToMany: collectsAll(m.fetch) ? 'all' : 'none',
         cached: m.fetch.cache !== undefined,
       };
-      groups.set(groupKey, group);
+      this.keep(batch.shareKey, groupKey, group);
     } else if (m.fetch !== group.fetch) {
       if (batch.max < group.max) group.max = batch.max;
       group.oneToMany = joinOneToMany(group.oneToMany, collectsAll(m.fetch) ? 'all' : 'none');
@@ -212,8 +218,30 @@ export class BatchGroups {
     return group;
   }
 
-  /** Every group's chunks, in the order the groups were made. */
+  private find(share: string, groupKey: string): BatchGroup | undefined {
+    if (this.byShare) return this.byShare.get(share)?.get(groupKey);
+    return this.only !== undefined && this.onlyShare === share && this.onlyKey === groupKey ? this.only : undefined;
+  }
+
+  private keep(share: string, groupKey: string, group: BatchGroup): void {
+    if (this.only === undefined) {
+      this.only = group;
+      this.onlyShare = share;
+      this.onlyKey = groupKey;
+      return;
+    }
+    this.byShare ??= new Map([[this.onlyShare, new Map([[this.onlyKey, this.only]])]]);
+    let groups = this.byShare.get(share);
+    if (!groups) {
+      groups = new Map();
+      this.byShare.set(share, groups);
+    }
+    groups.set(groupKey, group);
+  }
+
+  /** Every group's chunks, in the order the groups were made (by share key, then group key). */
   chunks(): BatchChunk[] {
+    if (!this.byShare) return this.only ? chunkBatchGroup(this.only) : [];
     const chunks: BatchChunk[] = [];
     for (const groups of this.byShare.values()) for (const g of groups.values()) chunks.push(...chunkBatchGroup(g));
     return chunks;

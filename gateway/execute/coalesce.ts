@@ -116,14 +116,17 @@ export class SharedCall {
  * caller's own AbortSignal (one listener per round), and leaves them all when the round ends.
  */
 export class RoundWaits {
-  private readonly calls = new Set<SharedCall>();
+  /** The first call waited for; the others in `more` (most rounds wait for one call, and make no Set). */
+  private first: SharedCall | undefined;
+  private more: Set<SharedCall> | undefined;
 
   constructor(private readonly inFlight: InFlight) {}
 
   /** Counts this round as a waiter of `call` (once, however many of its keys the round needs). */
   wait(call: SharedCall, joined: boolean): void {
-    if (this.calls.has(call)) return;
-    this.calls.add(call);
+    if (this.first === undefined) this.first = call;
+    else if (this.first === call || this.more?.has(call)) return;
+    else (this.more ??= new Set()).add(call);
     if (joined) call.waiters++;
   }
 
@@ -131,24 +134,44 @@ export class RoundWaits {
    * Waits for `own` (this round's calls to sources that do not coalesce) and every call waited for;
    * rejects with the abort reason as soon as `signal` aborts. Leaves every call either way.
    */
-  async waitAll(own: ReadonlyArray<Promise<void>>, signal: Abortable | undefined): Promise<void> {
-    if (this.calls.size === 0) {
+  waitAll(own: ReadonlyArray<Promise<void>>, signal: Abortable | undefined): Promise<void> {
+    const first = this.first;
+    if (first === undefined) {
       // Only this request's own subrequests: their deadline is bound to `signal`, so they end with
       // its reason as soon as it aborts (upstream/client.ts); no race against it is needed.
-      await (own.length === 1 ? own[0] : Promise.all(own));
-      return;
+      return own.length === 1 ? own[0]! : Promise.all(own).then(ignore);
     }
-    const all: Array<Promise<void>> = [...own];
-    for (const call of this.calls) all.push(call.waitFor());
-    try {
+    let work: Promise<unknown>;
+    if (own.length === 0 && this.more === undefined) {
       // One call and nothing of its own (a round whose keys wait in one shared chunk): no Promise.all.
-      await abortable<unknown>(all.length === 1 ? all[0]! : Promise.all(all), signal);
-    } finally {
-      for (const call of this.calls) this.inFlight.leave(call);
-      this.calls.clear();
+      work = first.waitFor();
+    } else {
+      const all: Array<Promise<void>> = [...own, first.waitFor()];
+      if (this.more) for (const call of this.more) all.push(call.waitFor());
+      work = Promise.all(all);
     }
+    // Continuations, not an async function: the round's wait allocates no frame of its own.
+    return abortable(work, signal).then(
+      () => this.leaveAll(),
+      (err: unknown) => {
+        this.leaveAll();
+        throw err;
+      },
+    );
+  }
+
+  private leaveAll(): void {
+    const first = this.first;
+    if (first === undefined) return;
+    this.first = undefined;
+    this.inFlight.leave(first);
+    const more = this.more;
+    this.more = undefined;
+    if (more) for (const call of more) this.inFlight.leave(call);
   }
 }
+
+const ignore = (): void => undefined;
 
 /** `work`, or a rejection with the signal's reason as soon as it aborts. */
 function abortable<T>(work: Promise<T>, signal: Abortable | undefined): Promise<T> {

@@ -137,8 +137,10 @@ export class ResultStore {
  * where a map per field costs a hashed insert with growth and a hashed read each (docs/performance.md).
  */
 class FieldSlots {
-  private readonly parents: object[] = [];
-  private readonly slots: OutcomeSlot[] = [];
+  // Made with the field's first claim, as a one-element array (the first push onto an empty array
+  // makes room for 17): most fields of most requests have one claim.
+  private parents: object[] = [];
+  private slots: OutcomeSlot[] = [];
   /** Where the next in-order read is expected. */
   private next = 0;
   /** Parent → index of its claim; made on the first read or check out of order. */
@@ -150,6 +152,11 @@ class FieldSlots {
 
   append(parent: object, slot: OutcomeSlot): void {
     this.index?.set(parent, this.parents.length);
+    if (this.parents.length === 0) {
+      this.parents = [parent];
+      this.slots = [slot];
+      return;
+    }
     this.parents.push(parent);
     this.slots.push(slot);
   }

@@ -39,7 +39,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
     const round = new RoundLookups(state, deps.keys);
     const { entries, parents } = lookups;
     for (let i = 0; i < entries.length; i++) round.add(entries[i]!, parents[i]!);
-    const { tally, listAttached, claimed } = round;
+    const { tally } = round;
     const stale: MemoEntry[] = [];
     const read = readCaches(round.created, deps, tally, stale);
     const sendRest = (fromNetwork: MemoEntry[]): Promise<void> => {
@@ -48,10 +48,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
       return fromNetwork.length > 0 ? send(fromNetwork, state, deps, tally) : NOTHING_SENT;
     };
     const sent = Array.isArray(read) ? sendRest(read) : read.then(sendRest);
-    return sent.then(() => {
-      for (const { slot, memos } of listAttached) slot.outcome = elementsOf(memos);
-      return claimed;
-    });
+    return sent.then(() => round.finish());
   } catch (err) {
     return Promise.reject(err);
   }
@@ -65,6 +62,11 @@ export interface Claimed {
   readonly slots: OutcomeSlot[];
 }
 
+const NO_CLAIMS: Claimed = Object.freeze({
+  entries: Object.freeze([]) as unknown as PlanEntry[],
+  slots: Object.freeze([]) as unknown as OutcomeSlot[],
+});
+
 /** The slot of a lookup whose value is null without asking anything (no key, or a null path placeholder). */
 export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_BODY }) as OutcomeSlot;
 
@@ -76,10 +78,12 @@ export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_BODY }) as O
  */
 class RoundLookups {
   readonly tally: RoundTally;
-  readonly created: MemoEntry[] = [];
-  readonly listAttached: Array<{ slot: OutcomeSlot; memos: Array<OutcomeSlot | null> }> = [];
+  /** The memo entries this round made; a one-element array at the first (an empty one's first push makes room for 17). */
+  created: MemoEntry[] = [];
+  // Both made at their first use: a round's fields seldom have list keys, a last round's nothing below.
+  private listAttached: Array<{ slot: OutcomeSlot; memos: Array<OutcomeSlot | null> }> | undefined;
   /** Claimed lookups of fields with @fetch fields below them: where the walk goes on after the round. */
-  readonly claimed: Claimed = { entries: [], slots: [] };
+  private claimed: Claimed | undefined;
   /** The parent whose lookup memo() claims; undefined while it resolves the elements of a list key. */
   private claiming: object | undefined;
   /** Reused for every template resolution of the round. */
@@ -98,6 +102,12 @@ class RoundLookups {
   ) {
     this.input = { parent: undefined, args: {}, keys: undefined, key: NO_KEY, keyIsArgs: false, auth: state.access?.claims };
     this.tally = new RoundTally(state.observer);
+  }
+
+  /** Once every memo entry has its outcome: list-key fields take their elements'; the claims the walk goes on from. */
+  finish(): Claimed {
+    if (this.listAttached) for (const { slot, memos } of this.listAttached) slot.outcome = elementsOf(memos);
+    return this.claimed ?? NO_CLAIMS;
   }
 
   /**
@@ -129,7 +139,7 @@ class RoundLookups {
         const path = batchKey === undefined ? null : lookupPath(fetch, input, entry.blueprint.coordinate);
         memos.push(path === null ? null : typeof path === 'string' ? this.memo(entry, path, batchKey, element) : { outcome: path });
       }
-      this.listAttached.push({ slot, memos });
+      (this.listAttached ??= []).push({ slot, memos });
       return;
     }
     const rawKey = batch ? batch.readKey(batch.keyFromArgs ? input.args : parent) : undefined;
@@ -156,8 +166,12 @@ class RoundLookups {
     if (isNew) this.state.store.claimNew(parent, entry.fieldNode, slot);
     else if (!this.state.store.claim(parent, entry.fieldNode, slot)) return false;
     if (entry.fetchBelow) {
-      this.claimed.entries.push(entry);
-      this.claimed.slots.push(slot);
+      if (this.claimed === undefined) {
+        this.claimed = { entries: [entry], slots: [slot] };
+      } else {
+        this.claimed.entries.push(entry);
+        this.claimed.slots.push(slot);
+      }
     }
     return true;
   }
@@ -213,7 +227,8 @@ class RoundLookups {
     // A new entry's lookup was not claimed before: that claim would have made the entry.
     if (parent !== undefined) this.claim(entry, parent, memo, true);
     this.state.memo.set(key, memo);
-    this.created.push(memo);
+    if (this.created.length === 0) this.created = [memo];
+    else this.created.push(memo);
     if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);
     return memo;
   }
@@ -284,8 +299,9 @@ function send(entries: MemoEntry[], state: RequestState, deps: RoundDeps, tally:
 function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps, tally: RoundTally): Promise<void> {
   if (state.signal?.aborted) return Promise.reject(state.signal.reason);
   const waits = new RoundWaits(deps.inFlight);
-  const joined: MemoEntry[] = [];
-  const singles: MemoEntry[] = [];
+  // Made at the first entry of each kind: most rounds have only @batch lookups.
+  let joined: MemoEntry[] | undefined;
+  let singles: MemoEntry[] | undefined;
   const groups = new BatchGroups(state, state.warnings);
   for (const m of entries) {
     if (coalesces(m, state)) {
@@ -293,13 +309,13 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       if (call) {
         state.observer?.joined(call);
         waits.wait(call, true);
-        joined.push(m);
+        (joined ??= []).push(m);
         tally.lookupEvent(m.coordinate, m.fetch.source.name, 'coalesced');
         continue;
       }
     }
     if (!m.fetch.batch || m.batchKey === undefined) {
-      singles.push(m);
+      (singles ??= []).push(m);
       continue;
     }
     // A null {args.*} in the path part of the @batch path: as for a single fetch (docs/reference.md
@@ -309,20 +325,23 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   tally.flush(deps.listener); // coalesced lookups show while they wait, not only once answered
   const chunks = groups.chunks();
   // Fields that differ only in `select` send one request (execute/select-sharing.ts).
-  const { senders, riders } = shareRequests(singles, state.forwarder);
+  const { senders, riders } = singles ? shareRequests(singles, state.forwarder) : NO_SINGLES;
   if (riders) for (const more of riders.values()) for (const r of more) tally.dedupeEvent(r.coordinate, r.fetch.source.name);
   state.budget.reserve(senders.length + chunks.length);
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
   // This request's own subrequests share one deadline per source (upstream/deadline.ts); a shared
   // call has its own, bound to the call's signal rather than to this client's.
   const own: Array<Promise<void>> = [];
-  const scope = new DeadlineScope(state.signal);
-  const ownCtx: DispatchContext = { for: [state], signal: state.signal, deadlines: scope };
+  // Made at this request's first own subrequest: a round whose keys all wait in shared calls has none.
+  let scope: DeadlineScope | undefined;
+  let ownCtx: DispatchContext | undefined;
   let waited: Promise<void>;
   try {
     for (const m of senders) {
       const alongside = riders?.get(m);
       if (!coalesces(m, state)) {
+        scope ??= new DeadlineScope(state.signal);
+        ownCtx ??= { for: [state], signal: state.signal, deadlines: scope };
         own.push(sendSingle(m, ownCtx, deps, { riders: alongside }));
         continue;
       }
@@ -339,6 +358,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
         continue;
       }
       if (!state.coalesce || !source.coalesce) {
+        scope ??= new DeadlineScope(state.signal);
         own.push(sendChunk(c, { signal: state.signal, deadlines: scope }, deps));
         continue;
       }
@@ -353,10 +373,18 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   }
   // A waiter takes its leader's outcome: a shared send gives every entry one, and a given-up call
   // (aborted once every waiter left) has no waiter left to read it (coalesce.ts).
-  return releasing(scope, waited).then(() => {
-    for (const m of joined) m.outcome = m.leader!.outcome;
+  const released = scope ? releasing(scope, waited) : waited;
+  if (!joined) return released;
+  const waiting = joined;
+  return released.then(() => {
+    for (const m of waiting) m.outcome = m.leader!.outcome;
   });
 }
+
+const NO_SINGLES: ReturnType<typeof shareRequests> = Object.freeze({
+  senders: Object.freeze([]) as unknown as MemoEntry[],
+  riders: undefined,
+});
 
 /** Only GET subrequests of a coalescing source are shared across requests (docs/caching.md). */
 function coalesces(m: MemoEntry, state: RequestState): boolean {

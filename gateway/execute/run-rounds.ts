@@ -23,8 +23,15 @@ export async function runRounds(first: Lookups, state: RequestState, deps: Round
     const claimed = await running;
     state.observer?.roundEnded();
     state.roundEnds?.push(performance.now());
-    lookups = nextLookups(claimed, state, { completions, after, debugHeaders: deps.debugHeaders === true });
+    const plain = completions === undefined && after === undefined; // no partial objects, no `_entities`
+    if (plain && claimed.entries.length === 0) lookups = NONE;
+    else lookups = nextLookups(claimed, state, plain ? PLAIN : { completions, after, debugHeaders: deps.debugHeaders === true });
   }
+}
+
+/** A list-key field's items as the walk goes into them: each found element's value, null for the others. */
+function elementValues(outcome: ElementsOutcome): unknown[] {
+  return outcome.elements.map((o) => (o?.kind === 'ok' ? o.body : null));
 }
 
 /** What a round's walk left to do once the round has answered: partial objects to merge, `_entities` to resume. */
@@ -34,10 +41,8 @@ interface AfterRound {
   readonly debugHeaders: boolean;
 }
 
-/** A list-key field's items as the walk goes into them: each found element's value, null for the others. */
-function elementValues(outcome: ElementsOutcome): unknown[] {
-  return outcome.elements.map((o) => (o?.kind === 'ok' ? o.body : null));
-}
+/** A round that left nothing but its claims (most rounds): no object per round. */
+const PLAIN: AfterRound = Object.freeze({ completions: undefined, after: undefined, debugHeaders: false });
 
 /** The lookups the walk finds below what a round fetched, and below the objects it completed. */
 function nextLookups({ entries, slots }: Claimed, state: RequestState, done: AfterRound): Lookups {

@@ -13,14 +13,21 @@ import { lookupToComplete, type PendingCompletion } from './completion.js';
  * field) reached twice.
  */
 export class Lookups {
-  readonly entries: PlanEntry[] = [];
-  readonly parents: object[] = [];
+  // Each array is made with its first element: an empty array's first push allocates room for 17
+  // elements, and most rounds have one lookup or a few (docs/performance.md "Allocation").
+  entries: PlanEntry[] = [];
+  parents: object[] = [];
 
   get length(): number {
     return this.entries.length;
   }
 
   push(entry: PlanEntry, parent: object): void {
+    if (this.entries.length === 0) {
+      this.entries = [entry];
+      this.parents = [parent];
+      return;
+    }
     this.entries.push(entry);
     this.parents.push(parent);
   }

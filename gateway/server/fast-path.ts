@@ -97,7 +97,7 @@ export function createFastPath(options: FastPathOptions): FastPath {
       request.acceptsJson &&
       request.declaredLength !== undefined &&
       request.declaredLength <= maxBodyBytes,
-    serve: async (request, res) => answer(request, res, await readBody(request)),
+    serve: (request, res) => readBody(request).then((body) => answer(request, res, body)),
   };
 }
 
