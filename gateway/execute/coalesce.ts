@@ -144,6 +144,7 @@ export class RoundWaits {
     let work: Promise<unknown>;
     if (own.length === 0 && this.more === undefined) {
       // One call and nothing of its own (a round whose keys wait in one shared chunk): no Promise.all.
+      if (first.sliced) return this.waitReleased(first.sliced, signal);
       work = first.waitFor();
     } else {
       const all: Array<Promise<void>> = [...own, first.waitFor()];
@@ -158,6 +159,36 @@ export class RoundWaits {
         throw err;
       },
     );
+  }
+
+  /**
+   * The wait of a round whose keys all wait in one chunk shared across requests: what `abortable`
+   * does over the chunk's release, as one promise and two callbacks (the most common wait under
+   * load, one per round of every request).
+   */
+  private waitReleased(sliced: SlicedRelease, signal: Abortable | undefined): Promise<void> {
+    if (signal?.aborted) {
+      this.leaveAll();
+      return Promise.reject(signal.reason);
+    }
+    return new Promise<void>((resolve, reject) => {
+      let ended = false;
+      const released = (): void => {
+        if (ended) return;
+        ended = true;
+        signal?.removeEventListener('abort', aborted);
+        this.leaveAll();
+        resolve();
+      };
+      const aborted = (): void => {
+        if (ended) return;
+        ended = true;
+        this.leaveAll();
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', aborted, { once: true });
+      sliced.whenReleased(released);
+    });
   }
 
   private leaveAll(): void {

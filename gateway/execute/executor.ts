@@ -185,7 +185,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       stats,
       budget: new SubrequestBudget(stats, options.maxSubrequests),
       forwarder: new HeaderForwarder(request.header, access?.claims),
-      args: new Map(),
+      args: undefined,
       signal: request.signal,
       warnings: options.debugHeaders ? [] : undefined,
       coalesce: p.operation.operation === 'query',

@@ -41,7 +41,12 @@ export interface RequestState {
   /** `limits.max_subrequests` over `stats` (execute/budget.ts). */
   readonly budget: SubrequestBudget;
   readonly forwarder: HeaderForwarder;
-  readonly args: Map<PlanEntry, Record<string, unknown>>;
+  /**
+   * Argument values by plan entry, but for the first entry asked, kept in `argsOf` itself: made at
+   * a second entry (most requests have one or two).
+   */
+  args: Map<PlanEntry, Record<string, unknown>> | undefined;
+  firstArgs?: { readonly entry: PlanEntry; readonly values: Record<string, unknown> };
   /** Aborts when the client went away: no more subrequests are sent, in-flight ones are cancelled. */
   readonly signal?: Abortable;
   /** Debug mode only: what looked wrong without failing (a batch answer that matched none of its keys). */
@@ -61,15 +66,21 @@ export interface RequestState {
   readonly upstreamBytes?: ByteBudget;
 }
 
+/** The values of a field without arguments: never written to (a template reads them). */
+const NO_ARGS: Record<string, unknown> = Object.freeze({});
+
 /** The field's argument values for this request (coerced once per plan entry). */
 export function argsOf(entry: PlanEntry, state: RequestState): Readonly<Record<string, unknown>> {
   if (entry.constantArgs) return entry.constantArgs;
-  let args = state.args.get(entry);
+  const first = state.firstArgs;
+  if (first?.entry === entry) return first.values;
+  let args = state.args?.get(entry);
   if (!args) {
     args =
       entry.variableArgs?.(state.variables) ??
-      (entry.fieldDef.args.length ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>) : {});
-    state.args.set(entry, args);
+      (entry.fieldDef.args.length ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>) : NO_ARGS);
+    if (first === undefined) state.firstArgs = { entry, values: args };
+    else (state.args ??= new Map()).set(entry, args);
   }
   return args;
 }

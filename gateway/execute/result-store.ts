@@ -14,7 +14,10 @@ export class ResultStore {
    * store dies with its request, and a WeakMap per request costs every major GC (ephemerons).
    */
   private namespaces: Map<object, Map<string, object>> | undefined;
-  private readonly byField = new Map<FieldNode, FieldSlots>();
+  /** Every field's slots but the first field's, which `firstNode` holds: made at a second field (most requests have one or two). */
+  private byField: Map<FieldNode, FieldSlots> | undefined;
+  private firstNode: FieldNode | undefined;
+  private firstSlots: FieldSlots | undefined;
   /** The field used last and its slots: the walk and the writer go through a list's items field by field. */
   private lastNode: FieldNode | undefined;
   private lastSlots: FieldSlots | undefined;
@@ -42,16 +45,23 @@ export class ResultStore {
   get(parent: object, node: FieldNode): FieldOutcome | undefined {
     if (node !== this.lastNode) {
       this.lastNode = node;
-      this.lastSlots = this.byField.get(node);
+      this.lastSlots = this.slotsOf(node);
     }
     return this.lastSlots?.slotOf(parent)?.outcome;
   }
 
+  private slotsOf(node: FieldNode): FieldSlots | undefined {
+    return node === this.firstNode ? this.firstSlots : this.byField?.get(node);
+  }
+
   private slotsFor(node: FieldNode): FieldSlots {
-    let slots = node === this.lastNode ? this.lastSlots : this.byField.get(node);
+    let slots = node === this.lastNode ? this.lastSlots : this.slotsOf(node);
     if (!slots) {
       slots = new FieldSlots();
-      this.byField.set(node, slots);
+      if (this.firstNode === undefined) {
+        this.firstNode = node;
+        this.firstSlots = slots;
+      } else (this.byField ??= new Map()).set(node, slots);
     }
     this.lastNode = node;
     this.lastSlots = slots;

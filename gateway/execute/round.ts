@@ -266,7 +266,7 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
     stats,
     budget: new SubrequestBudget(stats, deps.maxSubrequests),
     forwarder,
-    args: new Map(),
+    args: undefined,
     coalesce: true,
   };
   void send(renew, state, deps, tally)

@@ -11,7 +11,8 @@ const RESOLVED: Promise<void> = Promise.resolve();
  *
  * Contract:
  * - `waiter()` is a promise that resolves once the call is released and this waiter's slice has
- *   come; it never rejects. After `release()`, `waiter()` resolves at once.
+ *   come; it never rejects. After `release()`, `waiter()` resolves at once. `whenReleased(f)` is the
+ *   same wait with a callback: `f` is called then (after `release()`, in a microtask).
  * - `release()` answers every waiter at once when there are at most RELEASE_ALL_UP_TO. Else it
  *   answers RELEASE_SLICE of them at once, in the order they began to wait, and each next slice in
  *   a later turn (`setImmediate`), so that the requests answered first are written, and their
@@ -27,6 +28,12 @@ export class SlicedRelease {
   waiter(): Promise<void> {
     if (this.released) return RESOLVED;
     return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** `then` is called when this waiter's slice comes (at once when released): `waiter()` without a promise. */
+  whenReleased(then: () => void): void {
+    if (this.released) queueMicrotask(then);
+    else this.waiting.push(then);
   }
 
   release(): void {

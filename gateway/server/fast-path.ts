@@ -103,11 +103,19 @@ export function createFastPath(options: FastPathOptions): FastPath {
 
 function readBody(request: GatewayRequest): Promise<Buffer> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    request.node.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.node.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    // Most bodies come in one chunk: an array only from the second (an empty one's first push makes room for 17).
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    request.node.on('data', (chunk: Buffer) => {
+      if (first === undefined) first = chunk;
+      else if (more === undefined) more = [first, chunk];
+      else more.push(chunk);
+    });
+    request.node.once('end', () => resolve(more ? Buffer.concat(more) : (first ?? EMPTY_BODY)));
   });
 }
+
+const EMPTY_BODY = Buffer.alloc(0);
 
 const connectionSignals = new WeakMap<Socket, Canceller>();
 /** A request adds one listener per source and round and removes them when done; more than Node's 10 at once is a leak. */
