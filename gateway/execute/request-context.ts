@@ -78,7 +78,9 @@ export function argsOf(entry: PlanEntry, state: RequestState): Readonly<Record<s
   if (!args) {
     args =
       entry.variableArgs?.(state.variables) ??
-      (entry.fieldDef.args.length ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>) : NO_ARGS);
+      (entry.fieldDef.args.length
+        ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>)
+        : NO_ARGS);
     if (first === undefined) state.firstArgs = { entry, values: args };
     else (state.args ??= new Map()).set(entry, args);
   }

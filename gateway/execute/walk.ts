@@ -14,7 +14,7 @@ import { lookupToComplete, type PendingCompletion } from './completion.js';
  */
 export class Lookups {
   // Each array is made with its first element: an empty array's first push allocates room for 17
-  // elements, and most rounds have one lookup or a few (docs/performance.md "Allocation").
+  // elements, and most rounds have one lookup or a few (docs/performance.md "Allocation per request").
   entries: PlanEntry[] = [];
   parents: object[] = [];
 
