@@ -14,6 +14,7 @@ import { affords } from './budget.js';
 import type { Dispatch, DispatchContext, Sender } from './dispatch.js';
 import type { ForwardedHeaders } from './forwarded-headers.js';
 import type { MemoEntry } from './memo-entry.js';
+import { appended } from './appended.js';
 
 /** What a chunk's life needs from the running gateway (execute/request-context.ts RoundDeps has it). */
 export interface ChunkDeps extends CacheTiers {
@@ -62,7 +63,7 @@ export interface BatchGroup {
   /** The request whose lookups these are. */
   readonly sender: Sender;
   readonly warnings: BatchWarning[] | undefined;
-  /** Distinct keys (string form), in the order first asked; a one-element array at the first key (add). */
+  /** Distinct keys (string form), in the order first asked (appended.ts: most groups have one). */
   keys: string[];
   /** The memo entry that asked each key first: `entries[i]` waits for `keys[i]`. */
   entries: MemoEntry[];
@@ -164,14 +165,8 @@ export class BatchGroups {
     const at = positions?.get(key);
     if (at === undefined) {
       positions?.set(key, group.keys.length);
-      if (group.keys.length === 0) {
-        // A one-element array: an empty one's first push makes room for 17, and most groups have one key.
-        group.keys = [key];
-        group.entries = [m];
-      } else {
-        group.keys.push(key);
-        group.entries.push(m);
-      }
+      group.keys = appended(group.keys, key);
+      group.entries = appended(group.entries, m);
       return true;
     }
     const first = group.entries[at]!;

@@ -1,6 +1,7 @@
 import type { FieldNode } from 'graphql';
 import type { FieldOutcome } from '../upstream/outcome.js';
 import type { OutcomeSlot } from './memo-entry.js';
+import { appended } from './appended.js';
 
 /**
  * Results of lookups, by field node and parent object: what the response writer and shaper read.
@@ -147,8 +148,7 @@ export class ResultStore {
  * where a map per field costs a hashed insert with growth and a hashed read each (docs/performance.md).
  */
 class FieldSlots {
-  // Made with the field's first claim, as a one-element array (the first push onto an empty array
-  // makes room for 17): most fields of most requests have one claim.
+  // Made with the field's first claim, as one-element arrays (appended.ts): most fields of most requests have one claim.
   private parents: object[] = [];
   private slots: OutcomeSlot[] = [];
   /** Where the next in-order read is expected. */
@@ -162,13 +162,8 @@ class FieldSlots {
 
   append(parent: object, slot: OutcomeSlot): void {
     this.index?.set(parent, this.parents.length);
-    if (this.parents.length === 0) {
-      this.parents = [parent];
-      this.slots = [slot];
-      return;
-    }
-    this.parents.push(parent);
-    this.slots.push(slot);
+    this.parents = appended(this.parents, parent);
+    this.slots = appended(this.slots, slot);
   }
 
   slotOf(parent: object): OutcomeSlot | undefined {

@@ -20,6 +20,7 @@ import { lookupPath } from './fetch-path.js';
 import { shareRequests } from './select-sharing.js';
 import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
+import { appended } from './appended.js';
 
 const ignore = (): void => undefined;
 
@@ -58,8 +59,8 @@ const NOTHING_SENT: Promise<void> = Promise.resolve();
 
 /** Claimed lookups of a round, with the slot each one's outcome is in (parallel arrays). */
 export interface Claimed {
-  readonly entries: PlanEntry[];
-  readonly slots: OutcomeSlot[];
+  entries: PlanEntry[];
+  slots: OutcomeSlot[];
 }
 
 const NO_CLAIMS: Claimed = Object.freeze({
@@ -78,7 +79,7 @@ export const NULL_SLOT: OutcomeSlot = Object.freeze({ outcome: NULL_BODY }) as O
  */
 class RoundLookups {
   readonly tally: RoundTally;
-  /** The memo entries this round made; a one-element array at the first (an empty one's first push makes room for 17). */
+  /** The memo entries this round made (appended.ts). */
   created: MemoEntry[] = [];
   // Both made at their first use: a round's fields seldom have list keys, a last round's nothing below.
   private listAttached: Array<{ slot: OutcomeSlot; memos: Array<OutcomeSlot | null> }> | undefined;
@@ -166,12 +167,9 @@ class RoundLookups {
     if (isNew) this.state.store.claimNew(parent, entry.fieldNode, slot);
     else if (!this.state.store.claim(parent, entry.fieldNode, slot)) return false;
     if (entry.fetchBelow) {
-      if (this.claimed === undefined) {
-        this.claimed = { entries: [entry], slots: [slot] };
-      } else {
-        this.claimed.entries.push(entry);
-        this.claimed.slots.push(slot);
-      }
+      const claimed = (this.claimed ??= { entries: [], slots: [] });
+      claimed.entries = appended(claimed.entries, entry);
+      claimed.slots = appended(claimed.slots, slot);
     }
     return true;
   }
@@ -227,8 +225,7 @@ class RoundLookups {
     // A new entry's lookup was not claimed before: that claim would have made the entry.
     if (parent !== undefined) this.claim(entry, parent, memo, true);
     this.state.memo.set(key, memo);
-    if (this.created.length === 0) this.created = [memo];
-    else this.created.push(memo);
+    this.created = appended(this.created, memo);
     if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', false);
     return memo;
   }

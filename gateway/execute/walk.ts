@@ -5,6 +5,7 @@ import { readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { refusal, type RequestAccess } from './access.js';
 import { lookupToComplete, type PendingCompletion } from './completion.js';
+import { appended } from './appended.js';
 
 /**
  * The @fetch fields a walk reached, each for one parent object: the lookups of the next round.
@@ -13,8 +14,7 @@ import { lookupToComplete, type PendingCompletion } from './completion.js';
  * field) reached twice.
  */
 export class Lookups {
-  // Each array is made with its first element: an empty array's first push allocates room for 17
-  // elements, and most rounds have one lookup or a few (docs/performance.md "Allocation per request").
+  // Each array is made with its first element (appended.ts): most rounds have one lookup or a few.
   entries: PlanEntry[] = [];
   parents: object[] = [];
 
@@ -23,13 +23,8 @@ export class Lookups {
   }
 
   push(entry: PlanEntry, parent: object): void {
-    if (this.entries.length === 0) {
-      this.entries = [entry];
-      this.parents = [parent];
-      return;
-    }
-    this.entries.push(entry);
-    this.parents.push(parent);
+    this.entries = appended(this.entries, entry);
+    this.parents = appended(this.parents, parent);
   }
 
   /** Partial objects sent to be completed by this round's lookups, resumed after it (execute/completion.ts). */
