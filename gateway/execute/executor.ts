@@ -23,6 +23,7 @@ import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
 import { unauthenticatedRequest, type Authenticate, type RequestAccess } from './access.js';
 import { seedEntities } from './entities.js';
+import { FirstKeyMap } from './first-key-map.js';
 import { FTV1_HEADER, ftv1Trace } from './ftv1.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
@@ -185,7 +186,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       stats,
       budget: new SubrequestBudget(stats, options.maxSubrequests),
       forwarder: new HeaderForwarder(request.header, access?.claims),
-      args: undefined,
+      args: new FirstKeyMap(),
       signal: request.signal,
       warnings: options.debugHeaders ? [] : undefined,
       coalesce: p.operation.operation === 'query',

@@ -15,6 +15,7 @@ import type { HeaderForwarder } from './forwarded-headers.js';
 import type { MemoEntry } from './memo-entry.js';
 import type { OperationStats } from './operation-stats.js';
 import type { SubrequestKeys } from './subrequest-keys.js';
+import type { FirstKeyMap } from './first-key-map.js';
 
 /** What a round needs from the running gateway (one per executor). */
 export interface RoundDeps extends CacheTiers {
@@ -41,12 +42,8 @@ export interface RequestState {
   /** `limits.max_subrequests` over `stats` (execute/budget.ts). */
   readonly budget: SubrequestBudget;
   readonly forwarder: HeaderForwarder;
-  /**
-   * Argument values by plan entry, but for the first entry asked, kept in `argsOf` itself: made at
-   * a second entry (most requests have one or two).
-   */
-  args: Map<PlanEntry, Record<string, unknown>> | undefined;
-  firstArgs?: { readonly entry: PlanEntry; readonly values: Record<string, unknown> };
+  /** Argument values by plan entry, coerced once per request (`argsOf`). */
+  readonly args: FirstKeyMap<PlanEntry, Record<string, unknown>>;
   /** Aborts when the client went away: no more subrequests are sent, in-flight ones are cancelled. */
   readonly signal?: Abortable;
   /** Debug mode only: what looked wrong without failing (a batch answer that matched none of its keys). */
@@ -72,17 +69,14 @@ const NO_ARGS: Record<string, unknown> = Object.freeze({});
 /** The field's argument values for this request (coerced once per plan entry). */
 export function argsOf(entry: PlanEntry, state: RequestState): Readonly<Record<string, unknown>> {
   if (entry.constantArgs) return entry.constantArgs;
-  const first = state.firstArgs;
-  if (first?.entry === entry) return first.values;
-  let args = state.args?.get(entry);
+  let args = state.args.get(entry);
   if (!args) {
     args =
       entry.variableArgs?.(state.variables) ??
       (entry.fieldDef.args.length
         ? getArgumentValues(entry.fieldDef, entry.fieldNode, state.variables as Record<string, unknown>)
         : NO_ARGS);
-    if (first === undefined) state.firstArgs = { entry, values: args };
-    else (state.args ??= new Map()).set(entry, args);
+    state.args.add(entry, args);
   }
   return args;
 }

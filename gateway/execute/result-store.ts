@@ -2,6 +2,7 @@ import type { FieldNode } from 'graphql';
 import type { FieldOutcome } from '../upstream/outcome.js';
 import type { OutcomeSlot } from './memo-entry.js';
 import { appended } from './appended.js';
+import { FirstKeyMap } from './first-key-map.js';
 
 /**
  * Results of lookups, by field node and parent object: what the response writer and shaper read.
@@ -15,10 +16,7 @@ export class ResultStore {
    * store dies with its request, and a WeakMap per request costs every major GC (ephemerons).
    */
   private namespaces: Map<object, Map<string, object>> | undefined;
-  /** Every field's slots but the first field's, which `firstNode` holds: made at a second field (most requests have one or two). */
-  private byField: Map<FieldNode, FieldSlots> | undefined;
-  private firstNode: FieldNode | undefined;
-  private firstSlots: FieldSlots | undefined;
+  private readonly byField = new FirstKeyMap<FieldNode, FieldSlots>();
   /** The field used last and its slots: the walk and the writer go through a list's items field by field. */
   private lastNode: FieldNode | undefined;
   private lastSlots: FieldSlots | undefined;
@@ -46,23 +44,16 @@ export class ResultStore {
   get(parent: object, node: FieldNode): FieldOutcome | undefined {
     if (node !== this.lastNode) {
       this.lastNode = node;
-      this.lastSlots = this.slotsOf(node);
+      this.lastSlots = this.byField.get(node);
     }
     return this.lastSlots?.slotOf(parent)?.outcome;
   }
 
-  private slotsOf(node: FieldNode): FieldSlots | undefined {
-    return node === this.firstNode ? this.firstSlots : this.byField?.get(node);
-  }
-
   private slotsFor(node: FieldNode): FieldSlots {
-    let slots = node === this.lastNode ? this.lastSlots : this.slotsOf(node);
+    let slots = node === this.lastNode ? this.lastSlots : this.byField.get(node);
     if (!slots) {
       slots = new FieldSlots();
-      if (this.firstNode === undefined) {
-        this.firstNode = node;
-        this.firstSlots = slots;
-      } else (this.byField ??= new Map()).set(node, slots);
+      this.byField.add(node, slots);
     }
     this.lastNode = node;
     this.lastSlots = slots;

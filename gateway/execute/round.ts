@@ -21,6 +21,7 @@ import { shareRequests } from './select-sharing.js';
 import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
 import { appended } from './appended.js';
+import { FirstKeyMap } from './first-key-map.js';
 
 const ignore = (): void => undefined;
 
@@ -263,7 +264,7 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
     stats,
     budget: new SubrequestBudget(stats, deps.maxSubrequests),
     forwarder,
-    args: undefined,
+    args: new FirstKeyMap(),
     coalesce: true,
   };
   void send(renew, state, deps, tally)
