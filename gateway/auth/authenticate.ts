@@ -1,4 +1,4 @@
-import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/types.js';
 import { ANONYMOUS, type Authenticate, type Authentication, type RequestAccess } from '../execute/access.js';
 import { KeySet, KeySetUnavailable } from './key-set.js';
@@ -26,6 +26,8 @@ export function createAuthenticator(config: AuthConfig): { authenticate: Authent
   };
 
   async function verify(token: string): Promise<Authentication> {
+    const malformed = malformedWhy(token, options.algorithms);
+    if (malformed) return { refused: malformed };
     let getKey: JWTVerifyGetKey;
     try {
       getKey = await keys.current();
@@ -65,6 +67,23 @@ function bearerToken(authorization: string | undefined): string | undefined {
   if (!authorization) return undefined;
   const m = /^\s*bearer\s+(\S+)\s*$/i.exec(authorization);
   return m ? m[1] : undefined;
+}
+
+/**
+ * Why a token is refused before any key is looked at (so a malformed token never causes a key-set
+ * fetch): it is no JWS compact JWT with a JSON header and claims set, or its algorithm is not one
+ * this gateway accepts. Undefined: well-formed, its signature is still to be checked.
+ */
+function malformedWhy(token: string, algorithms: readonly string[]): string | undefined {
+  try {
+    const header = decodeProtectedHeader(token);
+    decodeJwt(token);
+    if (typeof header.alg !== 'string' || !algorithms.includes(header.alg))
+      return 'the bearer token is signed with an algorithm this gateway does not accept';
+    return undefined;
+  } catch {
+    return 'the bearer token is not a valid JWT';
+  }
 }
 
 function accessOf(claims: JWTPayload): Authentication {
