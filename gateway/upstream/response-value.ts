@@ -34,22 +34,50 @@ export function responseValue(status: number, raw: RawHeaders, body: unknown): R
   return { status, headers: headersObject(raw), body };
 }
 
-const LINK = /<([^>]*)>((?:\s*;\s*[^;,]+)*)/g;
-const REL = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i;
-
-/** RFC 8288 links by rel: `<url>; rel="next"` → `{next: url}`. */
+/**
+ * RFC 8288 links by rel: `<url>; rel="next"` → `{next: url}`. One forward scan, linear in the
+ * header's length whatever it holds (docs/hardening.md): each link is `<url>` and its parameters up to
+ * the next comma outside quotes; the first `rel` parameter names it.
+ */
 export function parseLinkHeader(value: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const match of value.matchAll(LINK)) {
-    const rel = REL.exec(match[2] ?? '');
-    const rels = (rel?.[1] ?? rel?.[2] ?? '').trim();
-    if (rels === '') continue;
-    for (const r of rels.toLowerCase().split(/\s+/)) {
-      if (r === '__proto__' || r in out) continue;
-      out[r] = match[1]!;
+  let at = 0;
+  while (at < value.length) {
+    const open = value.indexOf('<', at);
+    if (open < 0) break;
+    const close = value.indexOf('>', open + 1);
+    if (close < 0) break;
+    const end = endOfLink(value, close + 1);
+    const rels = relOf(value.slice(close + 1, end));
+    if (rels !== undefined) {
+      const url = value.slice(open + 1, close);
+      for (const r of rels.toLowerCase().split(/\s+/)) if (r !== '' && r !== '__proto__' && !Object.hasOwn(out, r)) out[r] = url;
     }
+    at = end + 1;
   }
   return out;
+}
+
+/** Where a link's parameters end: the first comma at or after `from` outside a quoted string. */
+function endOfLink(value: string, from: number): number {
+  let quoted = false;
+  for (let i = from; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x22) quoted = !quoted;
+    else if (c === 0x2c && !quoted) return i;
+  }
+  return value.length;
+}
+
+/** The value of the first `rel` parameter of `; a=b; rel="next"`, quotes removed; undefined: none. */
+function relOf(params: string): string | undefined {
+  for (const param of params.split(';')) {
+    const eq = param.indexOf('=');
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'rel') continue;
+    const raw = param.slice(eq + 1).trim();
+    return raw.startsWith('"') ? raw.slice(1, raw.endsWith('"') && raw.length > 1 ? -1 : undefined) : raw;
+  }
+  return undefined;
 }
 
 /** The value of one header (the first), or undefined. */
