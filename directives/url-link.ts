@@ -25,6 +25,11 @@ const SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]+)(\/[^?#]*)?(\?[^#]*)?$/;
 const PRINTABLE = /^[\x21-\x7e]+$/;
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
+/** True when a path segment is `.` or `..`, plain or percent-encoded (`%2e`, `%2E.`…). */
+export function isDotSegment(segment: string): boolean {
+  return DOT_SEGMENT.test(segment);
+}
+
 /** The base of a source URL as gateway.toml writes it (no trailing slash). */
 export function sourceBase(url: string): SourceBase {
   const parsed = new URL(url);
@@ -54,7 +59,7 @@ export function pathOfUrl(value: unknown, base: SourceBase): string | null | Pat
   const segments = rest.split('/');
   for (let i = 1; i < segments.length; i++) {
     const segment = segments[i]!;
-    if (DOT_SEGMENT.test(segment)) return REFUSED_URL;
+    if (isDotSegment(segment)) return REFUSED_URL;
     if (segment === '' && i < segments.length - 1) return REFUSED_URL;
   }
   return rest + (shape[4] ?? '');

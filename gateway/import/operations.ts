@@ -1,5 +1,6 @@
+import { isDotSegment } from '../../directives/url-link.js';
 import type { LoadedDocument } from './load-document.js';
-import type { WarningList } from './problems.js';
+import { ImportError, type WarningList } from './problems.js';
 import { childPointer, isObject, pointerOf, resolveRef, type Json, type JsonObject } from './pointer.js';
 
 /**
@@ -59,6 +60,12 @@ export function readOperations(doc: LoadedDocument, warnings: WarningList): ApiM
   const paths = isObject(root.paths) ? root.paths : {};
   for (const [path, rawItem] of Object.entries(paths)) {
     const itemPointer = pointerOf(['paths', path]);
+    if (path.split('?')[0]!.split('/').some(isDotSegment))
+      throw new ImportError(
+        doc.file,
+        itemPointer,
+        `the path "${path}" has a dot-segment ("." or ".."): requests would leave the source's base path`,
+      );
     if (!isObject(rawItem)) continue;
     const item = resolveRef(root, rawItem, itemPointer)?.node ?? rawItem;
     const shared = Array.isArray(item.parameters) ? item.parameters : [];

@@ -94,12 +94,12 @@ describe('[auth] a misbehaving key-set URL', () => {
     });
     try {
       mode = 'huge';
-      const before = fetches;
+      const fetchesBefore = fetches;
       const token = await mintToken(key, { sub: 'b' }, { issuer: ISSUER, audience: AUDIENCE });
       const res = await gw2.query(ME, undefined, bearer(token));
       assert.equal(res.status, 401);
       assert.match(res.body.errors![0]!.message, /larger than 1048576 bytes/);
-      assert.equal(fetches, before + 1);
+      assert.equal(fetches, fetchesBefore + 1);
       assert.ok(bytesWritten < 8 * 1024 * 1024, `the whole 8 MB was read (${bytesWritten} bytes written)`);
     } finally {
       await gw2.close();

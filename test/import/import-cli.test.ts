@@ -122,7 +122,7 @@ describe('gqlgw import openapi: the command line', () => {
       ],
       [
         await write('url-ref.json', doc({ '/pets': getJson({ $ref: 'http://127.0.0.1:9/pets-schema.json#/Pet' }) })),
-        'url-ref.json#/paths/~1pets/get/responses/200/content/application~1json/schema: $ref "http://127.0.0.1:9/pets-schema.json#/Pet" names a file that cannot be read (local files only; a URL is never fetched); fix the reference or add what it names',
+        'url-ref.json#/paths/~1pets/get/responses/200/content/application~1json/schema: $ref "http://127.0.0.1:9/pets-schema.json#/Pet" is a URL; only refs inside the document and relative files in its own folder are followed',
       ],
     ];
     // Through the real CLI for two of them (exit code, stderr, nothing written); the importer itself for all.
