@@ -70,6 +70,7 @@ function placeholderQuery(source: string, types: TypeBuilder, warnings: WarningL
     operation,
     root: 'Query',
     argOf: new Map(),
+    select: undefined,
     field: { name: '_root', type: types.json(), args: [], directives: [`@fetch(source: ${JSON.stringify(source)}, path: "/")`] },
   };
 }

@@ -5,6 +5,7 @@ import { camelCase, memberName, pascalCase } from './names.js';
 import { quote, type TypeBuilder } from './schema-types.js';
 import type { SdlObject } from './sdl-model.js';
 import { isObject, resolveRef, type JsonObject } from './pointer.js';
+import { listKeysOf } from './envelopes.js';
 
 /** A link field that sends one request per parent: listed in `[check] accept_n_plus_one`. */
 export interface NPlusOne {
@@ -39,6 +40,9 @@ interface Batch {
  *   comma-joined as the parameter says), or a string one documented as comma-separated. A string
  *   ids parameter without that documentation is only suggested, in a warning;
  * - a field without @batch is returned as an accepted N+1, with the reason.
+ * A GET-by-id path may have a suffix after its parameter (`/users/{id}.json`); an answer in a
+ * one-key envelope is selected (root-fields.ts), and a many-by-ids operation answering an object
+ * with one list key (`{"users": [...], "count": 2}`) gets `@batch(select: "users")`.
  */
 export function addLinks(roots: readonly RootField[], types: TypeBuilder, ctx: { source: string; warnings: WarningList }): NPlusOne[] {
   const byIdOps = findByIdOperations(roots, types);
@@ -46,7 +50,8 @@ export function addLinks(roots: readonly RootField[], types: TypeBuilder, ctx: {
   const nPlusOne: NPlusOne[] = [];
   const addField = (object: SdlObject, field: { name: string; type: string; path: string; target: ById | undefined; why: string }) => {
     const batch = field.target ? batches.get(field.target.target.name) : undefined;
-    const directives = [`@fetch(source: ${quote(ctx.source)}, path: ${quote(field.path)})`];
+    const select = field.target?.root.select;
+    const directives = [`@fetch(source: ${quote(ctx.source)}, path: ${quote(field.path)}${select ? `, select: ${quote(select)}` : ''})`];
     if (batch) directives.push(batch.directive);
     object.fields.push({ name: field.name, type: field.type, args: [], directives });
     object.fieldNames.add(field.name);
@@ -113,7 +118,7 @@ function findByIdOperations(roots: readonly RootField[], types: TypeBuilder): By
     const op = root.operation;
     if (root.root !== 'Query') continue;
     const pathParams = op.parameters.filter((p) => p.in === 'path');
-    const m = /\/([^/{}]+)\/\{([^}]+)\}$/.exec(op.path);
+    const m = /\/([^/{}]+)\/\{([^}]+)\}(?:\.[A-Za-z0-9]+)?$/.exec(op.path);
     if (pathParams.length !== 1 || !m || m[2] !== pathParams[0]!.name || !ID_NAME.test(m[2])) continue;
     if (op.parameters.some((p) => p.in === 'query' && p.required)) continue;
     const target = types.objectOf(root.field.type, false);
@@ -145,7 +150,7 @@ function findBatchOperations(
   for (const root of roots) {
     const op = root.operation;
     if (root.root !== 'Query' || op.parameters.some((p) => p.in === 'path')) continue;
-    const target = types.objectOf(root.field.type, true);
+    const { target, select } = listOf(root, types, warnings);
     const byId = target && byIdOps.find((b) => b.target === target);
     if (!target || !byId || out.has(target.name)) continue;
     const match = target.properties.find((p) => p.key === byId.param.name) ?? target.properties.find((p) => p.key === 'id');
@@ -158,7 +163,8 @@ function findBatchOperations(
       const documented = /comma/i.test(p.description);
       const batchPath = `${op.path}?${encodeURIComponent(p.name)}={keys}`;
       const max = maxItems(schema);
-      const directive = `@batch(path: ${quote(batchPath)}, match: ${quote(match.key)}${max ? `, max: ${max}` : ''}${isArray && p.explode ? ', repeat: true' : ''})`;
+      const options = `${max ? `, max: ${max}` : ''}${select ? `, select: ${quote(select)}` : ''}${isArray && p.explode ? ', repeat: true' : ''}`;
+      const directive = `@batch(path: ${quote(batchPath)}, match: ${quote(match.key)}${options})`;
       if (isArray || documented) out.set(target.name, { directive });
       else
         warnings.add(
@@ -169,6 +175,30 @@ function findBatchOperations(
     }
   }
   return out;
+}
+
+/**
+ * The item type of a list operation, and the key it is selected from: the root field's own list
+ * type (its envelope already selected), or the one list key of an object answer. An object answer
+ * with several list keys cannot be told apart: a warning says to write the `select` by hand.
+ */
+function listOf(root: RootField, types: TypeBuilder, warnings: WarningList): { target?: SdlObject; select?: string } {
+  const own = types.objectOf(root.field.type, true);
+  if (own) return { target: own, select: root.select };
+  const answer = root.operation.response;
+  const lists = answer && root.select === undefined ? listKeysOf(types.rootDocument, answer) : undefined;
+  if (!lists || lists.length === 0) return {};
+  if (lists.length > 1) {
+    if (root.operation.parameters.some((p) => p.in === 'query' && IDS.test(p.name)))
+      warnings.add(
+        answer!.pointer,
+        `the answer is an envelope with several lists (${lists.map((l) => `"${l.key}"`).join(', ')}): it is not used as a batch; if one of them holds the items, add @batch(..., select: "KEY") by hand`,
+      );
+    return {};
+  }
+  const [list] = lists;
+  const target = types.objectOf(types.output(list!.schema, list!.pointer, `${pascalCase(root.field.name)}Item`), true);
+  return target ? { target, select: list!.key } : {};
 }
 
 function maxItems(schema: JsonObject): number | undefined {

@@ -1,6 +1,7 @@
 import type { WarningList } from './problems.js';
 import type { ApiOperation } from './operations.js';
 import { camelCase, memberName, pascalCase, pathFieldName, UniqueNames } from './names.js';
+import { envelopeOf } from './envelopes.js';
 import { quote, type TypeBuilder } from './schema-types.js';
 import type { SdlArgument, SdlField } from './sdl-model.js';
 
@@ -11,6 +12,8 @@ export interface RootField {
   readonly field: SdlField;
   /** Parameter name → argument name. */
   readonly argOf: ReadonlyMap<string, string>;
+  /** The key of the answer's one-key envelope that the field selects (`{"user": {...}}` → `user`). */
+  readonly select: string | undefined;
 }
 
 /**
@@ -19,7 +22,9 @@ export interface RootField {
  * (`/users/{id}/repos` → `usersByIdRepos`); one argument per path and query parameter
  * (path and required parameters non-null); an array parameter is repeated (`repeat: true`) unless
  * `explode: false` / Swagger's csv, then comma-joined; a JSON body is the `input` argument sent as
- * `body: "{args.input}"`. A Mutation without an answer body is Boolean (true on 204).
+ * `body: "{args.input}"`. A Mutation without an answer body is Boolean (true on 204). An answer
+ * that is an envelope of one key (`{"user": {...}}`) is read with `select: "user"`, the field typed
+ * as what it wraps (envelopes.ts).
  */
 export function rootFields(
   operations: readonly ApiOperation[],
@@ -74,12 +79,15 @@ export function rootFields(
       args.push({ name: 'input', type: op.body.required ? `${type}!` : type });
     }
     const path = fetchPath(op, argOf);
-    const resultType = op.response
-      ? types.output(op.response.schema, op.response.pointer, `${pascalCase(name)}Response`)
+    const envelope = op.response && envelopeOf(types.rootDocument, op.response);
+    const answer = envelope ?? op.response;
+    const resultType = answer
+      ? types.output(answer.schema, answer.pointer, `${pascalCase(name)}Response`)
       : root === 'Query'
         ? types.json()
         : 'Boolean';
     const fetchArgs = [`source: ${quote(ctx.source)}`, `path: ${quote(path)}`];
+    if (envelope) fetchArgs.push(`select: ${quote(envelope.key)}`);
     if (root === 'Mutation') fetchArgs.push(`method: ${quote(op.method.toUpperCase())}`);
     if (op.body && root === 'Mutation') fetchArgs.push(`body: ${quote('{args.input}')}`);
     if (repeat) fetchArgs.push('repeat: true');
@@ -87,6 +95,7 @@ export function rootFields(
       operation: op,
       root,
       argOf,
+      select: envelope?.key,
       field: { name, type: resultType, args, directives: [`@fetch(${fetchArgs.join(', ')})`], description: op.summary },
     });
   }
