@@ -79,7 +79,7 @@ export function rootFields(
       args.push({ name: 'input', type: op.body.required ? `${type}!` : type });
     }
     const path = fetchPath(op, argOf);
-    const envelope = op.response && envelopeOf(types.rootDocument, op.response);
+    const envelope = op.response && envelopeOf(types.rootDocument, op.response, op.path);
     const answer = envelope ?? op.response;
     const resultType = answer
       ? types.output(answer.schema, answer.pointer, `${pascalCase(name)}Response`)

@@ -80,14 +80,31 @@ describe('gqlgw import openapi on enveloped answers', () => {
         components: { schemas: Record<string, { properties: Record<string, unknown> }> };
       };
       doc.components.schemas.UsersResponse!.properties.groups = { type: 'array', items: { type: 'string' } };
+      (doc as unknown as { paths: Record<string, unknown> }).paths['/limits.json'] = {
+        get: {
+          operationId: 'Limits',
+          responses: {
+            200: {
+              description: 'ok',
+              content: {
+                'application/json': { schema: { type: 'object', properties: { public_ips: { $ref: '#/components/schemas/User' } } } },
+              },
+            },
+          },
+        },
+      };
       const file = path.join(dir, 'api.json');
       await writeFile(file, JSON.stringify(doc));
       const result = await importOpenApi(file, 'zd');
       const types = [...result.files.values()].join('\n');
       assert.doesNotMatch(types, /@batch/);
+      assert.match(types, /limits: LimitsResponse @fetch\(source: "zd", path: "\/limits\.json"\)\n/);
       const warning = result.warnings.find((w) => /several lists/.test(w.message));
       assert.ok(warning, result.warnings.map((w) => w.message).join('\n'));
       assert.match(warning.message, /\("users", "groups"\)/);
+      // A one-key object whose key the path does not name is a domain type, not an envelope.
+      assert.match(types, /showManyUsers\(ids: \[Int64\]!\): UsersResponse @fetch\(source: "zd", path: "[^"]+"\)\n/);
+      assert.match(types, /showTicket\(ticket_id: Int64!\): Ticket @fetch\([^)]*select: "ticket"\)/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
