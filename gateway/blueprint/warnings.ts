@@ -13,6 +13,7 @@ import {
   type GraphQLType,
 } from 'graphql';
 import type { Diagnostic } from '../config/diagnostics.js';
+import type { SourceConfig } from '../config/types.js';
 import type { Blueprint } from './types.js';
 import { SUBGRAPH_ROOT_FIELDS } from './federation.js';
 
@@ -61,11 +62,11 @@ export function collectWarnings(blueprint: Blueprint): Diagnostic[] {
         ),
       );
     }
-    if (fetch?.cache && fetch.source.forwardHeaders.length > 0) {
+    if (fetch?.cache && fetch.source.perCaller) {
       warnings.push(
         located(
           directiveNode(def, 'cache') ?? def.astNode,
-          `@cache on ${field.coordinate}: source "${fetch.source.name}" forwards headers (${fetch.source.forwardHeaders.join(', ')}), so its entries are kept per caller and shared by no one else (README "Per-caller data")`,
+          `@cache on ${field.coordinate}: source "${fetch.source.name}" ${perCallerHeaders(fetch.source)}, so its entries are kept per caller and shared by no one else (README "Per-caller data")`,
         ),
       );
     }
@@ -129,4 +130,14 @@ function located(node: ASTNode | undefined | null, message: string): Diagnostic 
   if (!loc) return { file: '<schema>', line: 1, column: 1, message };
   const { line, column } = getLocation(loc.source, loc.start);
   return { file: loc.source.name, line, column, message };
+}
+
+/** What makes a source per-caller, for a warning: `forwards headers (a, b)` and/or `sends {auth.*} headers (c)`. */
+function perCallerHeaders(source: SourceConfig): string {
+  const claims = (source.claimHeaders ?? []).map((h) => h.name);
+  const parts = [
+    ...(source.forwardHeaders.length > 0 ? [`forwards headers (${source.forwardHeaders.join(', ')})`] : []),
+    ...(claims.length > 0 ? [`sends {auth.*} headers (${claims.join(', ')})`] : []),
+  ];
+  return parts.join(' and ');
 }

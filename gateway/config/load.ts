@@ -142,6 +142,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
       batchWindowMs: s.int('batch_window_ms', 0, 0, 60_000),
       headers: headers.fixed,
       claimHeaders: headers.claims,
+      perCaller: forwardHeaders.length > 0 || (headers.claims?.length ?? 0) > 0,
       ...restSourceKeys(s, name),
     });
     s.finish();

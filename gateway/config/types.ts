@@ -17,6 +17,13 @@ export interface SourceConfig {
   readonly headers?: Readonly<Record<string, string>>;
   /** `headers` whose value reads `{auth.CLAIM}`, rendered per request (never among the fixed ones). */
   readonly claimHeaders?: readonly ClaimHeader[];
+  /**
+   * The one rule for "this source answers each caller its own data": it forwards headers or sends
+   * `{auth.*}` headers. Derived here once; every site that asks reads it: the forwarded-header
+   * partition of memo and cache keys, the batch-key shortcut, connection reuse (none: a connection
+   * per request, docs/hardening.md fault #7), the per-caller cache warning, and reload.
+   */
+  readonly perCaller: boolean;
   /** Bodies larger than this fail with UPSTREAM_BAD_RESPONSE. */
   readonly maxResponseBytes: number;
   /** Keep-alive connections in this source's pool (and so its concurrency limit). */

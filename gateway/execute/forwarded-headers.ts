@@ -32,7 +32,7 @@ export class HeaderForwarder {
   ) {}
 
   for(source: SourceConfig): ForwardedHeaders {
-    if (source.forwardHeaders.length === 0 && source.claimHeaders === undefined) return HeaderForwarder.NONE;
+    if (!source.perCaller) return HeaderForwarder.NONE;
     const cache = (this.cache ??= new Map());
     let f = cache.get(source.name);
     if (!f) {

@@ -61,10 +61,5 @@ export class SubrequestKeys {
 
 /** Whether the memo key of `fetch` depends on its batch key alone (see SubrequestKeys). */
 function eligible(fetch: FetchBlueprint): boolean {
-  return (
-    fetch.batch?.keyAlone === true &&
-    fetch.method === 'GET' &&
-    fetch.source.forwardHeaders.length === 0 &&
-    fetch.source.claimHeaders === undefined
-  );
+  return fetch.batch?.keyAlone === true && fetch.method === 'GET' && !fetch.source.perCaller;
 }

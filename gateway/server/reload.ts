@@ -149,6 +149,7 @@ function fetchSignature(fetch: FetchBlueprint): string {
     source.name,
     source.url,
     source.forwardHeaders,
+    source.claimHeaders,
     fetch.method, // only GET values are cached: a body matters only beside another method
     template.text,
     fetch.keySuffix,

@@ -93,10 +93,10 @@ export class SourceClient {
       connections: config.connections,
       // HTTP/1.1 cannot tell an answer a source sends twice (or unasked) from the answer to the
       // next request written on that connection; undici closes a connection that receives bytes
-      // while idle, but not one whose next request is already out. A source with forward_headers
-      // serves callers their own data, so it never reuses a connection: one per request
-      // (`connection: close`). docs/hardening.md "Fault matrix".
-      ...(config.forwardHeaders.length > 0 ? { pipelining: 0 } : {}),
+      // while idle, but not one whose next request is already out. A per-caller source (forwarded
+      // or `{auth.*}` headers) serves callers their own data, so it never reuses a connection: one
+      // per request (`connection: close`). docs/hardening.md "Fault matrix".
+      ...(config.perCaller ? { pipelining: 0 } : {}),
       maxHeaderSize: MAX_HEADER_BYTES,
       keepAliveTimeout: 10_000,
       headersTimeout: config.timeoutMs + 1000,

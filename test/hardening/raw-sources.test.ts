@@ -6,15 +6,21 @@
  *   source gets a connection per request); on any source an unasked response that arrives on an
  *   idle connection closes it (undici destroys the socket: "bad response");
  * - a source whose answer has 70 KB of headers: UPSTREAM_BAD_RESPONSE with a clear message, not
- *   UPSTREAM_UNREACHABLE.
+ *   UPSTREAM_UNREACHABLE;
+ * - a source whose `headers` read `{auth.sub}` is per-caller like one with forward_headers
+ *   (config SourceConfig.perCaller): a connection per request, so a stray answer reaches nobody.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { listenLocal } from '../support/listen.js';
 import { errorAt } from '../support/assert.js';
 import { until } from '../support/wait.js';
+import { keySet, makeKey, mintToken } from '../support/identity.js';
 
 const SCHEMA = `
 type Query {
@@ -154,5 +160,33 @@ describe('sources that break HTTP', () => {
     const error = errorAt(res.body, ['fat']);
     assert.equal(error.extensions?.code, 'UPSTREAM_BAD_RESPONSE');
     assert.match(error.message, /headers/);
+  });
+});
+
+describe('a source whose headers read {auth.sub}', () => {
+  test('callers one right after the other each get their own data: a connection per request, as with forward_headers', async () => {
+    const raw = await startDoubleAnswerer('beforeNext');
+    const key = await makeKey('ES256', 'k1');
+    const dir = await mkdtemp(path.join(tmpdir(), 'gqlgw-claims-raw-'));
+    await writeFile(path.join(dir, 'jwks.json'), JSON.stringify(keySet([key])));
+    const gw = await startTestGateway({
+      schemas: { 's.graphqls': 'type Query { me: Me @fetch(source: "raw", path: "/me") }\ntype Me { name: String }\n' },
+      sources: { raw: { url: raw.url, extra: 'headers = { "authorization" = "user-{auth.sub}" }' } },
+      extraToml: `[auth]\njwks = ${JSON.stringify(path.join(dir, 'jwks.json'))}\nissuer = "i"\naudience = "a"\n`,
+    });
+    try {
+      for (const caller of ['alice', 'bob', 'carol']) {
+        const token = await mintToken(key, { sub: caller }, { issuer: 'i', audience: 'a' });
+        const res = await gw.query('{ me { name } }', undefined, { authorization: `Bearer ${token}` });
+        assert.deepEqual(res.body.data, { me: { name: `private data of user-${caller}` } }, caller);
+      }
+      assert.deepEqual(raw.seen, ['user-alice', 'user-bob', 'user-carol']);
+      assert.equal(raw.connections, 3, 'one connection per request on a source with {auth.*} headers');
+      assert.equal(raw.forged, 0, 'so no connection ever had an earlier answer to repeat');
+    } finally {
+      await gw.close();
+      await raw.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -110,6 +110,7 @@ describe('one deadline shared by the requests sent together', () => {
       url: slow.url,
       timeoutMs: 300,
       forwardHeaders: [],
+      perCaller: false,
       maxResponseBytes: 1 << 20,
       connections: 32,
       maxQueued: 100,

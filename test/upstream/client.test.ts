@@ -28,6 +28,7 @@ describe('upstream client: methods, bodies and empty answers', () => {
       url: upstream.url,
       timeoutMs: 2000,
       forwardHeaders: [],
+      perCaller: false,
       maxResponseBytes: 1 << 20,
       connections: 4,
       maxQueued: 10,

@@ -82,6 +82,7 @@ describe('upstream exchange: bodies read whole or cut, connections kept or dropp
       url: `http://127.0.0.1:${port}`,
       timeoutMs: 5000,
       forwardHeaders: [],
+      perCaller: false,
       maxResponseBytes: 1 << 20,
       connections: 1,
       maxQueued: 10,
