@@ -1,5 +1,5 @@
-// ESLint flat config. Beyond typescript-eslint's recommended rules it enforces two house rules of
-// DESIGN.md: no shadowed names, at most four parameters (more want an options object), and
+// ESLint flat config. Beyond typescript-eslint's recommended rules it enforces the house rules of
+// docs/lint.md: no shadowed names, at most four parameters (more want an options object), and
 // "imports go one way" between the folders of gateway/ (see docs/lint.md for the layer order).
 import tseslint from 'typescript-eslint';
 
