@@ -1,7 +1,7 @@
 /** Renders bench/RESULTS.md from one run's results: the set-up, then tables only. */
 import { median } from './driver/stats.js';
 import type { BenchResults } from './results.js';
-import { ROWS, type Phase } from './rows.js';
+import { ROWS, SCALE_CONNECTIONS, type Phase } from './rows.js';
 import { WARMUP_SEGMENT_SEC } from './driver/wrk.js';
 import { evaluateTargets, ms, num, ratio, TARGETS, View, type Aggregate } from './targets.js';
 
@@ -13,6 +13,7 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
 /** The median req/s, marked `*` when a run of the cell was noisy. */
 const rpsOf = (a: Aggregate): string => `${num(a.rps)}${a.noisy > 0 ? ` *${a.noisy}` : ''}`;
 const range = (a: Aggregate): string => `${num(a.rpsMin)}–${num(a.rpsMax)}`;
+const cpuRange = (a: Aggregate): string => `${num(a.cpuMicrosMin)}–${num(a.cpuMicrosMax)}`;
 
 /** One line per (row, cell) measured; `columns` gives the cells' own columns. */
 type Columns = (a: Aggregate, key: string, id: string) => string[];
@@ -52,7 +53,7 @@ export function renderResults(data: BenchResults): string {
       goal,
       ...keys.map((k) => ratio((v.cell(a, k)?.rps ?? Number.NaN) / (v.cell(b, k)?.rps ?? Number.NaN))),
     ]);
-  const lookupKeys = ['a16', 'a64', 'b16', 'b64'];
+  const lookupKeys = [...SCALE_CONNECTIONS.map((c) => `a${c}`), 'b16', 'b64'];
   const sharing = (['lookup-per-request', 'lookup-dataloader', 'gqlgw-sharing-off'] as const)
     .map((b) => ['gqlgw-sharing-on', b, ''] as const)
     .filter(([a, b]) => v.row(a) !== undefined && v.row(b) !== undefined);
@@ -86,7 +87,7 @@ ${table(
 
 ## Closed loop (wrk)
 
-${cellTable(v, ['blog', blogKeys], ['row', 'connections', 'req/s', 'range', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU %', 'CPU µs/query', 'backend CPU %', 'peak RSS MiB'], (a, key, id) => [key.slice(1), rpsOf(a), range(a), ms(a.p50Ms), ms(a.p99Ms), num(a.subrequests, 2), String(a.wrong), num(a.serverCpuPct), num(a.cpuMicrosPerQuery), num(a.backendCpuPct), key === 'c16' ? num(v.peakRssMiB(id)) : ''])}
+${cellTable(v, ['blog', blogKeys], ['row', 'connections', 'req/s', 'range', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU %', 'CPU µs/query', 'CPU range', 'KB alloc/query', 'backend CPU %', 'peak RSS MiB'], (a, key, id) => [key.slice(1), rpsOf(a), range(a), ms(a.p50Ms), ms(a.p99Ms), num(a.subrequests, 2), String(a.wrong), num(a.serverCpuPct), num(a.cpuMicrosPerQuery), cpuRange(a), num(a.allocatedKb, 1), num(a.backendCpuPct), key === 'c16' ? num(v.peakRssMiB(id)) : ''])}
 
 ## Open loop (latency from each request's scheduled send)
 
@@ -111,9 +112,9 @@ ${table(
 
 ## Shared batching: pool-bound backend (2 ms, 16 in service), random keys out of 10,000, closed loop
 
-${cellTable(v, ['shared-batching', lookupKeys], ['row', 'workload, connections', 'req/s', 'range', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU %'], (a, key) => [`(${key[0]}) ${key.slice(1)}`, rpsOf(a), range(a), ms(a.p50Ms), ms(a.p99Ms), num(a.subrequests, 2), String(a.wrong), num(a.serverCpuPct)])}
+${cellTable(v, ['shared-batching', lookupKeys], ['row', 'workload, connections', 'req/s', 'range', 'p50 ms', 'p99 ms', 'subreq/query', 'wrong', 'server CPU %', 'CPU µs/query', 'CPU range', 'KB alloc/query'], (a, key) => [`(${key[0]}) ${key.slice(1)}`, rpsOf(a), range(a), ms(a.p50Ms), ms(a.p99Ms), num(a.subrequests, 2), String(a.wrong), num(a.serverCpuPct), num(a.cpuMicrosPerQuery), cpuRange(a), num(a.allocatedKb, 1)])}
 
-${table(['ratio (req/s)', '', '(a) 16', '(a) 64', '(b) 16', '(b) 64'], ratioCells(sharing, lookupKeys))}
+${table(['ratio (req/s)', '', ...lookupKeys.map((k) => `(${k[0]}) ${k.slice(1)}`)], ratioCells(sharing, lookupKeys))}
 
 ## Revalidation: \`user(id:)\` cached 1 s, 100 keys, 16 connections; the backend sends ETags and answers 304
 

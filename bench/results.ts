@@ -30,6 +30,10 @@ export interface CellRun extends LoadResult {
   readonly upstreamBytesPerQuery?: number;
   readonly notModifiedPerQuery?: number;
   readonly serverCpuPct: number;
+  /** The server's CPU (user + system, its process group) over the cell divided by the queries answered, in µs. */
+  readonly serverCpuMicrosPerQuery?: number;
+  /** Young-generation bytes the server allocated over the cell per query answered, in KB (driver/alloc-meter.ts). */
+  readonly allocatedKbPerQuery?: number;
   readonly backendCpuPct: number;
   readonly noisy: boolean;
 }

@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { PeerRole, Role } from './peers/roles.js';
 import { ALL_CORES, LOAD_CORE, SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
 import { BENCH_SRC_DIR, distEntry, ROOT_DIR } from './shared/paths.js';
@@ -53,6 +54,9 @@ export const ROWS: readonly RowSpec[] = [
   revalidation('gqlgw-revalidate-on', 'gqlgw, cache ttl 1 s, revalidate = true', 'revalidate-on'),
   revalidation('gqlgw-revalidate-off', 'gqlgw, cache ttl 1 s, revalidate = false', 'revalidate-off'),
 ];
+
+/** The connection counts of the shared-batching phase's scale curve, workload (a). */
+export const SCALE_CONNECTIONS: readonly number[] = [1, 16, 64, 256, 1024];
 
 /** The rows in the order run `run` (1-based) measures them: ROWS' order, backwards in even runs. */
 export function measureOrder<T>(rows: readonly T[], run: number): T[] {
@@ -108,7 +112,7 @@ export function startRow(row: RowSpec, backendUrl: string): Promise<StartedProce
     name: row.label,
     core: row.workers ? ALL_CORES : SERVER_CORE,
     command: process.execPath,
-    args: [...NODE_FLAGS, ...script],
+    args: [...NODE_FLAGS, `--import=${pathToFileURL(distEntry('driver/alloc-meter.js')).href}`, ...script],
     ready: /listening on (\S+)/,
     cwd: ROOT_DIR,
     env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' },

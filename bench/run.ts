@@ -17,7 +17,18 @@ import { serviceStats, verifyServer, type Probe } from './driver/verify.js';
 import { checkWrk, runWrk, warmUp, type Exchange } from './driver/wrk.js';
 import { renderResults } from './report.js';
 import type { BenchResults, CellRun, LoadResult, RowResult, Settings } from './results.js';
-import { BACKENDS, NODE_FLAGS, OTLP_SINK_PORT, PHASES, ROWS, measureOrder, startRow, startService, configProblem } from './rows.js';
+import {
+  BACKENDS,
+  NODE_FLAGS,
+  OTLP_SINK_PORT,
+  PHASES,
+  ROWS,
+  SCALE_CONNECTIONS,
+  measureOrder,
+  startRow,
+  startService,
+  configProblem,
+} from './rows.js';
 import type { Phase, RowSpec } from './rows.js';
 import { EXPECTED_ANSWER, LOOKUP_WORKLOADS, RECORD_COUNT, REQUEST_BODY, lookupRequest, type LookupWorkload } from './shared/data.js';
 import { BENCH_OUT_DIR, BENCH_SRC_DIR, ROOT_DIR } from './shared/paths.js';
@@ -69,18 +80,21 @@ type Measured = Omit<CellRun, 'run' | 'noisy'>;
 
 /** One load run with the backend's requests, body bytes and 304s and the CPU of server and backend around it. */
 async function measure(server: StartedProcess, backend: StartedProcess, load: () => Promise<LoadResult>): Promise<Measured> {
-  const stats0 = await serviceStats(backend.url);
+  const [stats0, alloc0] = await Promise.all([serviceStats(backend.url), server.allocatedBytes()]);
   const [server0, backend0, t0] = [server.cpuSeconds(), backend.cpuSeconds(), performance.now()];
   const result = await load();
   const wallSec = (performance.now() - t0) / 1000;
-  const stats1 = await serviceStats(backend.url);
+  const serverCpuSec = server.cpuSeconds() - server0;
+  const [stats1, alloc1] = await Promise.all([serviceStats(backend.url), server.allocatedBytes()]);
   const perQuery = (key: string): number => (stats1[key]! - stats0[key]!) / (result.requestsSent ?? result.responses);
   return {
     ...result,
     subrequestsPerQuery: perQuery('requests'),
     upstreamBytesPerQuery: perQuery('bodyBytes'),
     notModifiedPerQuery: perQuery('notModified'),
-    serverCpuPct: ((server.cpuSeconds() - server0) / wallSec) * 100,
+    serverCpuMicrosPerQuery: result.responses > 0 ? (serverCpuSec * 1e6) / result.responses : Number.NaN,
+    allocatedKbPerQuery: result.responses > 0 ? (alloc1 - alloc0) / 1000 / result.responses : Number.NaN,
+    serverCpuPct: (serverCpuSec / wallSec) * 100,
     backendCpuPct: ((backend.cpuSeconds() - backend0) / wallSec) * 100,
   };
 }
@@ -102,7 +116,11 @@ const LOOKUP_PROBES: Probe[] = (['a', 'b'] as const).flatMap((w) => [1, 4242, RE
 const REVALIDATION_PROBES = [1, 50, 100, 1].map((key) => probe('a', key));
 /** The cells of the lookup phases: key, connections, exchanges; each phase warms up on its exchanges at its most connections. */
 const LOOKUP_CELLS: Readonly<Record<Exclude<Phase, 'blog'>, ReadonlyArray<readonly [string, number, Exchange[]]>>> = {
-  'shared-batching': (['a', 'b'] as const).flatMap((w) => [16, 64].map((c) => [`${w}${c}`, c, LOOKUP_EXCHANGES[w]] as const)),
+  // (a) over the scale curve (1 to 1,024 connections), (b) at 16 and 64.
+  'shared-batching': [
+    ...SCALE_CONNECTIONS.map((c) => [`a${c}`, c, LOOKUP_EXCHANGES.a] as const),
+    ...[16, 64].map((c) => [`b${c}`, c, LOOKUP_EXCHANGES.b] as const),
+  ],
   revalidation: [['r16', 16, LOOKUP_EXCHANGES.a.slice(0, 100)]],
 };
 

@@ -1,11 +1,11 @@
 /**
  * The benchmark's targets, defined once (issue 12's for the blog rows, issue 38's for tracing,
- * issue 33's for the shared-batching rows), and `evaluateTargets`, the only place that decides met or missed. Every
+ * issue 33's for the shared-batching rows, issue 49's for CPU and allocation per query), and `evaluateTargets`, the only place that decides met or missed. Every
  * target is a ratio of medians measured side by side in the same run.
  */
 import { median } from './driver/stats.js';
 import type { BenchResults, CellRun, RowResult } from './results.js';
-import { ROWS } from './rows.js';
+import { ROWS, SCALE_CONNECTIONS } from './rows.js';
 
 /** Two rows compared at one cell (`c16`, `a64`, …). */
 type Compared = { readonly row: string; readonly peer: string; readonly cell: string };
@@ -17,6 +17,8 @@ export type TargetSpec =
   | { readonly kind: 'tail'; readonly row: string; readonly atMost: number }
   /** p99 of `row` ≤ p99 of `peer` at `cell`. */
   | (Compared & { readonly kind: 'p99' })
+  /** `row`'s server CPU (`cpu`, µs) or young-generation allocation (`alloc`, KB) per query ≤ `atMost` × `peer`'s at `cell`; `strictly`: below. */
+  | (Compared & { readonly kind: 'per-query'; readonly measure: 'cpu' | 'alloc'; readonly atMost: number; readonly strictly?: boolean })
   /** Peak RSS of `row` ≤ `atMost` × that of `peer`. */
   | { readonly kind: 'memory'; readonly row: string; readonly peer: string; readonly atMost: number }
   /** No wrong answer in any cell or warm-up of any row. */
@@ -36,10 +38,24 @@ export const TARGETS: readonly TargetSpec[] = [
   { kind: 'throughput', row: 'gqlgw-no-batch', peer: 'no-batch-hand-written', cell: 'c16', atLeast: 0.8 },
   ...GQLGW_BLOG_ROWS.map((r): TargetSpec => ({ kind: 'tail', row: r.id, atMost: 3 })),
   ...GQLGW_BLOG_ROWS.filter((r) => !r.workers).map((r): TargetSpec => ({ kind: 'memory', row: r.id, peer: 'ceiling', atMost: 2 })),
-  ...['a64', 'b64'].map((cell): TargetSpec => ({ kind: 'throughput', row: SHARING, peer: 'lookup-dataloader', cell, atLeast: 1 })),
+  ...[...SCALE_CONNECTIONS.map((c) => `a${c}`), 'b64'].map((cell): TargetSpec => ({
+    kind: 'throughput',
+    row: SHARING,
+    peer: 'lookup-dataloader',
+    cell,
+    atLeast: 1,
+  })),
+  { kind: 'throughput', row: SHARING, peer: 'lookup-per-request', cell: 'a1', atLeast: 0.95 },
+  { kind: 'p99', row: SHARING, peer: 'lookup-dataloader', cell: 'a1024' },
   { kind: 'throughput', row: SHARING, peer: 'lookup-per-request', cell: 'a64', atLeast: 1.8 },
   ...['a16', 'b16'].map((cell): TargetSpec => ({ kind: 'throughput', row: SHARING, peer: 'lookup-per-request', cell, atLeast: 0.95 })),
   ...['a64', 'b64'].map((cell): TargetSpec => ({ kind: 'p99', row: SHARING, peer: 'lookup-dataloader', cell })),
+  { kind: 'per-query', measure: 'cpu', row: 'gqlgw-batch', peer: 'ceiling', cell: 'c16', atMost: 1.15 },
+  { kind: 'per-query', measure: 'cpu', row: 'gqlgw-batch', peer: 'jit-dataloader', cell: 'c16', atMost: 1, strictly: true },
+  ...['a64', 'b64'].flatMap((cell): TargetSpec[] => [
+    { kind: 'per-query', measure: 'cpu', row: SHARING, peer: 'lookup-dataloader', cell, atMost: 1.1 },
+    { kind: 'per-query', measure: 'alloc', row: SHARING, peer: 'lookup-dataloader', cell, atMost: 1.2 },
+  ]),
   { kind: 'wrong' },
 ];
 
@@ -61,7 +77,10 @@ export function aggregate(cells: readonly CellRun[] | undefined) {
     notModified: m((c) => c.notModifiedPerQuery),
     serverCpuPct: m((c) => c.serverCpuPct),
     backendCpuPct: m((c) => c.backendCpuPct),
-    cpuMicrosPerQuery: m((c) => (c.rps > 0 ? (c.serverCpuPct / 100 / c.rps) * 1e6 : Number.NaN)),
+    cpuMicrosPerQuery: m((c) => c.serverCpuMicrosPerQuery ?? (c.rps > 0 ? (c.serverCpuPct / 100 / c.rps) * 1e6 : Number.NaN)),
+    cpuMicrosMin: Math.min(...cells.map((c) => c.serverCpuMicrosPerQuery ?? Number.NaN)),
+    cpuMicrosMax: Math.max(...cells.map((c) => c.serverCpuMicrosPerQuery ?? Number.NaN)),
+    allocatedKb: m((c) => c.allocatedKbPerQuery),
     offered: m((c) => c.offeredRps),
     sendLagP99Ms: m((c) => c.sendLagP99Ms),
     wrong: cells.reduce((s, c) => s + c.wrong, 0),
@@ -166,6 +185,19 @@ function judge(t: TargetSpec, v: View): Judgement {
         met: r <= 1,
         measured: `${ms(a?.p99Ms ?? NAN)} vs ${ms(b?.p99Ms ?? NAN)} ms${noiseNote(a, b)}`,
         missed: `missed: ${ratio(r)} the peer's p99`,
+      };
+    }
+    case 'per-query': {
+      const [a, b] = [v.cell(t.row, t.cell), v.cell(t.peer, t.cell)];
+      const of = (x: Aggregate | undefined): number => (t.measure === 'cpu' ? x?.cpuMicrosPerQuery : x?.allocatedKb) ?? NAN;
+      const r = of(a) / of(b);
+      const [what, unit] = t.measure === 'cpu' ? ['CPU', 'µs'] : ['young-generation allocation', 'KB'];
+      return {
+        text: `${v.label(t.row)}: ${what} per query ${t.strictly ? 'below' : `≤ ${t.atMost} ×`} ${v.label(t.peer)}'s (${cellText(t.cell)})`,
+        value: r,
+        met: t.strictly ? r < t.atMost : r <= t.atMost,
+        measured: `${ratio(r)} (${num(of(a), 1)} vs ${num(of(b), 1)} ${unit}${noiseNote(a, b)})`,
+        missed: `missed by ${num(((r - t.atMost) / t.atMost) * 100, 1)} %`,
       };
     }
     case 'memory': {

@@ -7,6 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { allocFile } from '../shared/paths.js';
 
 /** Core 0: the server under test (gqlgw or a peer). Core 1: backend, load generator, runner. */
 export const SERVER_CORE = 0;
@@ -58,6 +59,8 @@ export interface StartedProcess {
   cpuSeconds(): number;
   /** Peak resident memory (VmHWM) in MiB, summed over the process and its children. */
   peakRssMiB(): number;
+  /** Young-generation bytes allocated since start, summed over the process and its children (driver/alloc-meter.ts); NaN when not metered. */
+  allocatedBytes(): Promise<number>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -100,6 +103,30 @@ function cpuSecondsOf(pid: number): number {
 }
 
 const peakRssOf = (pid: number): number => Number(/^VmHWM:\s+(\d+) kB/m.exec(read(`/proc/${pid}/status`))?.[1] ?? Number.NaN) / 1024;
+
+/** What alloc-meter.ts counted in `pid`: it is signalled and its answer file awaited (NaN: no meter answered within 2 s). */
+async function allocatedBytesOf(pid: number): Promise<number> {
+  const file = allocFile(pid);
+  const seqOf = (): { seq: number; bytes: number } | undefined => {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as { seq: number; bytes: number };
+    } catch {
+      return undefined;
+    }
+  };
+  const before = seqOf()?.seq ?? 0;
+  try {
+    process.kill(pid, 'SIGUSR2');
+  } catch {
+    return Number.NaN;
+  }
+  for (const deadline = performance.now() + 2000; performance.now() < deadline;) {
+    const now = seqOf();
+    if (now !== undefined && now.seq > before) return now.bytes;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return Number.NaN;
+}
 
 export async function startProcess(options: StartOptions): Promise<StartedProcess> {
   const [command, args] = pinnedCommand(options.core, options.command, options.args);
@@ -144,6 +171,7 @@ export async function startProcess(options: StartOptions): Promise<StartedProces
     url: ready[1] ?? '',
     cpuSeconds: () => processTree(pid).reduce((sum, p) => sum + cpuSecondsOf(p), 0),
     peakRssMiB: () => processTree(pid).reduce((sum, p) => sum + peakRssOf(p), 0),
+    allocatedBytes: async () => (await Promise.all(processTree(pid).map(allocatedBytesOf))).reduce((a, b) => a + b, 0),
     stop,
   };
 }

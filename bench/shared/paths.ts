@@ -1,6 +1,7 @@
 /** Where things are, resolved from this compiled module (dist/bench/shared/paths.js). */
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -17,3 +18,6 @@ export const BENCH_OUT_DIR = resolve(BENCH_SRC_DIR, 'out');
 export function distEntry(relative: string): string {
   return resolve(BENCH_DIST_DIR, relative);
 }
+
+/** Where driver/alloc-meter.ts writes what it counted in process `pid`, when asked with SIGUSR2. */
+export const allocFile = (pid: number): string => join(tmpdir(), `gqlgw-bench-alloc-${pid}.json`);

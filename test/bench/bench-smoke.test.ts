@@ -2,7 +2,8 @@
  * The benchmark's own parts against real servers (no timing assertions): the backends, the peers
  * and their subrequest counts, the checker, the verification pass, the open-loop driver and wrk's
  * per-key check, the config check; and, with gqlgw started from its bench config (the ports moved to
- * this test's servers), the tracing row's exports to the OTLP sink and the revalidation rows' 304s.
+ * this test's servers), the tracing row's exports to the OTLP sink (and the allocation meter every
+ * measured server has) and the revalidation rows' 304s.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -198,8 +199,12 @@ describe('bench smoke', () => {
     const sink = await startOtlpSink();
     const gqlgw = await startGqlgw('gqlgw-batch-tracing', { 4801: backend.url, 4804: `${sink.url}/v1/traces` });
     try {
+      const allocated0 = await gqlgw.allocatedBytes();
       const verified = await verifyServer(gqlgw.url, backend.url, blogProbes(2));
       assert.deepEqual(verified.ok && verified.subrequests, [2, 2]);
+      // The allocation meter preloaded into every measured server answers, and counts the queries' allocations.
+      const allocated1 = await gqlgw.allocatedBytes();
+      assert.ok(Number.isFinite(allocated0) && allocated1 - allocated0 > 10_000, `${allocated0} → ${allocated1} bytes`);
       const stats = await pollUntil(
         () => serviceStats(sink.url),
         (s) => s.exports! > 0,

@@ -82,9 +82,27 @@ describe('bench targets and report', () => {
     assert.equal(verdictOf(data, /^gqlgw, sharing on ≥ 1 × hand-written, process-wide DataLoader \(req\/s, \(a\), 64/).met, true);
     assert.equal(verdictOf(data, /^gqlgw, sharing on ≥ 1.8 × hand-written, one call per lookup \(req\/s, \(a\), 64/).met, true);
     assert.equal(verdictOf(data, /^gqlgw, sharing on ≥ 0.95 × hand-written, one call per lookup \(req\/s, \(a\), 16/).met, true);
-    const p99 = verdictOf(data, /^gqlgw, sharing on: p99 ≤ hand-written, process-wide DataLoader's \(\(a\)/);
+    const p99 = verdictOf(data, /^gqlgw, sharing on: p99 ≤ hand-written, process-wide DataLoader's \(\(a\), 64/);
     assert.equal(p99.verdict, "missed: 1.11× the peer's p99");
     assert.equal(verdictOf(data, /^gqlgw, sharing on ≥ 0.95 × .* \(b\), 16/).verdict, 'not measured');
+  });
+
+  it('judges CPU and allocation per query as ratios of medians, strictly below where the target says so', () => {
+    const data = fixture();
+    const at = (cpu: number, kb: number): Partial<CellRun> => ({ serverCpuMicrosPerQuery: cpu, allocatedKbPerQuery: kb });
+    data.rows[0] = row('gqlgw-batch', { c16: [cell(1000, at(900, 20)), cell(1000, at(1100, 22)), cell(1000, at(1000, 21))] });
+    data.rows[1] = row('ceiling', { c16: [cell(1050, at(800, 10))] });
+    data.rows[2] = row('jit-dataloader', { c16: [cell(1010, at(1000, 30))] });
+    const ceiling = verdictOf(data, /^gqlgw, batch: CPU per query ≤ 1.15 × hand-written \(ceiling\)'s \(16 connections\)$/);
+    assert.deepEqual([ceiling.met, ceiling.measured, ceiling.verdict], [false, '1.25× (1000.0 vs 800.0 µs)', 'missed by 8.7 %']);
+    const jit = verdictOf(data, /^gqlgw, batch: CPU per query below graphql-jit \+ DataLoader's/);
+    assert.deepEqual([jit.met, jit.measured], [false, '1.00× (1000.0 vs 1000.0 µs)']);
+    data.rows.push(row('gqlgw-sharing-on', { a64: [cell(12500, at(100, 11))] }));
+    data.rows[6] = row('lookup-dataloader', { a64: [cell(12000, at(95, 10))] });
+    assert.equal(verdictOf(data, /^gqlgw, sharing on: CPU per query ≤ 1.1 × .*\(a\), 64/).met, true);
+    const alloc = verdictOf(data, /^gqlgw, sharing on: young-generation allocation per query ≤ 1.2 × .*\(a\), 64/);
+    assert.deepEqual([alloc.met, alloc.measured], [true, '1.10× (11.0 vs 10.0 KB)']);
+    assert.equal(verdictOf(data, /^gqlgw, sharing on: CPU per query ≤ 1.1 × .*\(b\), 64/).verdict, 'not measured');
   });
 
   it('counts wrong answers of warm-ups and cells in the one wrong-answer target', () => {
