@@ -36,6 +36,7 @@ import { locateKey } from '../config/locate.js';
 import { expandSchemaGlobs } from './glob.js';
 import { withSdlSuggestion } from './sdl-suggestions.js';
 import { withWireEnumValues } from './wire-enums.js';
+import { withExactScalars } from './exact-scalars.js';
 import { unknownAcceptedCoordinates } from './accepted-n-plus-one.js';
 import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards } from './auth-guards.js';
@@ -90,7 +91,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   for (const err of validateSDL(document)) diagnostics.push(fromGraphQLError(withSdlSuggestion(err, document), configName));
   if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
   const problems: Problem[] = [];
-  const schema = withWireEnumValues(buildASTSchema(document, { assumeValidSDL: true }), problems);
+  const schema = withWireEnumValues(withExactScalars(buildASTSchema(document, { assumeValidSDL: true })), problems);
   for (const err of validateSchema(schema)) diagnostics.push(fromGraphQLError(err, configName));
   if (!schema.getQueryType()) diagnostics.push({ file: configName, line: 1, column: 1, message: 'the schema has no Query type' });
   if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
