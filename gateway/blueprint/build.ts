@@ -37,6 +37,7 @@ import { expandSchemaGlobs } from './glob.js';
 import { withSdlSuggestion } from './sdl-suggestions.js';
 import { withWireEnumValues } from './wire-enums.js';
 import { withExactScalars } from './exact-scalars.js';
+import { InputWireNames } from './input-wire.js';
 import { unknownAcceptedCoordinates } from './accepted-n-plus-one.js';
 import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards } from './auth-guards.js';
@@ -126,7 +127,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   }
   const discriminators = compileDiscriminators(schema, problems);
   const prefixRules = prefixRulesBySource(schema);
-  const fetchContext = { config, prefixRules, selectSuffixes };
+  const fetchContext = { config, prefixRules, selectSuffixes, inputWire: new InputWireNames(schema, problems) };
   for (const type of objectTypes) {
     const typeFields = Object.values(type.getFields());
     const uses = usesByType.get(type.name)!;

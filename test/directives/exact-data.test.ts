@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { compileBodyTemplate, renderBodyTemplate, type BodyPlaceholder } from '../../directives/body-template.js';
 import { NO_KEY, compilePathTemplate, resolvePathTemplate } from '../../directives/template.js';
 import { readDotted } from '../../directives/dotted.js';
+import { schemaProblems } from '../support/schema-problems.js';
 
 test('brackets around no placeholder are literal text; only brackets holding a placeholder are optional', () => {
   const rows: Array<[string, Record<string, unknown>, unknown, string | null]> = [
@@ -56,4 +57,20 @@ test('a body member whose argument was not given is left out; given as null it i
   for (const args of [{}, { a: 1 }, { b: [1] }, { a: null, b: null }]) {
     JSON.parse(render('{"x": {"a": {args.a}}, "y": [{"b": {args.b}}], "z": {args.a}}', args));
   }
+});
+
+test('@from on an input field takes only a key, one wire name per field', async () => {
+  const problems = await schemaProblems(
+    `type Query { x(f: F): Int @fetch(source: "s", path: "/x?a={args.f.a}") }
+input F {
+  a: ID @from(key: "a_id")
+  b: ID @from(path: "b.c")
+  c: ID @from(key: "a_id")
+}`,
+    ['s'],
+  );
+  assert.deepEqual(problems, [
+    '4:9: @from on input field F.b takes only key: its name on the wire, such as @from(key: "assignee_id")',
+    '5:9: input F: c and a have the same wire name "a_id"',
+  ]);
 });

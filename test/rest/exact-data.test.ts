@@ -40,7 +40,12 @@ type Foo { barId: ID  bar: Bar @fetch(source: "zd", path: "/bar?baz=static_value
 type Bar { name: String }
 type Person { name: String }
 input TicketPatch { status: String  priority: String }
+input AssignPatch { assigneeId: ID @from(key: "assignee_id")  status: String  tags: [TagInput!] }
+input TagInput { tagName: String @from(key: "tag_name") }
 type Mutation {
+  assignTicket(id: ID!, patch: AssignPatch!): Ticket
+    @fetch(source: "zd", method: "PUT", path: "/tickets/{args.id}.json?assignee={args.patch.assigneeId}",
+           body: """{"ticket": {args.patch}, "who": {args.patch.assigneeId}, "text": "{args.patch.tags}"}""")
   updateTicket(id: ID!, patch: TicketPatch!): Ticket
     @fetch(source: "zd", method: "PUT", path: "/tickets/{args.id}.json",
            body: """{"ticket": {"status": {args.patch.status}, "priority": {args.patch.priority}}}""")
@@ -175,6 +180,20 @@ describe('exact data in both directions', () => {
     assert.deepEqual(
       zd.requests.map((r) => r.body),
       ['{"ticket": {"status": "solved"}}', '{"ticket": {"priority": null}}', '{"ticket": {}}'],
+    );
+  });
+
+  it('@from(key:) on an input field is its wire name where its object renders; placeholders use the schema name', async () => {
+    zd.reset();
+    const res = await gw.query('mutation($p: AssignPatch!) { assignTicket(id: "7", patch: $p) { id } }', {
+      p: { assigneeId: '42', tags: [{ tagName: 'vip' }] },
+    });
+    assert.deepEqual(res.body, { data: { assignTicket: { id: '7' } } });
+    assert.deepEqual(
+      zd.requests.map((r) => `${r.method} ${r.url} ${r.body}`),
+      [
+        'PUT /tickets/7.json?assignee=42 {"ticket": {"assignee_id":"42","tags":[{"tag_name":"vip"}]}, "who": "42", "text": "[{\\"tag_name\\":\\"vip\\"}]"}',
+      ],
     );
   });
 
