@@ -13,9 +13,12 @@ import { MapperKind, mapSchema } from '@graphql-tools/utils';
  * Exact integers in the schema's own scalars (docs/reference.md "Exact integers"):
  * - `Int64` (the importer's scalar; any schema may declare `scalar Int64`) writes every value as a
  *   JSON string of its decimal digits, small or large (protobuf's JSON mapping), so one field has
- *   one JSON type; it takes an integer literal, a JSON number or a string of digits, exactly, and
- *   its value in paths, queries and bodies is that string. Anything else, or a value beyond 64 bits,
- *   is refused (BAD_USER_INPUT for an argument; UPSTREAM_BAD_RESPONSE for data, value-errors.ts).
+ *   one JSON type; it takes an integer literal, a JSON number or a string of digits, exactly. As an
+ *   argument its value is a number within ±2^53 and the string of its digits beyond (as sources'
+ *   long integers are read, upstream/json-body.ts): paths and queries get its digits either way, a
+ *   body a JSON number, or beyond 2^53 a string of the exact digits, never a rounded number.
+ *   Anything else, or a value beyond 64 bits, is refused (BAD_USER_INPUT for an argument;
+ *   UPSTREAM_BAD_RESPONSE for data, value-errors.ts).
  * - every other custom scalar reads an integer literal beyond ±2^53 as the string of its digits
  *   (graphql-js would round it), as lossless JSON reading makes of such a number in variables.
  * Returns a new schema when it declares a custom scalar; the given one is not changed.
@@ -87,15 +90,21 @@ const INT64 = {
     if (text === undefined) throw refused(typeof value === 'string' ? JSON.stringify(value) : typeof value);
     return text;
   },
-  parseValue(value: unknown): string {
+  parseValue(value: unknown): number | string {
     // A variable: a number beyond 2^53 here was rounded on the way (the request readers keep such digits).
     const text = int64Text(value, 'safe');
     if (text === undefined) throw refused(JSON.stringify(value) ?? typeof value);
-    return text;
+    return argumentValue(text);
   },
-  parseLiteral(node: ValueNode): string {
+  parseLiteral(node: ValueNode): number | string {
     const text = node.kind === Kind.INT || node.kind === Kind.STRING ? int64Text(node.value, 'safe') : undefined;
     if (text === undefined) throw refused(node.kind === Kind.STRING ? JSON.stringify(node.value) : node.kind);
-    return text;
+    return argumentValue(text);
   },
 };
+
+/** An Int64 argument's value: the number when a double holds it exactly, else the string of its digits. */
+function argumentValue(text: string): number | string {
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : text;
+}
