@@ -5,7 +5,7 @@ export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate',
 
 export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
 directive @from(key: String, path: String, types: [String!], value: String)
-  on FIELD_DEFINITION | UNION | INTERFACE | ENUM_VALUE
+  on FIELD_DEFINITION | UNION | INTERFACE | ENUM_VALUE | INPUT_FIELD_DEFINITION
 directive @fetch(
   source: String!
   path: String

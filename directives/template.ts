@@ -17,9 +17,10 @@
  * - in a query parameter, a null or an empty list leaves that parameter out;
  * - with `repeat: true`, a query parameter whose whole value is one placeholder (`id={keys}`) and
  *   whose value is a list is repeated once per element (`id=1&id=2`).
- * Optional parts (docs/reference.md, *new*): `[`…`]` in the path or in a query value is left out
- * when a placeholder inside it is null (or an empty list); `[[` and `]]` are literal brackets. An
- * optional part holds at least one placeholder; groups may nest. A parameter whose value is only
+ * Optional parts (docs/reference.md): `[`…`]` in the path or in a query value is left out
+ * when a placeholder inside it is null (or an empty list); `[[` and `]]` are literal brackets. Only
+ * brackets that hold a placeholder are an optional part: `[`…`]` around no placeholder is literal
+ * text (`ids[]={keys}`, `page[size]=25`, `filter[status]={args.s}`); groups may nest. A parameter whose value is only
  * optional parts (`q=[a:{args.a}][b:{args.b}]`) is left out when all of them are.
  * Segments: a placeholder value that makes a whole path segment `.`, `..` or empty is never sent
  * (a normalising server would read another path): the resolution is a PathRefusal instead, saying
@@ -171,11 +172,16 @@ function parseParts(text: string, offset: number, placeholders: Placeholder[]): 
       if (open === undefined) return `unmatched "]" at offset ${offset + i} (write "]]" for a literal "]")`;
       flush();
       const parts = groups.pop()!;
-      if (!parts.some(holdsPlaceholder)) {
-        return `the optional part at offset ${offset + open} holds no placeholder; write "[[" and "]]" for literal brackets`;
-      }
-      groups[groups.length - 1]!.push({ kind: 'optional', parts });
+      const parent = groups[groups.length - 1]!;
       i++;
+      if (parts.some(holdsPlaceholder)) {
+        parent.push({ kind: 'optional', parts });
+        continue;
+      }
+      // Brackets around no placeholder are literal (`ids[]=`, `page[size]=25`): text, joined to the text before.
+      const before = parent[parent.length - 1];
+      if (before?.kind === 'text') parent.pop();
+      literal = (before?.kind === 'text' ? before.text : '') + '[' + parts.map((p) => (p as { text: string }).text).join('') + ']';
       continue;
     }
     if (c === '}') return `unmatched "}" at offset ${offset + i}`;

@@ -36,6 +36,8 @@ import { locateKey } from '../config/locate.js';
 import { expandSchemaGlobs } from './glob.js';
 import { withSdlSuggestion } from './sdl-suggestions.js';
 import { withWireEnumValues } from './wire-enums.js';
+import { withExactScalars } from './exact-scalars.js';
+import { InputWireNames } from './input-wire.js';
 import { unknownAcceptedCoordinates } from './accepted-n-plus-one.js';
 import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards } from './auth-guards.js';
@@ -90,7 +92,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   for (const err of validateSDL(document)) diagnostics.push(fromGraphQLError(withSdlSuggestion(err, document), configName));
   if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
   const problems: Problem[] = [];
-  const schema = withWireEnumValues(buildASTSchema(document, { assumeValidSDL: true }), problems);
+  const schema = withWireEnumValues(withExactScalars(buildASTSchema(document, { assumeValidSDL: true })), problems);
   for (const err of validateSchema(schema)) diagnostics.push(fromGraphQLError(err, configName));
   if (!schema.getQueryType()) diagnostics.push({ file: configName, line: 1, column: 1, message: 'the schema has no Query type' });
   if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
@@ -125,7 +127,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   }
   const discriminators = compileDiscriminators(schema, problems);
   const prefixRules = prefixRulesBySource(schema);
-  const fetchContext = { config, prefixRules, selectSuffixes };
+  const fetchContext = { config, prefixRules, selectSuffixes, inputWire: new InputWireNames(schema, problems) };
   for (const type of objectTypes) {
     const typeFields = Object.values(type.getFields());
     const uses = usesByType.get(type.name)!;

@@ -8,12 +8,15 @@ import type { PrefixRule } from '../../directives/prefix-rule.js';
 import { sourceBase } from '../../directives/url-link.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { FetchBlueprint } from './types.js';
+import type { InputWireNames } from './input-wire.js';
 
 /** What the fetch blueprints of one schema share: the config, and per source its @invalidate prefix rules and `select` suffixes. */
 export interface FetchBlueprintContext {
   readonly config: GatewayConfig;
   readonly prefixRules: ReadonlyMap<string, PrefixRule[]>;
   readonly selectSuffixes: ReadonlyMap<string, string[]>;
+  /** Input fields' wire names (`@from(key:)` on an input field), for bodies. */
+  readonly inputWire: InputWireNames;
 }
 
 /**
@@ -24,7 +27,7 @@ export function compileFetchBlueprint(
   field: GraphQLField<unknown, unknown>,
   compiled: CompiledFieldDirectives & { readonly fetch: CompiledFetch },
   invalidates: readonly CompiledInvalidate[],
-  { config, prefixRules, selectSuffixes }: FetchBlueprintContext,
+  { config, prefixRules, selectSuffixes, inputWire }: FetchBlueprintContext,
 ): FetchBlueprint {
   const f = compiled.fetch;
   const unwrapped = isNonNullType(field.type) ? field.type.ofType : field.type;
@@ -56,7 +59,7 @@ export function compileFetchBlueprint(
     },
     cache: compiled.cache,
     method: compiled.request?.method ?? 'GET',
-    body: compiled.request?.body,
+    body: inputWire.body(compiled.request?.body, field),
     emptyIsTrue: getNullableType(field.type) === GraphQLBoolean,
     prefixRules: (compiled.cache && prefixRules.get(f.source)) || [],
     link: f.url ? sourceBase(config.sources.get(f.source)!.url) : undefined,

@@ -1,13 +1,14 @@
 import type { GraphQLSchema } from 'graphql';
 import type { CompiledCache } from '../../directives/cache.js';
 import type { PathTemplate } from '../../directives/template.js';
-import type { CompiledRequest, HttpMethod } from '../../directives/request.js';
+import type { HttpMethod } from '../../directives/request.js';
 import type { BodyTemplate } from '../../directives/body-template.js';
 import type { DottedReader } from '../../directives/dotted.js';
 import type { SourceBase } from '../../directives/url-link.js';
 import type { PrefixRule } from '../../directives/prefix-rule.js';
 import type { SourceConfig } from '../config/types.js';
 import type { TypeMap } from '../../directives/type-map.js';
+import type { WiredBody } from './input-wire.js';
 
 /** What one field (schema coordinate `Type.field`) compiles to. Frozen; read on every request. */
 export interface FieldBlueprint {
@@ -59,8 +60,8 @@ export interface FetchBlueprint {
   readonly cache: CompiledCache | undefined;
   /** GET unless `@fetch(method:)` says otherwise; a non-GET read is never cached nor coalesced. */
   readonly method: HttpMethod;
-  /** `@fetch(body:)`, with the JSON steps each `{parent.…}` placeholder reads. */
-  readonly body: CompiledRequest['body'];
+  /** `@fetch(body:)`, with the JSON steps each `{parent.…}` placeholder reads and the wire form of `{args.…}` values (blueprint/input-wire.ts). */
+  readonly body: WiredBody | undefined;
   /** The field's named type is Boolean: a 204 or empty answer is `true` (docs/mutations.md). */
   readonly emptyIsTrue: boolean;
   /**

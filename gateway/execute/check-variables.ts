@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, Kind, type TypeNode, type VariableDefinitionNode } from 'graphql';
 import { deeperThan } from './value-depth.js';
 
 /**
@@ -31,4 +31,41 @@ function hasLoneSurrogate(value: unknown): boolean {
 /** String.prototype.isWellFormed (Node 20 has it; TypeScript's ES2023 library does not declare it). */
 function isWellFormed(text: string): boolean {
   return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** The digits the request readers keep of a JSON integer beyond ±2^53 (server/request-json.ts). */
+const LONG_INTEGER = /^-?\d{16,}$/;
+
+/**
+ * Refuses, with BAD_USER_INPUT as graphql-js refuses a too large Int, a variable of type `Int` or
+ * `Float` (or a list of them) given an integer beyond ±2^53: the request readers keep its digits
+ * (docs/reference.md "Exact integers"), and neither type can hold it exactly. Returns the error
+ * naming the variable, or undefined.
+ */
+export function checkLongIntegers(
+  definitions: readonly VariableDefinitionNode[],
+  variables: Readonly<Record<string, unknown>>,
+): GraphQLError | undefined {
+  for (const def of definitions) {
+    const type = namedType(def.type);
+    if (type !== 'Int' && type !== 'Float') continue;
+    const name = def.variable.name.value;
+    const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
+    const long = Array.isArray(value) ? value.find(isLongInteger) : isLongInteger(value) ? value : undefined;
+    if (long === undefined) continue;
+    const why = type === 'Int' ? 'Int cannot represent non 32-bit signed integer value' : 'Float cannot represent exactly the integer';
+    return new GraphQLError(`Variable "$${name}" got invalid value ${String(long)}; ${why} ${String(long)}.`, {
+      nodes: def,
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  }
+  return undefined;
+}
+
+function isLongInteger(value: unknown): boolean {
+  return typeof value === 'string' && LONG_INTEGER.test(value) && !Number.isSafeInteger(Number(value));
+}
+
+function namedType(type: TypeNode): string {
+  return type.kind === Kind.NAMED_TYPE ? type.name.value : namedType(type.type);
 }

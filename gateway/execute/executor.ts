@@ -15,7 +15,7 @@ import type { RequestState, RoundDeps } from './request-context.js';
 import { runRounds } from './run-rounds.js';
 import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
-import { checkVariables } from './check-variables.js';
+import { checkLongIntegers, checkVariables } from './check-variables.js';
 import { measureAnswer, ResponseLimitError, responseLimitError, WriteMeter, type AnswerLimits } from './answer-size.js';
 import { HeaderForwarder } from './forwarded-headers.js';
 import type { OperationStats } from './operation-stats.js';
@@ -168,7 +168,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const definitions = p.operation.variableDefinitions ?? [];
     let variables: Record<string, unknown> = NO_VARIABLES;
     if (definitions.length > 0) {
-      const refused = request.variables ? checkVariables(request.variables, options.maxJsonDepth) : undefined;
+      const refused = request.variables
+        ? (checkVariables(request.variables, options.maxJsonDepth) ?? checkLongIntegers(definitions, request.variables))
+        : undefined;
       if (refused) return { result: { errors: [refused] }, stats };
       const read = request.variables ? p.variables?.(request.variables) : undefined;
       if (read) {

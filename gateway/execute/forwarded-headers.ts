@@ -2,12 +2,19 @@ import type { ClaimHeader, SourceConfig } from '../config/types.js';
 import { readDotted } from '../../directives/dotted.js';
 import { NO_HEADERS } from '../upstream/client.js';
 import { forwardedKeySuffix } from '../cache/cache-key.js';
+import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 
 /** Forwarded headers of one source for this request, and the suffix that keeps cache keys apart. */
 export interface ForwardedHeaders {
   readonly headers: Readonly<Record<string, string>>;
   /** '' for a source without forward_headers; otherwise `#h=<hash of the values>`. */
   readonly keySuffix: string;
+  /**
+   * Set when a `{auth.…}` header's value is no HTTP header value (a character outside visible
+   * ASCII, space and tab: an emoji, CR, LF): the BAD_USER_INPUT every lookup of the source is
+   * instead of a request, naming the header. Nothing is sent.
+   */
+  readonly refused?: UpstreamOutcome;
 }
 
 /**
@@ -17,7 +24,7 @@ export interface ForwardedHeaders {
  * - `forward_headers`: the caller's value; for a name also in the source's `headers` (a fallback
  *   token, docs/reference.md) the fixed value when the caller sent none;
  * - `headers` values that read `{auth.CLAIM}`: rendered from the verified token's claims (left out
- *   when a claim is missing).
+ *   when a claim is missing; `refused` when a claim's value cannot be a header value).
  * The suffix hashes the value actually sent of each such header, so callers sending the same values
  * share entries and no entry is ever served to a caller who would have sent another value.
  */
@@ -44,12 +51,14 @@ export class HeaderForwarder {
         pairs.push([name, v ?? source.headers?.[name] ?? null]);
         if (v !== null && v !== undefined) headers[name] = v;
       }
+      let refused: UpstreamOutcome | undefined;
       for (const claimHeader of source.claimHeaders ?? []) {
         const v = renderClaimHeader(claimHeader, this.claims);
+        if (v !== null && !HEADER_VALUE.test(v)) refused ??= unsendable(claimHeader.name, source.name);
         pairs.push([claimHeader.name, v]);
         if (v !== null) headers[claimHeader.name] = v;
       }
-      f = { headers, keySuffix: forwardedKeySuffix(pairs) };
+      f = { headers, keySuffix: forwardedKeySuffix(pairs), refused };
       cache.set(source.name, f);
     }
     return f;
@@ -66,9 +75,19 @@ function renderClaimHeader(header: ClaimHeader, claims: Readonly<Record<string, 
     }
     const v = readDotted(claims, part);
     if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return null;
-    const text = String(v);
-    if (/[\r\n\0]/.test(text)) return null;
-    out += text;
+    out += String(v);
   }
   return out;
+}
+
+/** What an HTTP header value may hold here: visible ASCII, space and tab (RFC 9110 field-value without obs-text). */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+function unsendable(header: string, source: string): UpstreamOutcome {
+  return failure({
+    code: 'BAD_USER_INPUT',
+    source,
+    message: `the token's claim for header "${header}" of source "${source}" holds a character an HTTP header cannot carry (only visible ASCII, space and tab); nothing was sent`,
+    detail: `header ${header}: value refused`,
+  });
 }

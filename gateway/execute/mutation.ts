@@ -97,6 +97,8 @@ async function sendMutation(
   const path = resolveFetchPath(fetch, { parent: NO_PARENT, args, keys: undefined, key: NO_KEY, auth });
   if (path === null) return { outcome: NULL_BODY, args, sent: false };
   if (typeof path !== 'string') return { outcome: refusedOutcome(path, entry.blueprint.coordinate, fetch.source.name), args, sent: false };
+  const forwarded = state.forwarder.for(fetch.source);
+  if (forwarded.refused) return { outcome: forwarded.refused, args, sent: false };
   state.budget.reserve(1);
   state.stats.rounds++;
   const source = fetch.source.name;
@@ -107,7 +109,7 @@ async function sendMutation(
       method: fetch.method,
       path,
       body: fetch.body && renderFetchBody(fetch.body, { parent: NO_PARENT, args, auth }),
-      headers: state.forwarder.for(fetch.source).headers,
+      headers: forwarded.headers,
       mayResend: false,
     },
     { for: [state], signal: state.signal, deadlines: undefined },

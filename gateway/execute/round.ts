@@ -119,6 +119,11 @@ class RoundLookups {
    */
   add(entry: PlanEntry, parent: object): void {
     const fetch = entry.blueprint.fetch!;
+    const refused = this.state.forwarder.for(fetch.source).refused;
+    if (refused) {
+      this.claim(entry, parent, { outcome: refused });
+      return;
+    }
     const batch = fetch.batch;
     const input = this.input;
     input.parent = parent;

@@ -71,5 +71,5 @@ export const JSON_SCALAR: SdlScalar = {
 export const INT64_SCALAR: SdlScalar = {
   kind: 'scalar',
   name: 'Int64',
-  description: 'A 64-bit integer, passed through as the API sent it (GraphQL Int holds 32 bits only).',
+  description: 'A 64-bit integer, written as a JSON string of its decimal digits (GraphQL Int holds 32 bits only).',
 };

@@ -7,6 +7,7 @@ import type { DocumentStore } from './documents.js';
 import type { GatewayRequest } from './http-request.js';
 import type { PersistedDocuments } from './persisted.js';
 import { Canceller } from '../upstream/canceller.js';
+import { parseRequestJson } from './request-json.js';
 
 /** Answers a request with yoga's full GraphQL-over-HTTP pipeline, given the body already read. */
 export type YogaFallback = (request: GatewayRequest, res: ServerResponse, body: Buffer | undefined) => Promise<void>;
@@ -48,7 +49,7 @@ export function createFastPath(options: FastPathOptions): FastPath {
   async function answer(request: GatewayRequest, res: ServerResponse, body: Buffer): Promise<void> {
     let params: unknown;
     try {
-      params = JSON.parse(body.toString('utf8'));
+      params = parseRequestJson(body.toString('utf8'), body);
     } catch {
       return fallback(request, res, body);
     }

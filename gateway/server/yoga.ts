@@ -11,6 +11,7 @@ import { useGatewayExecutor } from './execute-plugin.js';
 import { renderGraphiQLPage } from './graphiql.js';
 import { useHttpAnswers } from './http-answers.js';
 import { usePersistedDocuments, type PersistedDocuments } from './persisted.js';
+import { useExactNumbers } from './request-json.js';
 
 export interface YogaOptions {
   readonly schema: GraphQLSchema;
@@ -37,6 +38,7 @@ export interface YogaOptions {
 export function createGatewayYoga(options: YogaOptions) {
   const statsOf = new WeakMap<Request, OperationStats>();
   const plugins: Plugin[] = [
+    useExactNumbers(),
     usePersistedDocuments(options.persisted),
     usePreparedDocuments(options.documents),
     useHttpAnswers(options.answers, statsOf),

@@ -17,14 +17,16 @@ import { assertAnswer, FIXTURES, firstServer, serve } from './support.js';
 import { importOpenApi } from '../../gateway/import/import-openapi.js';
 
 const upper = (v: unknown) => String(v).toUpperCase();
+/** An `Int64` field: a JSON string of its digits (docs/reference.md "Exact integers"). */
+const int64 = (v: unknown) => String(v);
 
 const PET: Selection = {
-  id: true,
+  id: int64,
   name: true,
   status: upper,
   photoUrls: true,
-  category: { id: true, name: true },
-  tags: { id: true, name: true },
+  category: { id: int64, name: true },
+  tags: { id: int64, name: true },
 };
 
 describe('Petstore, OpenAPI 3.0', () => {
@@ -42,7 +44,7 @@ describe('Petstore, OpenAPI 3.0', () => {
       await assertAnswer(served, {
         field: 'findPetsByStatus',
         args: 'status: [AVAILABLE, SOLD]',
-        selection: { id: true, name: true },
+        selection: { id: int64, name: true },
         route: 'GET /v2/pet/findByStatus',
         sent: ['GET /v2/pet/findByStatus?status=available&status=sold'],
       });
@@ -50,8 +52,8 @@ describe('Petstore, OpenAPI 3.0', () => {
       served.mock.upstream.reset();
       const res = await served.gateway.query('{ getOrderById(orderId: 5) { id petId quantity status pet { id name } } }');
       assert.deepEqual(res.body.data?.getOrderById, {
-        ...(project(order as never, { id: true, petId: true, quantity: true, status: upper }) as object),
-        pet: project(served.mock.answerFor('GET /v2/pet/:petId'), { id: true, name: true }),
+        ...(project(order as never, { id: int64, petId: int64, quantity: true, status: upper }) as object),
+        pet: project(served.mock.answerFor('GET /v2/pet/:petId'), { id: int64, name: true }),
       });
       assert.deepEqual(
         served.mock.upstream.requests.map((r) => `${r.method} ${r.url}`),
@@ -61,7 +63,7 @@ describe('Petstore, OpenAPI 3.0', () => {
         mutation: true,
         field: 'placeOrder',
         args: 'input: { petId: 2, quantity: 1, status: APPROVED }',
-        selection: { id: true, status: upper },
+        selection: { id: int64, status: upper },
         route: 'POST /v2/store/order',
         sent: ['POST /v2/store/order'],
       });
@@ -102,7 +104,7 @@ describe('Petstore, Swagger 2.0', () => {
       await assertAnswer(served, {
         field: 'findPetsByStatus',
         args: 'status: [PENDING]',
-        selection: { id: true, name: true, status: upper },
+        selection: { id: int64, name: true, status: upper },
         route: 'GET /v2/pet/findByStatus',
         sent: ['GET /v2/pet/findByStatus?status=pending'],
       });

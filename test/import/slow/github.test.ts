@@ -36,11 +36,12 @@ describe("GitHub's REST description (@octokit/openapi)", () => {
         field: 'reposGet',
         args: 'owner: "octocat", repo: "Hello-World"',
         selection: {
-          id: true,
+          // Int64 fields are strings of digits (docs/reference.md "Exact integers").
+          id: (v: unknown) => String(v),
           name: true,
           full_name: true,
           private: true,
-          owner: { login: true, id: true },
+          owner: { login: true, id: (v: unknown) => String(v) },
           license: { key: true, name: true },
         },
         route: 'GET /repos/:owner/:repo',
