@@ -15,6 +15,7 @@ import type { Dispatch, DispatchContext, Sender } from './dispatch.js';
 import type { ForwardedHeaders } from './forwarded-headers.js';
 import type { MemoEntry } from './memo-entry.js';
 import { appended } from './appended.js';
+import { chargeSharers, chunkBytes } from './share-bytes.js';
 
 /** What a chunk's life needs from the running gateway (execute/request-context.ts RoundDeps has it). */
 export interface ChunkDeps extends CacheTiers {
@@ -270,14 +271,19 @@ export interface ChunkSending {
  * sends it again as two halves, concurrently, each under a deadline of its own; settles every key
  * from the answers (a failed chunk or half fails only its own keys); ends its shared call, whatever
  * happened, so its keys are never joinable again; then fills the caches with what came back.
- * Every call counts for each request with a key in it (its `blocks`).
+ * Every call counts for each request with a key in it (its `blocks`). A chunk of several requests
+ * (docs/hardening.md "Isolation") is read under their byte budgets together and charged to each
+ * for its own share (execute/share-bytes.ts); when it fails, it is never split: each request sends
+ * its own keys again when a key may have caused it (execute/isolate.ts).
  */
 export async function sendChunk(chunk: BatchChunk, sending: ChunkSending, deps: ChunkDeps): Promise<void> {
   const { signal, call } = sending;
   try {
-    const ctx: DispatchContext = { for: sendersOf(chunk), signal, deadlines: sending.deadlines, call };
+    const senders = sendersOf(chunk);
+    const bytes = chunkBytes(senders);
+    const ctx: DispatchContext = { for: senders, signal, deadlines: sending.deadlines, call, bytes };
     const answer = await dispatchChunk(chunk, ctx, deps, true);
-    const shared = ctx.for.length > 1 || call?.joined === true;
+    const shared = senders.length > 1 || call?.joined === true;
     if (shared && answer.kind === 'error') {
       const outcome = sharedFailure(answer, chunk);
       if (call && sharedFaults.has(outcome)) call.fault = outcome;
@@ -293,6 +299,7 @@ export async function sendChunk(chunk: BatchChunk, sending: ChunkSending, deps: 
     } else {
       settleBatchChunk(chunk, answer);
     }
+    if (bytes) chargeSharers(chunkEntries(chunk), senders, bytes, chunk.group.coordinate);
   } finally {
     if (call) deps.inFlight.settle(call);
   }

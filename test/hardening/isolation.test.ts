@@ -8,11 +8,13 @@
  * error of its keys without a split, naming the `select` it needs.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { splitIds, startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { Gate } from '../support/gate.js';
 import { until } from '../support/wait.js';
+import { listenLocal } from '../support/listen.js';
 
 const POISON = '1,2&admin=1';
 
@@ -26,7 +28,9 @@ type Post {
   id: ID!
   author: User @fetch(source: "users", path: "/users/{parent.id}") @batch(path: "/users?ids={keys}", match: "id")
   ghost: User @fetch(source: "users", path: "/ghosts/{parent.id}") @batch(path: "/ghosts?ids={keys}", match: "id")
+  profile: Profile @fetch(source: "raw", path: "/profiles/{parent.id}") @batch(path: "/profiles?ids={keys}", match: "id")
 }
+type Profile { id: ID! bio: String }
 type User { id: ID! name: String }
 `;
 
@@ -34,6 +38,42 @@ interface Scene {
   readonly users: CountingUpstream;
   readonly posts: CountingUpstream;
   readonly gate: Gate;
+  /** A raw TCP source of profiles: key FAT's bio is FAT_BYTES long, every other one a few bytes. */
+  readonly raw: { readonly url: string; readonly asked: string[]; close(): Promise<void> };
+}
+
+const FAT = '66';
+const FAT_BYTES = 12_000;
+
+/** Answers `GET /profiles?ids=…` on a raw socket, with an exact content-length and keep-alive. */
+async function startRawProfiles(): Promise<Scene['raw']> {
+  const asked: string[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    let pending = '';
+    socket.on('data', (data) => {
+      pending += data.toString('latin1');
+      for (let end = pending.indexOf('\r\n\r\n'); end >= 0; end = pending.indexOf('\r\n\r\n')) {
+        const target = pending.slice(0, end).split(' ')[1] ?? '';
+        pending = pending.slice(end + 4);
+        const ids = splitIds(new URL(target, 'http://raw').searchParams.get('ids'));
+        asked.push(ids.join(','));
+        const body = JSON.stringify(ids.map((id) => ({ id, bio: id === FAT ? 'x'.repeat(FAT_BYTES) : `bio ${id}` })));
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      }
+    });
+  });
+  const port = await listenLocal(server);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    asked,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 async function startScene(): Promise<Scene> {
@@ -53,7 +93,7 @@ async function startScene(): Promise<Scene> {
       return { json: { id: params.id } };
     },
   });
-  return { users, posts, gate };
+  return { users, posts, gate, raw: await startRawProfiles() };
 }
 
 /** Sends `queries` at once and lets the posts source answer them together: their next rounds share chunks. */
@@ -77,7 +117,7 @@ describe('isolation of shared chunks (default config)', () => {
   before(async () => {
     scene = await startScene();
     gw = await startTestGateway({
-      sources: { users: { url: scene.users.url }, posts: { url: scene.posts.url } },
+      sources: { users: { url: scene.users.url }, posts: { url: scene.posts.url }, raw: { url: scene.raw.url } },
       schemas: { 's.graphqls': SCHEMA },
     });
   });
@@ -85,6 +125,7 @@ describe('isolation of shared chunks (default config)', () => {
     await gw?.close();
     await scene?.users.close();
     await scene?.posts.close();
+    await scene?.raw.close();
   });
 
   test('a poison key fails only the request that asked it; each request pays for its own resend', async () => {
@@ -174,15 +215,16 @@ describe('isolation at max_subrequests', () => {
   before(async () => {
     scene = await startScene();
     gw = await startTestGateway({
-      sources: { users: { url: scene.users.url }, posts: { url: scene.posts.url } },
+      sources: { users: { url: scene.users.url }, posts: { url: scene.posts.url }, raw: { url: scene.raw.url } },
       schemas: { 's.graphqls': SCHEMA },
-      extraToml: '[limits]\nmax_subrequests = 3',
+      extraToml: '[limits]\nmax_subrequests = 3\nmax_operation_upstream_bytes = 10000',
     });
   });
   after(async () => {
     await gw?.close();
     await scene?.users.close();
     await scene?.posts.close();
+    await scene?.raw.close();
   });
 
   test('a sharer at its limit keeps its failure alone; the other resends its own key; no detail names another caller\u2019s key', async () => {
@@ -199,5 +241,21 @@ describe('isolation at max_subrequests', () => {
     assert.ok(errors.length > 0);
     for (const e of errors) assert.doesNotMatch(String(e.extensions?.detail ?? ''), /\b7\b/);
     assert.deepEqual(usersCalls(scene.users), [`${POISON},6,7`, '7']);
+  });
+
+  test('a shared chunk\u2019s bytes: each sharer charged for its own keys; the one that cannot afford its share gets the limit error alone', async () => {
+    const profile = (id: string) => `{ post(id: "${id}") { profile { id bio } } }`;
+    scene.raw.asked.length = 0;
+    const [fat, lean] = await together(gw, scene, [
+      [profile(FAT), 1],
+      [profile('61'), 1],
+    ]);
+    assert.deepEqual(scene.raw.asked, [`${FAT},61`], 'one shared chunk');
+    assert.deepEqual([lean!.body.data, lean!.body.errors], [{ post: { profile: { id: '61', bio: 'bio 61' } } }, undefined]);
+    assert.deepEqual(
+      fat!.body.errors?.map((e) => [e.path, e.extensions?.code]),
+      [[['post', 'profile'], 'UPSTREAM_BYTES_LIMIT']],
+    );
+    assert.doesNotMatch(fat!.text, /bio 61/);
   });
 });
