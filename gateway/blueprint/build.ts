@@ -39,8 +39,8 @@ import { withWireEnumValues } from './wire-enums.js';
 import { withExactScalars } from './exact-scalars.js';
 import { InputWireNames } from './input-wire.js';
 import { unknownAcceptedCoordinates } from './accepted-n-plus-one.js';
-import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
-import { allowedClaims, compileAuthGuards } from './auth-guards.js';
+import type { Blueprint, Discriminator, FieldBlueprint, LookupBlueprint } from './types.js';
+import { allowedClaims, compileAuthGuards, type AuthGuards } from './auth-guards.js';
 import { compileLookups } from './lookups.js';
 import { compileFederation, prepareSubgraph } from './federation.js';
 import { compileFetchBlueprint } from './fetch-blueprint.js';
@@ -110,7 +110,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   const isFetched = (typeName: string, fieldName: string): boolean => usesByType.get(typeName)?.get(fieldName)?.has('fetch') ?? false;
   const selectSuffixes = selectSuffixesBySource(usesByType);
   const authClaims = allowedClaims(config);
-  const guardOf = compileAuthGuards(schema, usesByType, config, problems);
+  const guards = compileAuthGuards(schema, usesByType, config, problems);
   const mutationType = schema.getMutationType()?.name;
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || !isInterfaceType(type)) continue;
@@ -176,13 +176,13 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           fetch,
           namespace,
           discriminator,
-          auth: guardOf(coordinate, named.name, fetch),
+          auth: guards.field(coordinate, type.name, named.name, fetch),
         }),
       );
     }
   }
   diagnostics.push(...unknownAcceptedCoordinates(config.check.acceptNPlusOne, fields, { file: configName, text: configText }));
-  const lookups = compileLookups(schema, config, { readOf, isFetched }, problems);
+  const lookups = guardedLookups(compileLookups(schema, config, { readOf, isFetched }, problems), guards);
   const federation = subgraph && compileFederation(schema, subgraph, lookups, problems);
   for (const p of problems) diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
   if (diagnostics.length > 0) throw new GatewayConfigError(sortDiagnostics(diagnostics));
@@ -316,4 +316,17 @@ function safeRead(file: string): string {
   } catch {
     return '';
   }
+}
+
+/** Each lookup with the guard of the type it looks up: what `_entities` and completion check before fetching it. */
+function guardedLookups(lookups: Map<string, readonly LookupBlueprint[]>, guards: AuthGuards): Map<string, readonly LookupBlueprint[]> {
+  for (const [typeName, list] of lookups) {
+    const auth = guards.type(typeName);
+    if (auth)
+      lookups.set(
+        typeName,
+        list.map((l) => Object.freeze({ ...l, auth })),
+      );
+  }
+  return lookups;
 }

@@ -157,6 +157,8 @@ export interface LookupBlueprint {
   /** Whether every key leaf has a value (not null, not absent) in an object's JSON. */
   readonly hasKey: (object: unknown) => boolean;
   readonly fetch: FetchBlueprint;
+  /** What reading an object of the type needs (`@auth` on it): checked before it is looked up. */
+  readonly auth?: AuthGuard;
 }
 
 /** A schema that links Federation v2 (blueprint/federation.ts): what `_service` and `_entities` answer from. */

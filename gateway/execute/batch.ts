@@ -6,7 +6,7 @@ import type { BatchBlueprint, FetchBlueprint } from '../blueprint/types.js';
 import type { Abortable } from '../upstream/canceller.js';
 import type { DeadlineScope } from '../upstream/deadline.js';
 import { NOT_FOUND, failure, notFoundAsHttpError, type UpstreamOutcome } from '../upstream/outcome.js';
-import { shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
+import { keyMayCause, shouldSplitChunk, splitInHalves } from '../upstream/retry-policy.js';
 import { fillCaches } from './cache-tiers.js';
 import type { CacheTiers } from '../cache/tier.js';
 import type { InFlight, SharedCall } from './coalesce.js';
@@ -15,6 +15,7 @@ import type { Dispatch, DispatchContext, Sender } from './dispatch.js';
 import type { ForwardedHeaders } from './forwarded-headers.js';
 import type { MemoEntry } from './memo-entry.js';
 import { appended } from './appended.js';
+import { chargeSharers, chunkBytes } from './share-bytes.js';
 
 /** What a chunk's life needs from the running gateway (execute/request-context.ts RoundDeps has it). */
 export interface ChunkDeps extends CacheTiers {
@@ -270,14 +271,24 @@ export interface ChunkSending {
  * sends it again as two halves, concurrently, each under a deadline of its own; settles every key
  * from the answers (a failed chunk or half fails only its own keys); ends its shared call, whatever
  * happened, so its keys are never joinable again; then fills the caches with what came back.
- * Every call counts for each request with a key in it (its `blocks`).
+ * Every call counts for each request with a key in it (its `blocks`). A chunk of several requests
+ * (docs/hardening.md "Isolation") is read under their byte budgets together and charged to each
+ * for its own share (execute/share-bytes.ts); when it fails, it is never split: each request sends
+ * its own keys again when a key may have caused it (execute/isolate.ts).
  */
 export async function sendChunk(chunk: BatchChunk, sending: ChunkSending, deps: ChunkDeps): Promise<void> {
   const { signal, call } = sending;
   try {
-    const ctx: DispatchContext = { for: sendersOf(chunk), signal, deadlines: sending.deadlines, call };
+    const senders = sendersOf(chunk);
+    const bytes = chunkBytes(senders);
+    const ctx: DispatchContext = { for: senders, signal, deadlines: sending.deadlines, call, bytes };
     const answer = await dispatchChunk(chunk, ctx, deps, true);
-    if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && affords(ctx.for, 2)) {
+    const shared = senders.length > 1 || call?.joined === true;
+    if (shared && answer.kind === 'error') {
+      const outcome = sharedFailure(answer, chunk);
+      if (call && sharedFaults.has(outcome)) call.fault = outcome;
+      settleBatchChunk(chunk, outcome);
+    } else if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && affords(ctx.for, 2)) {
       const halves = splitBatchChunk(chunk);
       await Promise.all(
         halves.map(async (half) => {
@@ -288,10 +299,32 @@ export async function sendChunk(chunk: BatchChunk, sending: ChunkSending, deps: 
     } else {
       settleBatchChunk(chunk, answer);
     }
+    if (bytes) chargeSharers(chunkEntries(chunk), senders, bytes, chunk.group.coordinate);
   } finally {
     if (call) deps.inFlight.settle(call);
   }
   if (chunk.cached) fillCaches(chunkEntries(chunk), deps);
+}
+
+/** The failures of chunks shared across requests that a key may have caused: each request resends its own keys (execute/isolate.ts). */
+const sharedFaults = new WeakSet<UpstreamOutcome>();
+
+/** Whether `outcome` is a shared chunk's failure that one of its keys may have caused (see sendChunk). */
+export function isSharedFault(outcome: UpstreamOutcome | undefined): boolean {
+  return outcome !== undefined && outcome.kind === 'error' && sharedFaults.has(outcome);
+}
+
+/**
+ * The failure of a chunk holding keys of several requests, as its keys see it: its detail names no
+ * key (the keys are other callers'), and one that a key may have caused is marked, so that each
+ * request sends its own keys again apart (never split here: a half would still mix requests).
+ */
+function sharedFailure(answer: UpstreamOutcome & { kind: 'error' }, chunk: BatchChunk): UpstreamOutcome {
+  const { method } = chunk.group.batch;
+  const detail = `${method} ${chunk.group.batch.template.text} (a batch of ${chunk.keys.length} keys shared with other requests)`;
+  const outcome: UpstreamOutcome = { kind: 'error', error: { ...answer.error, detail } };
+  if (keyMayCause(answer.error, chunk.keys.length)) sharedFaults.add(outcome);
+  return outcome;
 }
 
 /** The requests a chunk counts for, each once. */
@@ -460,12 +493,29 @@ export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): U
     return failure({
       code: 'UPSTREAM_BAD_RESPONSE',
       source,
-      message: `source "${source}" answered a batch request with something other than a JSON array (${where})`,
+      message: `source "${source}" answered a batch request with something other than a JSON array (${where})${selectHint(items, select)}`,
       detail: `${chunk.group.batch.method} ${chunk.path}`,
       cause: 'shape',
     });
   }
   return select ? { kind: 'ok', body: items } : outcome;
+}
+
+/**
+ * When the value that should be the item array is an object holding exactly one array-valued key:
+ * the `select` that reads it (a batch answered `{"users": [...]}` without `select: "users"`).
+ */
+function selectHint(value: unknown, select: readonly string[] | undefined): string {
+  if (value === null || typeof value !== 'object') return '';
+  let only: string | undefined;
+  for (const key of Object.keys(value)) {
+    if (!Array.isArray((value as Record<string, unknown>)[key])) continue;
+    if (only !== undefined) return '';
+    only = key;
+  }
+  if (only === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(only)) return '';
+  const path = [...(select ?? []), only].join('.');
+  return `: it is an object whose one array is under "${only}"; add select: "${path}" to the @batch`;
 }
 
 const SHOWN = 10;
@@ -492,7 +542,7 @@ export function settleBatchChunk(chunk: BatchChunk, answer: UpstreamOutcome): vo
   if (answer.kind !== 'ok') return;
   const body = answer.body as unknown[];
   if (outcomes.matched === 0 && body.length > 0) {
-    for (const b of chunk.blocks) if (b.warnings) b.warnings.push(matchedNothing(chunk, body));
+    for (const b of chunk.blocks) if (b.warnings) b.warnings.push(matchedNothing(chunk, body, chunk.keys.slice(b.start, b.end)));
   }
 }
 
@@ -573,7 +623,8 @@ function matchBatchItems(body: readonly unknown[], match: DottedReader, wanted: 
   return out;
 }
 
-function matchedNothing(chunk: BatchChunk, body: readonly unknown[]): BatchWarning {
+/** The warning of one request of a chunk whose items matched no key: it names only `own`, that request's keys. */
+function matchedNothing(chunk: BatchChunk, body: readonly unknown[], own: readonly string[]): BatchWarning {
   const { batch, coordinate } = chunk.group;
   const seen: string[] = [];
   for (const item of body) {
@@ -586,7 +637,7 @@ function matchedNothing(chunk: BatchChunk, body: readonly unknown[]): BatchWarni
     message: `@batch on ${coordinate}: none of the ${body.length} items answered matched any of the ${chunk.keys.length} keys asked by match "${batch.match}"`,
     coordinate,
     match: batch.match,
-    keysAsked: chunk.keys.slice(0, SHOWN),
+    keysAsked: own.slice(0, SHOWN),
     keysSeen: seen,
     itemFields: first ? Object.keys(first).slice(0, 20) : [],
   };

@@ -1,5 +1,6 @@
 import { Canceller, type Abortable } from '../upstream/canceller.js';
 import type { SlicedRelease } from './sliced-release.js';
+import type { UpstreamOutcome } from '../upstream/outcome.js';
 
 /**
  * Coalescing across requests (docs/caching.md): the GET subrequests and @batch
@@ -48,6 +49,7 @@ export class InFlight {
     if (leader === undefined || leader.call === undefined) return undefined;
     memo.leader = leader;
     memo.call = leader.call;
+    leader.call.joined = true;
     return leader.call;
   }
 
@@ -95,6 +97,10 @@ export class SharedCall {
   settled = false;
   /** Never aborted when every waiter left (docs/caching.md). */
   runsOn = false;
+  /** A lookup of another request joined it: its keys are not all its leaders' (execute/isolate.ts). */
+  joined = false;
+  /** Its failure when a key may have caused it: every request resends its own keys (execute/isolate.ts). */
+  fault: UpstreamOutcome | undefined = undefined;
   readonly controller = new Canceller();
   /** Waiters answered a slice at a time (a chunk shared across requests, batch-collector.ts); else all at `done`. */
   sliced: SlicedRelease | undefined;

@@ -43,6 +43,8 @@ export interface Sender {
   readonly observer?: RequestObserver;
   /** limits.max_operation_upstream_bytes of the request (upstream/byte-budget.ts). */
   readonly upstreamBytes?: ByteBudget;
+  /** The request's memo (execute/memo-entry.ts): which entries of a shared chunk are its own. */
+  readonly memo?: ReadonlyMap<string, { readonly key: string }>;
 }
 
 /** Who a subrequest is sent for, what cancels it, and the deadlines of the requests sent with it. */
@@ -61,6 +63,8 @@ export interface DispatchContext {
   readonly deadlines: DeadlineScope | undefined;
   /** Set when it is a call other requests may wait for or share (execute/coalesce.ts, batch-collector.ts). */
   readonly call?: SharedCall;
+  /** The byte budget its answer is read under; absent: that of the first request in `for`. */
+  readonly bytes?: ByteBudget;
 }
 
 /** Sends one subrequest; resolves with its outcome, rejects only with the caller's abort reason. */
@@ -181,14 +185,15 @@ function countLayer(listener: ExecutionListener): Layer {
 const deadlineLayer: Layer = (next) => (sub, ctx) => {
   if (sub.attempt !== 2 && ctx.deadlines) return next(sub, ctx);
   const own = new DeadlineScope(ctx.signal);
-  return releasing(own, next(sub, { for: ctx.for, signal: ctx.signal, deadlines: own, call: ctx.call }));
+  return releasing(own, next(sub, { for: ctx.for, signal: ctx.signal, deadlines: own, call: ctx.call, bytes: ctx.bytes }));
 };
 
 function clientDispatch(clients: ReadonlyMap<string, SourceClient>): Dispatch {
   return (sub, ctx) => {
     const client = clients.get(sub.source)!;
-    // The bytes count against the budget of the request that sent it first (a shared call's leader).
-    return client.send(sub, ctx.deadlines!.for(client), ctx.for[0]!.upstreamBytes);
+    // The bytes count against the context's budget (a shared chunk's, execute/share-bytes.ts), else
+    // against that of the request that sent it first (a shared call's leader).
+    return client.send(sub, ctx.deadlines!.for(client), ctx.bytes ?? ctx.for[0]!.upstreamBytes);
   };
 }
 

@@ -9,6 +9,7 @@ import { argsOf, type RequestState } from './request-context.js';
 import type { OutcomeSlot } from './memo-entry.js';
 import type { ElementsOutcome, RefusedOutcome } from '../upstream/outcome.js';
 import { collectLookups, type AfterRound, type Walk } from './walk.js';
+import { refusal } from './access.js';
 
 /**
  * `Query._entities(representations:)` (docs/federation.md): one entry per
@@ -17,7 +18,8 @@ import { collectLookups, type AfterRound, type Walk } from './walk.js';
  * that has a @lookup, and then the object is looked up in this request's first round, with every
  * other representation and every aliased `_entities` field: the round's memo dedupes them per
  * type and key, and its @lookupBatch groups send N keys as one call per chunk. A representation
- * matching only a resolvable @key without @lookup is a stub: it is the object. An unknown
+ * matching only a resolvable @key without @lookup is a stub: it is the object. A type guarded by
+ * `@auth` that the caller may not read is its refusal at `["_entities", i]`, looked up never. An unknown
  * `__typename` or no matching key is null with an error at `["_entities", i]`; not found is null
  * without error; a failed lookup is its error, for its own entries only. @external fields, and
  * those a field @requires, are read from the representation over what the lookup answered.
@@ -62,6 +64,12 @@ export function seedEntities(root: PlanSelection, rootValue: object, ctx: { blue
         return;
       }
       const lookup = lookupEntry(key.lookup, ctx.blueprint.schema);
+      // A guarded type this caller may not read is refused here, before anything is looked up.
+      const refused = lookup.blueprint.auth && refusal(lookup.blueprint.auth, ctx.walk.access);
+      if (refused) {
+        values[i] = refused.outcome as RefusedOutcome;
+        return;
+      }
       ctx.walk.out.push(lookup, object);
       const fromRepresentation = [...entity.fromRepresentation].map((f) => ctx.blueprint.fields.get(`${typeName}.${f}`)?.read[0] ?? f);
       task.pending.push({ index: i, object, lookup, entity, fromRepresentation });

@@ -2,7 +2,8 @@ import { NO_KEY, keyString } from '../../directives/template.js';
 import type { PlanEntry } from '../plan/types.js';
 import { DeadlineScope } from '../upstream/deadline.js';
 import { NULL_BODY, type ElementsOutcome, type UpstreamOutcome } from '../upstream/outcome.js';
-import { BatchGroups, chunkEntries, sendChunk } from './batch.js';
+import { BatchGroups, chunkEntries, sendChunk, type BatchChunk } from './batch.js';
+import { resendApart } from './isolate.js';
 import { SubrequestBudget } from './budget.js';
 import { readCaches } from './cache-tiers.js';
 import { RoundWaits } from './coalesce.js';
@@ -305,6 +306,8 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   // Made at the first entry of each kind: most rounds have only @batch lookups.
   let joined: MemoEntry[] | undefined;
   let singles: MemoEntry[] | undefined;
+  /** This round's chunks that became shared calls: their keys may be resent apart (execute/isolate.ts). */
+  let shared: BatchChunk[] | undefined;
   const groups = new BatchGroups(state, state.warnings);
   for (const m of entries) {
     if (coalesces(m, state)) {
@@ -358,6 +361,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       const source = c.group.fetch.source;
       if (state.coalesce && source.batchAcrossRequests) {
         waits.wait(deps.collector.place(c, deps), true);
+        (shared ??= []).push(c);
         continue;
       }
       if (!state.coalesce || !source.coalesce) {
@@ -369,6 +373,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       const callScope = new DeadlineScope(call.signal);
       call.done = releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)).catch(ignore);
       waits.wait(call, false);
+      (shared ??= []).push(c);
     }
     waited = waits.waitAll(own, state.signal);
   } catch (err) {
@@ -377,10 +382,12 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   // A waiter takes its leader's outcome: a shared send gives every entry one, and a given-up call
   // (aborted once every waiter left) has no waiter left to read it (coalesce.ts).
   const released = scope ? releasing(scope, waited) : waited;
-  if (!joined) return released;
+  if (!joined && !shared) return released;
   const waiting = joined;
+  const placed = shared;
   return released.then(() => {
-    for (const m of waiting) m.outcome = m.leader!.outcome;
+    if (waiting) for (const m of waiting) m.outcome = m.leader!.outcome;
+    return resendApart(placed, waiting, state, deps);
   });
 }
 

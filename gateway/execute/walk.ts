@@ -63,7 +63,8 @@ export function collectLookups(selection: PlanSelection, object: object, typeNam
     if (merged !== undefined) parent = merged;
     else {
       const entry = lookupToComplete(completion, parent, walk);
-      if (entry !== undefined) {
+      // A caller who may not read the type gets no completion: its guarded fields are refused below.
+      if (entry !== undefined && (entry.blueprint.auth === undefined || refusal(entry.blueprint.auth, walk.access) === undefined)) {
         out.push(entry, parent);
         (out.completions ??= []).push({ selection, completion, parent, entry });
         return;

@@ -53,6 +53,7 @@ export function lookupEntry(lookup: LookupBlueprint, schema: GraphQLSchema): Pla
     fetch: lookup.fetch,
     namespace: false,
     discriminator: undefined,
+    auth: lookup.auth,
   };
   entry = {
     responseKey: lookup.coordinate,

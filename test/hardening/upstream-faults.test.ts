@@ -142,16 +142,20 @@ describe('upstream faults', () => {
     assert.equal(r.sent, 2);
   });
 
-  test('a body that is not an array: the chunk is split once, only the bad key fails (UPSTREAM_BAD_RESPONSE)', async () => {
+  test("a body that is not an array: the considered answer, an error of its chunk's keys without a split (UPSTREAM_BAD_RESPONSE)", async () => {
     const r = await run(POSTS_QUERY, ({ query }) =>
       idsOf(query).includes('3') ? { kind: 'json', body: { users: [] } } : { kind: 'json', body: idsOf(query).map((id) => user(id)) },
     );
-    check(r, { 3: null }, [['posts', 2, 'author']]);
+    check(r, { 3: null, 4: null }, [
+      ['posts', 2, 'author'],
+      ['posts', 3, 'author'],
+    ]);
     const error = errorAt(r.res.body, ['posts', 2, 'author']);
     assert.equal(error.extensions?.code, 'UPSTREAM_BAD_RESPONSE');
     assert.equal(error.extensions?.source, 'users');
-    assert.equal(r.sent, 4, '2 chunks + 2 halves of the failed one');
-    assert.equal(r.errors('UPSTREAM_BAD_RESPONSE'), 2, 'the chunk and its bad half');
+    assert.match(error.message, /add select: "users" to the @batch/);
+    assert.equal(r.sent, 2, 'the 2 chunks, the failed one not split');
+    assert.equal(r.errors('UPSTREAM_BAD_RESPONSE'), 1);
   });
 
   test('HTML labelled JSON is UPSTREAM_BAD_RESPONSE', async () => {

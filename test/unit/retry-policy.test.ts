@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FailureCause, UpstreamFailure } from '../../gateway/upstream/outcome.js';
-import { shouldResend, shouldSplitChunk, splitInHalves } from '../../gateway/upstream/retry-policy.js';
+import { keyMayCause, shouldResend, shouldSplitChunk, splitInHalves } from '../../gateway/upstream/retry-policy.js';
 import { HTTP_METHODS } from '../../directives/request.js';
 
 function failureOf(cause: FailureCause, status?: number): UpstreamFailure {
@@ -49,7 +49,7 @@ describe('shouldSplitChunk', () => {
     ['a status failure without a status', failureOf('status'), 4, false],
     ['not JSON', failureOf('not-json'), 2, true],
     ['too large', failureOf('too-large'), 2, true],
-    ['not an array', failureOf('shape'), 2, true],
+    ['not an array: the considered answer, not split', failureOf('shape'), 2, false],
     ['timeout', failureOf('timeout'), 4, false],
     ['reset (re-sent instead)', failureOf('reset'), 4, false],
     ['refused', failureOf('refused'), 4, false],
@@ -106,4 +106,25 @@ describe('splitInHalves', () => {
     assert.deepEqual([...first, ...second], keys);
     assert.equal(keys.length, 101);
   });
+});
+
+describe('keyMayCause', () => {
+  const cases: ReadonlyArray<[what: string, failure: UpstreamFailure, keys: number, may: boolean]> = [
+    ['400', failureOf('status', 400), 2, true],
+    ['404', failureOf('status', 404), 2, true],
+    ['500', failureOf('status', 500), 2, true],
+    ['408', failureOf('status', 408), 2, false],
+    ['429', failureOf('status', 429), 2, false],
+    ['not an array', failureOf('shape'), 2, true],
+    ['not JSON', failureOf('not-json'), 2, true],
+    ['timeout', failureOf('timeout'), 2, false],
+    ['refused', failureOf('refused'), 2, false],
+    ['overloaded', failureOf('overloaded'), 2, false],
+    ['400 of one key', failureOf('status', 400), 1, false],
+  ];
+  for (const [what, failure, keys, may] of cases) {
+    test(`${what} → ${may ? 'each request apart' : 'as it is'}`, () => {
+      assert.equal(keyMayCause(failure, keys), may);
+    });
+  }
 });
