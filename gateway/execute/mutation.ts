@@ -109,6 +109,7 @@ async function sendMutation(
       body: fetch.body && renderFetchBody(fetch.body, { parent: NO_PARENT, args, auth }),
       headers: state.forwarder.for(fetch.source).headers,
       mayResend: false,
+      whole: fetch.response,
     },
     { for: [state], signal: state.signal, deadlines: undefined },
   );

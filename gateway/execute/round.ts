@@ -97,6 +97,13 @@ class RoundLookups {
     keyIsArgs: boolean;
     auth: unknown;
   };
+  /** Reused for every memo key of the round (cache/cache-key.ts memoKey reads it, keeps nothing). */
+  private readonly request: { source: string; method: string; path: string; body: string | undefined } = {
+    source: '',
+    method: 'GET',
+    path: '',
+    body: undefined,
+  };
 
   constructor(
     private readonly state: RequestState,
@@ -193,7 +200,11 @@ class RoundLookups {
     if (typeof at !== 'string') {
       key = requestKey = at.key;
     } else {
-      const request = { source: fetch.source.name, method: fetch.method, path, body };
+      const request = this.request;
+      request.source = fetch.source.name;
+      request.method = fetch.method;
+      request.path = path;
+      request.body = body;
       key = memoKey(request, fetch.keySuffix, forwarded.keySuffix);
       // Only single fetches share a call by request key (MemoEntry.requestKey).
       requestKey = fetch.keySuffix === '' || batchKey !== undefined ? key : memoKey(request, '', forwarded.keySuffix);

@@ -54,6 +54,9 @@ type Odd {
     @fetch(source: "zd", path: "/users/{parent.constructor}")
     @batch(path: "/users?ids={keys}", match: "valueOf")
 }
+type Mutation {
+  touch: RateLimit @fetch(source: "zd", method: "POST", path: "/touch", response: true)
+}
 union Thing @from(key: "constructor", types: ["*=Film", "Book"]) = Book | Film
 type Book { title: String }
 type Film { title: String }
@@ -79,6 +82,7 @@ describe('one answer where features meet', { timeout: 30_000 }, () => {
       },
       'GET /users': ({ query }) => ({ json: splitIds(query.get('ids')).map((id) => ({ ...USERS[id], valueOf: id })) }),
       'GET /orgs/:id': () => ({ json: { name: 'Org 10' } }),
+      'POST /touch': () => ({ status: 201, json: { status: 'body status' }, headers: { 'x-rate-limit-remaining': '7' } }),
       'GET /odd/:id': ({ params }) => ({ json: params.id === 'own' ? ownKeys() : { id: '9', meta: {} } }),
       'GET /odds': () => ({ json: [{ id: '1', constructor: '1' }, { id: '2' }] }),
       'GET /things': () => ({ json: [{ title: 'Dune' }, { title: 'Heat', constructor: 'film' }] }),
@@ -102,6 +106,11 @@ describe('one answer where features meet', { timeout: 30_000 }, () => {
       );
       assert.equal(debugCounts(res).subrequests, 1);
     }
+  });
+
+  test('a response: true mutation field reads the whole answer too', async () => {
+    const res = await gw.query('mutation { touch { status remaining } }');
+    assert.deepEqual(answer(res.body), { data: { touch: { status: 201, remaining: '7' } } });
   });
 
   test('row 10: a response: true field and a plain field of one path coalesced across callers share the call, not the value', async () => {
