@@ -21,12 +21,33 @@ export function dottedNameHelp(example: string): string {
   return `write JSON keys (letters, digits, "_" or "-") joined by ".", such as "${example}"`;
 }
 
-/** Reads `steps` from `value`; undefined when any step is missing or steps into a non-object. */
+/**
+ * Whether a JSON object without the key `key` would still read something for it: a member of
+ * Object.prototype (`constructor`, `toString`, `hasOwnProperty`, `__proto__`, ...). Only a JSON
+ * object's own keys are its fields (SPEC "Exact data in both directions"): every reader of such a
+ * key reads own keys only (ownValue; dottedReader and execute/write-data.ts decide it once).
+ */
+export function isInheritedName(key: string): boolean {
+  return key in Object.prototype;
+}
+
+/**
+ * The value of `object`'s own key `key`; undefined when it has no such key, never an inherited
+ * member. A JSON value is never a function nor Object.prototype, so only a read that found one asks
+ * whether the key is the object's own.
+ */
+export function ownValue(object: object, key: string): unknown {
+  const v = (object as Record<string, unknown>)[key];
+  if ((typeof v === 'function' || v === Object.prototype) && !Object.hasOwn(object, key)) return undefined;
+  return v;
+}
+
+/** Reads `steps` from `value` (own keys only); undefined when any step is missing or steps into a non-object. */
 export function readDotted(value: unknown, steps: readonly string[]): unknown {
   let v = value;
   for (let i = 0; i < steps.length; i++) {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
-    v = (v as Record<string, unknown>)[steps[i]!];
+    v = ownValue(v, steps[i]!);
   }
   return v;
 }
@@ -38,12 +59,14 @@ export type DottedReader = (value: unknown) => unknown;
  * readDotted of these `steps`, compiled once to straight-line reads with each key a constant: V8
  * then caches every read by the objects' shape (JSON objects of one API share one), where
  * readDotted's computed key goes through a generic lookup each time. The same checks and the same
- * result as readDotted. The steps go into the code only as JSON string literals.
+ * result as readDotted (a step named like an inherited member reads own keys only). The steps go into the code only as JSON string literals.
  */
 export function dottedReader(steps: readonly string[]): DottedReader {
   let body = '';
   for (const step of steps) {
-    body += `if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;\nv = v[${JSON.stringify(step)}];\n`;
+    const key = JSON.stringify(step);
+    const read = isInheritedName(step) ? `Object.hasOwn(v, ${key}) ? v[${key}] : undefined` : `v[${key}]`;
+    body += `if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;\nv = ${read};\n`;
   }
   return new Function(`"use strict";\nreturn function readDotted(v) {\n${body}return v;\n};`)() as DottedReader;
 }

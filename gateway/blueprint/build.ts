@@ -43,7 +43,7 @@ import type { Blueprint, Discriminator, FieldBlueprint, LookupBlueprint } from '
 import { allowedClaims, compileAuthGuards, type AuthGuards } from './auth-guards.js';
 import { compileLookups } from './lookups.js';
 import { compileFederation, prepareSubgraph } from './federation.js';
-import { compileFetchBlueprint } from './fetch-blueprint.js';
+import { compileFetchBlueprint, readKeySuffix } from './fetch-blueprint.js';
 
 /**
  * Compiles the schema files of a config into a Blueprint: the GraphQL schema plus, per coordinate,
@@ -255,7 +255,7 @@ function repeatedUses(schema: GraphQLSchema, field: GraphQLField<unknown, unknow
   return out;
 }
 
-/** Per source, '' and `|{select}` for each distinct `select` of its @fetch uses: the key suffixes its entries may have. */
+/** Per source, '' and the read suffix of each of its @fetch uses (`select`, `response`): the key suffixes its entries may have. */
 function selectSuffixesBySource(
   usesByType: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, DirectiveUse>>>,
 ): Map<string, string[]> {
@@ -266,7 +266,7 @@ function selectSuffixesBySource(
       if (!fetch) continue;
       const source = String(fetch.args.source);
       const suffixes = out.get(source) ?? new Set(['']);
-      if (typeof fetch.args.select === 'string') suffixes.add(`|${fetch.args.select}`);
+      suffixes.add(readKeySuffix(typeof fetch.args.select === 'string' ? fetch.args.select : undefined, fetch.args.response === true));
       out.set(source, suffixes);
     }
   }

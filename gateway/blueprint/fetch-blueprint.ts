@@ -36,7 +36,7 @@ export function compileFetchBlueprint(
     source: config.sources.get(f.source)!,
     template: f.template,
     select,
-    keySuffix: select ? `|${select.join('.')}` : '',
+    keySuffix: readKeySuffix(select?.join('.'), f.response),
     batch: compiled.batch && {
       template: compiled.batch.template,
       match: compiled.batch.match,
@@ -75,6 +75,16 @@ export function compileFetchBlueprint(
     isNonNull: isNonNullType(field.type),
     itemNonNull: isListType(unwrapped) && isNonNullType(unwrapped.ofType),
   };
+}
+
+/**
+ * FetchBlueprint `keySuffix`: how a field reads its answer, as its memo and cache keys carry it
+ * (cache/cache-key.ts memoKey): `|@response` for `response: true` (`@` is in no dotted name), then
+ * `|{select}` with a `select`; '' for the whole body. Two fields with the same request and another
+ * suffix share its call, never its entry.
+ */
+export function readKeySuffix(select: string | undefined, response: boolean): string {
+  return (response ? '|@response' : '') + (select === undefined ? '' : `|${select}`);
 }
 
 /** BatchBlueprint `shareKey`: what two fields' @batch must have alike to share chunks. */

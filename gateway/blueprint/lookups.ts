@@ -7,6 +7,7 @@ import { dottedReader, readDotted, type DottedReader } from '../../directives/do
 import { keyString } from '../../directives/template.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { BatchBlueprint, FetchBlueprint, LookupBlueprint } from './types.js';
+import { readKeySuffix } from './fetch-blueprint.js';
 
 /** How the blueprint reads fields of any type: their JSON steps and whether they are fetched. */
 export interface FieldReads {
@@ -60,7 +61,7 @@ export function compileLookups(
         source: config.sources.get(lookup.source)!,
         template: lookup.template,
         select: lookup.select,
-        keySuffix: lookup.select ? `|${lookup.select.join('.')}` : '',
+        keySuffix: readKeySuffix(lookup.select?.join('.'), false),
         batch: batch && batchBlueprint(batch, { single, keyAlone: !lookup.body && leaves.length === 1 }),
         cache,
         method: lookup.method,

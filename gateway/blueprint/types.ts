@@ -54,7 +54,7 @@ export interface FetchBlueprint {
   readonly template: PathTemplate;
   /** `select: "data.items"`: the steps into the body that are the value; undefined: the whole body. */
   readonly select: readonly string[] | undefined;
-  /** Appended to the memo and cache key of this field's lookups: `|data.items` with a select, else ''. */
+  /** How the field reads its answer, in its memo and cache keys (fetch-blueprint.ts readKeySuffix): `|@response`, `|data.items`, or ''. */
   readonly keySuffix: string;
   readonly batch: BatchBlueprint | undefined;
   readonly cache: CompiledCache | undefined;

@@ -5,13 +5,30 @@ import { createHash } from 'node:crypto';
  * generation key of an invalidated prefix, and the memcached key either is stored under.
  */
 
+/** What a memo key is made of: the request a lookup sends, and how its field reads the answer. */
+export interface KeyedRequest {
+  readonly source: string;
+  readonly method: string;
+  readonly path: string;
+  readonly body: string | undefined;
+}
+
 /**
- * The memo and cache key of a single fetch: `{source}:{path}` and the key suffix (`|{select}`, the
- * forwarded-headers hash) (docs/caching.md). @invalidate builds the keys it deletes here as well,
- * so they are exactly the keys reads fill.
+ * The memo key of a lookup (the request memo, coalescing, L2 and memcached; docs/caching.md): a
+ * GET is `{source}:{path}`, its read suffix (FetchBlueprint `keySuffix`: `|@response` for
+ * `response: true`, `|{select}` with a `select`) and the forwarded-headers hash; a read with
+ * another method (never cached) is keyed by its method and body too, so only identical requests
+ * are deduped. @invalidate builds the keys it deletes here as well, so they are exactly the keys
+ * reads fill. `readSuffix` is how the field reads the answer (its
+ * `response` mode and `select`): fields that read one answer in two ways may share its request,
+ * never its entry (SPEC "Exact data in both directions"). With `readSuffix` '' it is the key of the
+ * request alone, what fields sharing one call have alike (execute/select-sharing.ts). Every memo
+ * key is composed here.
  */
-export function lookupKey(source: string, path: string, keySuffix: string): string {
-  return `${source}:${path}${keySuffix}`;
+export function memoKey(request: KeyedRequest, readSuffix: string, headersSuffix: string): string {
+  return request.method === 'GET'
+    ? `${request.source}:${request.path}${readSuffix}${headersSuffix}`
+    : `${request.source}:${request.method} ${request.path} ${request.body ?? ''}${readSuffix}${headersSuffix}`;
 }
 
 /**
@@ -20,17 +37,6 @@ export function lookupKey(source: string, path: string, keySuffix: string): stri
  */
 export function forwardedKeySuffix(pairs: ReadonlyArray<readonly [string, string | null]>): string {
   return `#h=${createHash('sha256').update(JSON.stringify(pairs)).digest('base64url').slice(0, 32)}`;
-}
-
-/**
- * The memo key of a read with another method than GET (never cached): keyed by its method and
- * body too, so only identical requests are deduped.
- */
-export function writeLookupKey(
-  request: { readonly source: string; readonly method: string; readonly path: string; readonly body: string | undefined },
-  keySuffix: string,
-): string {
-  return `${request.source}:${request.method} ${request.path} ${request.body ?? ''}${keySuffix}`;
 }
 
 /**

@@ -39,7 +39,10 @@ export interface EncodedEntry {
 
 /**
  * Encodes an entry. Returns undefined for a value JSON cannot represent (undefined, a function, a
- * cycle, a BigInt) or times that are not whole non-negative numbers: such an entry is not stored.
+ * cycle, a BigInt, a number that is not finite: an upstream's `1e400` parses to Infinity, which
+ * JSON.stringify would write as `null`) or times that are not whole non-negative numbers: such an
+ * entry is not stored, so every tier gives the answer a fetch gives (SPEC "One answer, whatever
+ * the optimisations").
  */
 export function encodeCacheEntry(entry: CacheEntry): EncodedEntry | undefined {
   const freshUntil = Math.round(entry.freshUntil);
@@ -52,6 +55,8 @@ export function encodeCacheEntry(entry: CacheEntry): EncodedEntry | undefined {
     return undefined;
   }
   if (json === undefined) return undefined;
+  // Only a text holding `null` can hide a number that is not finite (checked no further otherwise).
+  if (json.includes('null') && !entry.missing && holdsNonFinite(entry.value)) return undefined;
   const body = Buffer.from(json, 'utf8');
   const flag = entry.missing ? 'm' : 'v';
   if (entry.validators || entry.generation !== undefined) {
@@ -67,6 +72,18 @@ export function encodeCacheEntry(entry: CacheEntry): EncodedEntry | undefined {
   }
   const header = Buffer.from(`${MARKER}${freshUntil} ${staleUntil} ${flag}\n`, 'latin1');
   return { bytes: Buffer.concat([header, body]), jsonBytes: body.length };
+}
+
+/** Whether `value` (JSON data without a cycle, as JSON.stringify just found; parsed no deeper than limits.max_json_depth) holds NaN or ±Infinity. */
+function holdsNonFinite(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsNonFinite(item)) return true;
+    return false;
+  }
+  for (const key in value) if (Object.hasOwn(value, key) && holdsNonFinite((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
 export type DecodedEntry =

@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PlanEntry, PlanSelection } from '../plan/types.js';
-import { readDotted } from '../../directives/dotted.js';
+import { ownValue, readDotted } from '../../directives/dotted.js';
 import type { ResultStore } from './result-store.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { conditionsHold } from './conditions.js';
@@ -212,6 +212,6 @@ function valueOf(entry: PlanEntry, parent: object, store: ResultStore): unknown 
     return null;
   }
   const { read, namespace } = bp;
-  const value = read.length === 1 ? (parent as Record<string, unknown>)[read[0]!] : readDotted(parent, read);
+  const value = read.length === 1 ? ownValue(parent, read[0]!) : readDotted(parent, read);
   return namespace ? (value ?? store.namespace(parent, read[0]!)) : value;
 }

@@ -8,9 +8,13 @@ import type { UpstreamOutcome } from '../upstream/outcome.js';
  * its answer instead of asking again.
  *
  * Contract:
- * - Identity is the memo key (execute/memo-entry.ts): source, resolved single-fetch path (and select),
- *   and a hash of the forwarded header values. Callers with different forwarded values therefore
- *   never share a call. A @batch key and a single fetch of the same key are the same thing.
+ * - Identity is the memo key (execute/memo-entry.ts): source, resolved single-fetch path, how the
+ *   field reads the answer (`select`, `response`), and a hash of the forwarded header values.
+ *   Callers with different forwarded values therefore never share a call. A @batch key and a single
+ *   fetch of the same key are the same thing. A single fetch also joins a single-fetch call of its
+ *   request key (the memo key without its read) that another field reads another way, and reads its
+ *   own part of that call's answer, never the leader's value (execute/single.ts joinedOutcome);
+ *   a `response: true` field joins only a call that asks for the whole answer.
  * - A SharedCall is one HTTP call (a single fetch or a @batch chunk, with its re-sends and split
  *   halves) whose memo entries lead their keys. It belongs to no caller: its deadline is the
  *   source's, and its AbortSignal fires only when every round waiting for it has left (its leader's
@@ -27,6 +31,7 @@ import type { UpstreamOutcome } from '../upstream/outcome.js';
  */
 export interface CallMember {
   readonly key: string;
+  readonly requestKey: string;
   leader: CallMember | undefined;
   call: SharedCall | undefined;
 }
@@ -40,17 +45,43 @@ export class InFlight {
    * "What the promotion was").
    */
   private leaders = new Map<string, CallMember>();
+  /** Request key → the single-fetch call sending it (replaced when it empties, as `leaders`). */
+  private requests = new Map<string, SharedCall>();
   /** Keys a background refresh is renewing right now. */
   readonly refreshing = new Set<string>();
 
-  /** Makes `memo` wait for the call in flight for its key; returns that call, or undefined when none. */
-  join(memo: CallMember): SharedCall | undefined {
+  /**
+   * Makes `memo` wait for the call in flight for its key; returns that call, or undefined when none.
+   * `whole` is given for a single fetch (whether it needs the whole answer): it may then also wait
+   * for a single-fetch call of its request key that answers what it needs.
+   */
+  join(memo: CallMember, whole?: boolean): SharedCall | undefined {
     const leader = this.leaders.get(memo.key);
-    if (leader === undefined || leader.call === undefined) return undefined;
-    memo.leader = leader;
-    memo.call = leader.call;
-    leader.call.joined = true;
-    return leader.call;
+    if (leader !== undefined && leader.call !== undefined) {
+      memo.leader = leader;
+      memo.call = leader.call;
+      leader.call.joined = true;
+      return leader.call;
+    }
+    if (whole === undefined || this.requests.size === 0) return undefined;
+    const call = this.requests.get(memo.requestKey);
+    if (call === undefined || (whole && !call.single!.whole)) return undefined;
+    memo.leader = call.memos[0];
+    memo.call = call;
+    call.joined = true;
+    return call;
+  }
+
+  /**
+   * Starts the call of a single fetch: `memo` leads its key, and (unless `whole` is undefined: a
+   * revalidation, whose answer is its own entry's) the call answers its request key as well.
+   */
+  leadSingle(memo: CallMember, whole: boolean | undefined): SharedCall {
+    const call = this.lead([memo]);
+    if (whole === undefined) return call;
+    call.single = { whole, answer: undefined };
+    if (!this.requests.has(memo.requestKey)) this.requests.set(memo.requestKey, call);
+    return call;
   }
 
   /** Starts a call for these memo entries (they lead their keys from now on); its leader is one waiter. */
@@ -75,6 +106,10 @@ export class InFlight {
     call.settled = true;
     for (const m of call.memos) if (this.leaders.get(m.key) === m) this.leaders.delete(m.key);
     if (this.leaders.size === 0) this.leaders = new Map();
+    if (call.single === undefined) return;
+    const requestKey = call.memos[0]!.requestKey;
+    if (this.requests.get(requestKey) === call) this.requests.delete(requestKey);
+    if (this.requests.size === 0) this.requests = new Map();
   }
 
   /**
@@ -104,6 +139,11 @@ export class SharedCall {
   readonly controller = new Canceller();
   /** Waiters answered a slice at a time (a chunk shared across requests, batch-collector.ts); else all at `done`. */
   sliced: SlicedRelease | undefined;
+  /**
+   * A single fetch's call (InFlight.leadSingle): whether it asks for the whole answer, and its
+   * answer before any field's read of it (set when it arrives), for waiters that read it another way.
+   */
+  single: { readonly whole: boolean; answer: UpstreamOutcome | undefined } | undefined;
 
   constructor(readonly memos: CallMember[]) {}
 

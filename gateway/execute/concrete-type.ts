@@ -1,3 +1,4 @@
+import { ownValue } from '../../directives/dotted.js';
 import type { Discriminator } from '../blueprint/types.js';
 
 /**
@@ -9,7 +10,7 @@ import type { Discriminator } from '../blueprint/types.js';
  */
 export function concreteTypeOf(d: Discriminator, value: unknown): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const name = (value as Record<string, unknown>)[d.key];
+  const name = ownValue(value, d.key);
   const map = d.map;
   if (map) {
     if (name === undefined || name === null) return map.fallback;

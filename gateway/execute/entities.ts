@@ -3,7 +3,7 @@ import type { Blueprint, EntityBlueprint, EntityKey } from '../blueprint/types.j
 import { ENTITIES_COORDINATE } from '../blueprint/federation.js';
 import { lookupEntry } from '../plan/completion.js';
 import type { PlanEntry, PlanSelection } from '../plan/types.js';
-import { readDotted } from '../../directives/dotted.js';
+import { isInheritedName, ownValue, readDotted } from '../../directives/dotted.js';
 import { didYouMean } from '../../directives/suggest.js';
 import { argsOf, type RequestState } from './request-context.js';
 import type { OutcomeSlot } from './memo-entry.js';
@@ -114,13 +114,22 @@ function convert(blueprint: Blueprint, type: GraphQLOutputType, value: unknown):
   return representationJson(blueprint, named.name, value as Record<string, unknown>);
 }
 
+/** Sets `value` at `steps` of `target`, making objects on the way; every step an own key (`__proto__` too). */
 function setAt(target: Record<string, unknown>, steps: readonly string[], value: unknown): void {
   let at = target;
   for (let i = 0; i < steps.length - 1; i++) {
-    const next = at[steps[i]!];
-    at = (next !== null && typeof next === 'object' ? next : (at[steps[i]!] = {})) as Record<string, unknown>;
+    const next = ownValue(at, steps[i]!);
+    if (next !== null && typeof next === 'object') at = next as Record<string, unknown>;
+    else at = setOwn(at, steps[i]!, {}) as Record<string, unknown>;
   }
-  at[steps[steps.length - 1]!] = value;
+  setOwn(at, steps[steps.length - 1]!, value);
+}
+
+/** `target[key] = value` as an own data property, also for a key named like an inherited member. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): unknown {
+  if (isInheritedName(key)) Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
+  return value;
 }
 
 interface PendingEntity {

@@ -5,12 +5,20 @@ import type { CacheEntry } from '../cache/entry.js';
 import type { ForwardedHeaders } from './forwarded-headers.js';
 
 /**
- * One subrequest-to-be of a request, identified by its memo key `{source}:{path}` (plus a hash of
- * the forwarded header values when the source forwards any). Identical lookups of a request share
+ * One subrequest-to-be of a request, identified by its memo key `{source}:{path}` (plus how the
+ * field reads the answer, and a hash of the forwarded header values when the source forwards any). Identical lookups of a request share
  * one MemoEntry, whichever field, alias, parent or round asked: that is the dedupe of docs/reference.md.
  */
 export interface MemoEntry {
+  /** cache/cache-key.ts memoKey: the request, how the field reads its answer, the forwarded headers. */
   readonly key: string;
+  /**
+   * A single fetch's key of its request alone (memoKey without the read suffix; `key` itself when
+   * the field reads the whole body): single fetches with the same one may share a call, each
+   * reading its own part (execute/select-sharing.ts, coalesce.ts), never one another's value. A
+   * @batch lookup shares by `key` only, and this is its `key`.
+   */
+  readonly requestKey: string;
   readonly coordinate: string;
   readonly fetch: FetchBlueprint;
   /** The resolved single-fetch path. */

@@ -11,7 +11,7 @@ import { selected } from './single.js';
 import { runRounds } from './run-rounds.js';
 import type { HeaderForwarder } from './forwarded-headers.js';
 import type { OutcomeSlot } from './memo-entry.js';
-import { lookupKey } from '../cache/cache-key.js';
+import { memoKey } from '../cache/cache-key.js';
 import { collectLookups, descend, Lookups, type Walk } from './walk.js';
 
 /** What a mutation needs beyond a round's dependencies. */
@@ -111,6 +111,7 @@ async function sendMutation(
       body: fetch.body && renderFetchBody(fetch.body, { parent: NO_PARENT, args, auth }),
       headers: forwarded.headers,
       mayResend: false,
+      whole: fetch.response,
     },
     { for: [state], signal: state.signal, deadlines: undefined },
   );
@@ -143,7 +144,8 @@ async function invalidate(
       continue;
     }
     const callers = [state.forwarder.for(inv.source).keySuffix, deps.anonymous.for(inv.source).keySuffix];
-    for (const select of inv.selectSuffixes) for (const caller of callers) keys.add(lookupKey(inv.source.name, path, select + caller));
+    const request = { source: inv.source.name, method: 'GET', path, body: undefined };
+    for (const read of inv.selectSuffixes) for (const caller of callers) keys.add(memoKey(request, read, caller));
   }
   for (const key of keys) deps.l2.delete(key);
   if (deps.memcached && keys.size > 0) await deps.memcached.deleteMany([...keys]);

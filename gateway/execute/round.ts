@@ -9,14 +9,14 @@ import { readCaches } from './cache-tiers.js';
 import { RoundWaits } from './coalesce.js';
 import { releasing, type DispatchContext } from './dispatch.js';
 import { argsOf, type RequestState, type RoundDeps } from './request-context.js';
-import { sendSingle } from './single.js';
+import { joinedOutcome, sendSingle, wholeAnswer } from './single.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { ResultStore } from './result-store.js';
 import type { HeaderForwarder } from './forwarded-headers.js';
 import type { MemoEntry, OutcomeSlot } from './memo-entry.js';
 import type { OperationStats } from './operation-stats.js';
-import { lookupKey, writeLookupKey } from '../cache/cache-key.js';
+import { memoKey } from '../cache/cache-key.js';
 import { lookupPath } from './fetch-path.js';
 import { shareRequests } from './select-sharing.js';
 import { renderFetchBody } from './body.js';
@@ -97,6 +97,13 @@ class RoundLookups {
     key: unknown;
     keyIsArgs: boolean;
     auth: unknown;
+  };
+  /** Reused for every memo key of the round (cache/cache-key.ts memoKey reads it, keeps nothing). */
+  private readonly request: { source: string; method: string; path: string; body: string | undefined } = {
+    source: '',
+    method: 'GET',
+    path: '',
+    body: undefined,
   };
 
   constructor(
@@ -195,14 +202,18 @@ class RoundLookups {
     const path = typeof at === 'string' ? at : at.path;
     const forwarded = this.state.forwarder.for(fetch.source);
     let key: string;
+    let requestKey: string;
     if (typeof at !== 'string') {
-      key = at.key;
+      key = requestKey = at.key;
     } else {
-      const suffix = fetch.keySuffix + forwarded.keySuffix;
-      key =
-        fetch.method === 'GET'
-          ? lookupKey(fetch.source.name, path, suffix)
-          : writeLookupKey({ source: fetch.source.name, method: fetch.method, path, body }, suffix);
+      const request = this.request;
+      request.source = fetch.source.name;
+      request.method = fetch.method;
+      request.path = path;
+      request.body = body;
+      key = memoKey(request, fetch.keySuffix, forwarded.keySuffix);
+      // Only single fetches share a call by request key (MemoEntry.requestKey).
+      requestKey = fetch.keySuffix === '' || batchKey !== undefined ? key : memoKey(request, '', forwarded.keySuffix);
       if (batchKey !== undefined) this.keys.remember(fetch, batchKey, path, key);
     }
     let memo = this.state.memo.get(key);
@@ -214,6 +225,7 @@ class RoundLookups {
     }
     memo = {
       key,
+      requestKey,
       coordinate,
       fetch,
       path,
@@ -311,7 +323,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   const groups = new BatchGroups(state, state.warnings);
   for (const m of entries) {
     if (coalesces(m, state)) {
-      const call = deps.inFlight.join(m);
+      const call = deps.inFlight.join(m, m.batchKey === undefined ? m.fetch.response : undefined);
       if (call) {
         state.observer?.joined(call);
         waits.wait(call, true);
@@ -331,7 +343,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   tally.flush(deps.listener); // coalesced lookups show while they wait, not only once answered
   const chunks = groups.chunks();
   // Fields that differ only in `select` send one request (execute/select-sharing.ts).
-  const { senders, riders } = singles ? shareRequests(singles, state.forwarder) : NO_SINGLES;
+  const { senders, riders } = singles ? shareRequests(singles) : NO_SINGLES;
   if (riders) for (const more of riders.values()) for (const r of more) tally.dedupeEvent(r.coordinate, r.fetch.source.name);
   state.budget.reserve(senders.length + chunks.length);
   // Every shared call is registered before the first await, so a request arriving meanwhile joins it.
@@ -351,7 +363,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
         own.push(sendSingle(m, ownCtx, deps, { riders: alongside }));
         continue;
       }
-      const call = deps.inFlight.lead([m]);
+      const call = deps.inFlight.leadSingle(m, m.revalidate ? undefined : wholeAnswer(m, alongside));
       const callScope = new DeadlineScope(call.signal);
       const ctx: DispatchContext = { for: [state], signal: call.signal, deadlines: callScope, call };
       call.done = releasing(callScope, sendSingle(m, ctx, deps, { call, riders: alongside })).catch(ignore);
@@ -386,7 +398,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
   const waiting = joined;
   const placed = shared;
   return released.then(() => {
-    if (waiting) for (const m of waiting) m.outcome = m.leader!.outcome;
+    if (waiting) for (const m of waiting) m.outcome = joinedOutcome(m);
     return resendApart(placed, waiting, state, deps);
   });
 }

@@ -1,18 +1,16 @@
-import { lookupKey, writeLookupKey } from '../cache/cache-key.js';
-import type { HeaderForwarder } from './forwarded-headers.js';
 import type { MemoEntry } from './memo-entry.js';
 
 /**
  * The single fetches of a round grouped by the request they send (docs/caching.md: fields
- * that differ only in `select` share one request): memo entries are per `select` (so are their
- * cache entries), but two entries whose source, method, resolved path, body and forwarded headers
- * are equal are one subrequest. `senders` send; each one's `riders` take their own `select` of
- * its answer. Nothing is grouped (and nothing built) when no entry has a `select`.
+ * that differ only in `select` or `response` share one request): memo entries are per read (so are
+ * their cache entries), but two entries with one `requestKey` (source, method, resolved path, body
+ * and forwarded headers) are one subrequest. `senders` send; each one's `riders` read their own part
+ * of its answer (single.ts readAnswer). Nothing is grouped when no entry has a read suffix.
  */
-export function shareRequests(
-  singles: MemoEntry[],
-  forwarder: HeaderForwarder,
-): { readonly senders: MemoEntry[]; readonly riders: Map<MemoEntry, MemoEntry[]> | undefined } {
+export function shareRequests(singles: MemoEntry[]): {
+  readonly senders: MemoEntry[];
+  readonly riders: Map<MemoEntry, MemoEntry[]> | undefined;
+} {
   if (!singles.some((m) => m.fetch.keySuffix !== '')) return { senders: singles, riders: undefined };
   const byRequest = new Map<string, MemoEntry>();
   const senders: MemoEntry[] = [];
@@ -23,7 +21,7 @@ export function shareRequests(
       senders.push(m);
       continue;
     }
-    const key = requestKey(m, forwarder);
+    const key = m.requestKey;
     const sender = byRequest.get(key);
     if (sender === undefined) {
       byRequest.set(key, m);
@@ -35,13 +33,4 @@ export function shareRequests(
     else riders.set(sender, [m]);
   }
   return { senders, riders: riders.size > 0 ? riders : undefined };
-}
-
-/** What identifies the request a memo entry sends: its memo key without the `select` part. */
-function requestKey(m: MemoEntry, forwarder: HeaderForwarder): string {
-  const { fetch } = m;
-  const headers = forwarder.for(fetch.source).keySuffix;
-  return fetch.method === 'GET'
-    ? lookupKey(fetch.source.name, m.path, headers)
-    : writeLookupKey({ source: fetch.source.name, method: fetch.method, path: m.path, body: m.body }, headers);
 }

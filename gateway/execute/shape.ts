@@ -17,8 +17,9 @@ import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { expandedFieldCount } from '../plan/measure.js';
+import { hasConditionalCopies } from '../plan/conditional-copies.js';
 import type { ResultStore } from './result-store.js';
-import { readDotted } from '../../directives/dotted.js';
+import { isInheritedName, ownValue, readDotted } from '../../directives/dotted.js';
 import { fieldValue, type OutcomeField } from '../upstream/outcome.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { deeperThan } from './value-depth.js';
@@ -77,7 +78,7 @@ export function shapingSchema(blueprint: Blueprint, maxJsonDepth: number): Graph
     },
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
       const bp = blueprint.fields.get(`${typeName}.${fieldName}`);
-      if (!bp) return field;
+      if (!bp) return roots.has(typeName) ? field : ownKeyField(field, fieldName, fieldName);
       if (bp.auth && !bp.fetch) return guarded(plainField(bp, field, fieldName));
       return plainField(bp, field, fieldName);
     },
@@ -112,18 +113,27 @@ function plainField(
   if (bp.namespace) {
     const key = bp.read[0]!;
     const resolve = (source: unknown, _args: unknown, ctx: ShapeContext) =>
-      (source as Record<string, unknown>)[key] ?? ctx.store.namespace(source as object, key);
+      ownValue(source as object, key) ?? ctx.store.namespace(source as object, key);
     return { ...field, resolve };
   }
   if (bp.read.length > 1) {
     const steps = bp.read;
     return { ...field, resolve: (source: unknown) => readDotted(source, steps) };
   }
-  if (bp.read[0] !== fieldName) {
-    const key = bp.read[0]!;
-    return { ...field, resolve: (source: unknown) => (source as Record<string, unknown> | null)?.[key] };
-  }
-  return field;
+  return ownKeyField(field, fieldName, bp.read[0]!);
+}
+
+/**
+ * The field reading its parent's own key `key` (graphql's default resolver when that is its name,
+ * and not the name of an inherited member, which only an own key may answer).
+ */
+function ownKeyField(
+  field: GraphQLFieldConfig<unknown, ShapeContext>,
+  fieldName: string,
+  key: string,
+): GraphQLFieldConfig<unknown, ShapeContext> {
+  if (key === fieldName && !isInheritedName(key)) return field;
+  return { ...field, resolve: (source: unknown) => (source === null || source === undefined ? undefined : ownValue(source, key)) };
 }
 
 /**
@@ -181,7 +191,8 @@ interface Compiled {
 /**
  * Shapes responses over the fetched data with graphql-jit: each (document, operation) is compiled
  * once into a function and cached beside the document; graphql-js's own executor serves any
- * document graphql-jit declines to compile, with the same resolvers and the same semantics.
+ * document graphql-jit declines to compile, or would answer otherwise (a conditional copy of a
+ * merged field), with the same resolvers and the same semantics.
  * `writeData` writes a plain success straight to JSON text (execute/write-data.ts) for an entrance
  * that sends JSON anyway; on anything else the entrance shapes as usual.
  */
@@ -231,10 +242,12 @@ export class ResponseShaper {
     const key = operationName ?? '';
     let compiled = byName.get(key);
     if (!compiled) {
-      compiled =
-        expandedFieldCount(document, operationName) <= JIT_MAX_FIELDS
-          ? { query: this.compileQuery(document, operationName), writer: this.compileWriter(document, operationName) }
-          : { query: undefined, writer: undefined };
+      const small = expandedFieldCount(document, operationName) <= JIT_MAX_FIELDS;
+      // graphql-jit shapes a conditional copy of a merged field unlike graphql-js (plan/conditional-copies.ts).
+      const jit = small && !hasConditionalCopies(document, operationName);
+      compiled = small
+        ? { query: jit ? this.compileQuery(document, operationName) : undefined, writer: this.compileWriter(document, operationName) }
+        : { query: undefined, writer: undefined };
       byName.set(key, compiled);
     }
     return compiled;

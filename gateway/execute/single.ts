@@ -1,4 +1,5 @@
 import { readDotted } from '../../directives/dotted.js';
+import type { FetchBlueprint } from '../blueprint/types.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import { fillCaches } from './cache-tiers.js';
 import type { SharedCall } from './coalesce.js';
@@ -23,6 +24,7 @@ const NOT_SHARED: SingleSending = Object.freeze({});
  */
 export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, how: SingleSending = NOT_SHARED): Promise<void> {
   const { call, riders } = how;
+  const whole = wholeAnswer(m, riders);
   let sent: Promise<UpstreamOutcome>;
   try {
     const headers = m.forwarded.headers;
@@ -35,7 +37,7 @@ export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, 
         body: m.body,
         headers: m.revalidate ? conditionalHeaders(headers, m.revalidate) : headers,
         mayResend: true,
-        whole: m.fetch.response,
+        whole,
         validators: m.fetch.cache !== undefined && m.fetch.source.revalidate === true,
         judge: m.revalidate && notModifiedJudge(m.revalidate),
       },
@@ -49,8 +51,9 @@ export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, 
     (outcome) => {
       try {
         const renewed = m.revalidate && revalidationResult(m, outcome, deps.listener);
-        m.outcome = renewed === 'not_modified' ? outcome : selected(outcome, m.fetch.select);
-        if (riders) for (const r of riders) r.outcome = selected(outcome, r.fetch.select);
+        m.outcome = renewed === 'not_modified' ? outcome : readAnswer(outcome, whole, m.fetch);
+        if (riders) for (const r of riders) r.outcome = readAnswer(outcome, whole, r.fetch);
+        if (call?.single) call.single.answer = outcome;
       } finally {
         if (call) deps.inFlight.settle(call);
       }
@@ -62,6 +65,40 @@ export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, 
       throw err;
     },
   );
+}
+
+/**
+ * Whether the call of `m` (and its riders) asks for the whole answer `{status, headers, body}`:
+ * when any of them is a `response: true` field; the others then read its body (readAnswer).
+ */
+export function wholeAnswer(m: MemoEntry, riders: readonly MemoEntry[] | undefined): boolean {
+  if (m.fetch.response) return true;
+  if (riders) for (const r of riders) if (r.fetch.response) return true;
+  return false;
+}
+
+/**
+ * What a field reads of a single fetch's answer, decoded `whole` (`{status, headers, body}`) or not
+ * (the body): a `response: true` field the whole answer, any other its body; then its `select`.
+ * Contract: a `response: true` field is never given an answer that is not whole (wholeAnswer,
+ * InFlight.join), so every field that shares a call gets what it would get alone.
+ */
+export function readAnswer(outcome: UpstreamOutcome, whole: boolean, read: Pick<FetchBlueprint, 'response' | 'select'>): UpstreamOutcome {
+  if (outcome.kind !== 'ok' || !whole || read.response) return selected(outcome, read.select);
+  const body = (outcome.body as { readonly body: unknown }).body;
+  return selected(outcome.validators ? { kind: 'ok', body, validators: outcome.validators } : { kind: 'ok', body }, read.select);
+}
+
+/**
+ * The outcome of `m` that waited for another request's call (coalesce.ts): its leader's when they
+ * read the answer alike (one memo key), else its own reading of the call's answer; undefined when
+ * the call ended without one (given up, or failed before it was sent).
+ */
+export function joinedOutcome(m: MemoEntry): UpstreamOutcome | undefined {
+  const leader = m.leader!;
+  if (leader.key === m.key) return leader.outcome;
+  const single = m.call?.single;
+  return single?.answer && readAnswer(single.answer, single.whole, m.fetch);
 }
 
 /** A single fetch's value: with `select`, that dotted path of the body (missing: null). */

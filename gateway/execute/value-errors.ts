@@ -17,23 +17,38 @@ export function presentValueErrors(result: ExecutionResult, plan: Plan, blueprin
   const errors = result.errors.map((error) => {
     if (error.extensions?.code !== undefined) return error;
     const message = safeMessage(error.message, blueprint);
-    if (message === undefined) return error;
+    if (message === undefined) return namedOnce(error);
     const extensions: Record<string, unknown> = { code: 'UPSTREAM_BAD_RESPONSE' };
     const source = error.path ? sourceAt(plan.root, error.path) : undefined;
     if (source !== undefined) extensions.source = source;
     if (debugHeaders) extensions.detail = error.message;
-    const rebuilt = new GraphQLError(message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      extensions,
-    });
-    if (rebuilt.locations === undefined && error.locations)
-      Object.defineProperty(rebuilt, 'locations', { value: error.locations, enumerable: true });
-    return rebuilt;
+    return reworded(error, message, extensions);
   });
   return { ...result, errors };
+}
+
+/** graphql-jit's non-null error on a field selected more than once: `User.(name,name)`. */
+const REPEATED_NAME = /^(Cannot return null for non-nullable field [A-Za-z_][A-Za-z0-9_]*\.)\(([A-Za-z_][A-Za-z0-9_]*)(?:,\2)+\)\.$/;
+
+/** The error naming its field once, as graphql-js does (`User.name`); any other error as it is. */
+function namedOnce(error: GraphQLError): GraphQLError {
+  const m = REPEATED_NAME.exec(error.message);
+  if (!m) return error;
+  return reworded(error, `${m[1]}${m[2]}.`, error.extensions);
+}
+
+/** `error` with another message and extensions, at the same path and locations. */
+function reworded(error: GraphQLError, message: string, extensions: GraphQLError['extensions']): GraphQLError {
+  const rebuilt = new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions,
+  });
+  if (rebuilt.locations === undefined && error.locations)
+    Object.defineProperty(rebuilt, 'locations', { value: error.locations, enumerable: true });
+  return rebuilt;
 }
 
 /** How a custom scalar refuses a value too deep to write (execute/shape.ts), followed by the bound. */

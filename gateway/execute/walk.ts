@@ -1,7 +1,7 @@
 import type { PlanEntry, PlanSelection } from '../plan/types.js';
 import { conditionsHold } from './conditions.js';
 import type { ResultStore } from './result-store.js';
-import { readDotted } from '../../directives/dotted.js';
+import { ownValue, readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { refusal, type RequestAccess } from './access.js';
 import { lookupToComplete, type PendingCompletion } from './completion.js';
@@ -85,7 +85,7 @@ export function collectLookups(selection: PlanSelection, object: object, typeNam
       out.push(entry, parent);
     } else if (entry.fetchBelow) {
       const { read, namespace } = entry.blueprint;
-      const value = read.length === 1 ? (parent as Record<string, unknown>)[read[0]!] : readDotted(parent, read);
+      const value = read.length === 1 ? ownValue(parent, read[0]!) : readDotted(parent, read);
       descend(entry, namespace ? (value ?? store.namespace(parent, read[0]!)) : value, walk);
     }
   }

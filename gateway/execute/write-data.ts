@@ -24,7 +24,7 @@ import {
 } from 'graphql';
 import { collectFields, collectSubfields } from 'graphql/execution/collectFields.js';
 import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
-import { readDotted } from '../../directives/dotted.js';
+import { isInheritedName, readDotted } from '../../directives/dotted.js';
 import type { ResultStore } from './result-store.js';
 import type { WriteMeter } from './answer-size.js';
 import { concreteTypeOf } from './concrete-type.js';
@@ -161,11 +161,14 @@ class Compiler {
 
   /** Code that sets `v` to a field's value read from its parent `p` (no fetch). */
   private plainRead(bp: FieldBlueprint | undefined, fieldName: string): string {
-    const key = JSON.stringify(bp ? bp.read[0]! : fieldName);
-    if (bp?.namespace) return `v = p[${key}]; if (v === undefined || v === null) v = s.namespace(p, ${key});\n`;
+    const name = bp ? bp.read[0]! : fieldName;
+    const key = JSON.stringify(name);
+    // Only own keys are fields (directives/dotted.ts isInheritedName): decided here, once per field.
+    const own = isInheritedName(name) ? `v = Object.hasOwn(p, ${key}) ? p[${key}] : undefined;` : `v = p[${key}];`;
+    if (bp?.namespace) return `${own} if (v === undefined || v === null) v = s.namespace(p, ${key});\n`;
     if (bp && bp.read.length > 1) return `v = ${this.ref(readDotted)}(p, ${this.ref(bp.read)});\n`;
     // graphql's default resolver would call a function; JSON never holds one, so give up on it.
-    return `v = p[${key}]; if (typeof v === "function") return undefined;\n`;
+    return `${own} if (typeof v === "function") return undefined;\n`;
   }
 
   /**
