@@ -39,6 +39,7 @@ import { withWireEnumValues } from './wire-enums.js';
 import { unknownAcceptedCoordinates } from './accepted-n-plus-one.js';
 import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards } from './auth-guards.js';
+import { compileListSize } from '../../directives/list-size.js';
 import { compileLookups } from './lookups.js';
 import { compileFederation, prepareSubgraph } from './federation.js';
 import { compileFetchBlueprint } from './fetch-blueprint.js';
@@ -175,6 +176,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           namespace,
           discriminator,
           auth: guardOf(coordinate, named.name, fetch),
+          listSize: fieldUses.has('listSize') ? compileListSize(fieldUses.get('listSize')!, ctx, problems) : undefined,
         }),
       );
     }
