@@ -13,6 +13,7 @@ import { startUpstream, splitIds, type CountingUpstream } from '../support/upstr
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { ENTRANCES, sendThrough } from '../support/entrances.js';
 import { runCli } from '../support/cli.js';
+import { schemaProblems } from '../support/schema-problems.js';
 
 const SCHEMA = /* GraphQL */ `
   type Query {
@@ -242,5 +243,26 @@ describe('max_planned_subrequests', () => {
     const res = await gw.query('{ posts(limit: 4) { editor { name } } }');
     assert.equal(res.body.errors?.[0]?.extensions?.code, 'SUBREQUEST_LIMIT', res.text);
     assert.equal(api.count(), 1);
+  });
+});
+
+describe('@listSize in gqlgw check', () => {
+  test('a field that is no list, a slicing argument that is missing or no Int, and neither argument are errors at line:col', async () => {
+    const sdl = [
+      'type Query {',
+      '  one(limit: Int): T @fetch(source: "api", path: "/t") @listSize(assumed: 3)',
+      '  many(limit: Int, name: String): [T] @fetch(source: "api", path: "/t") @listSize(slicing: "limt")',
+      '  named(name: String): [T] @fetch(source: "api", path: "/t") @listSize(slicing: "name")',
+      '  bare: [T] @fetch(source: "api", path: "/t") @listSize',
+      '  fine(first: Int): [T] @fetch(source: "api", path: "/t") @listSize(assumed: 2, slicing: "first")',
+      '}',
+      'type T { id: ID }',
+    ].join('\n');
+    assert.deepEqual(await schemaProblems(sdl, ['api']), [
+      '2:56: @listSize on Query.one has no effect: Query.one is no list (its type is T)',
+      '3:73: @listSize on Query.many: slicing names no argument of Query.many; did you mean "limit"? (arguments: limit, name)',
+      '4:62: @listSize on Query.named: slicing argument name must be an Int, found String',
+      '5:47: @listSize on Query.bare needs assumed: N or slicing: "ARGUMENT" (or both)',
+    ]);
   });
 });
