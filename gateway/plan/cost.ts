@@ -79,10 +79,13 @@ class CostCounter {
     }
   }
 
-  /** The lookups below `parents` objects of one selection; `offset` shifts its plan rounds. */
-  selection(sel: PlanSelection, parents: number, offset: number): void {
+  /**
+   * The lookups below `parents` objects of one selection; `offset` shifts its plan rounds.
+   * `complete`: the objects are complete already (an `_entities` entry's), so none is completed.
+   */
+  selection(sel: PlanSelection, parents: number, offset: number, complete = false): void {
     if (parents === 0) return;
-    for (const c of sel.completions?.values() ?? []) {
+    for (const c of complete ? [] : (sel.completions?.values() ?? [])) {
       for (const lookup of c.lookups) this.fetch(lookup.fetch, undefined, { parents, round: offset + c.round });
     }
     for (const e of sel.entries) {
@@ -115,7 +118,7 @@ class CostCounter {
         this.fetch(key.lookup.fetch, undefined, { parents: count, round: offset + 1 });
       }
     }
-    if (e.children) this.selection(e.children, list.length, offset + (looked ? 1 : 0));
+    if (e.children) this.selection(e.children, list.length, offset + (looked ? 1 : 0), true);
   }
 
   /** Adds the calls of `parents` lookups of one fetch in a round. */

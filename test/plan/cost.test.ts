@@ -266,3 +266,62 @@ describe('@listSize in gqlgw check', () => {
     ]);
   });
 });
+
+const ENTITY_SCHEMA = /* GraphQL */ `
+  extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
+  type Query {
+    items(n: Int): [Item] @fetch(source: "api", path: "/list?n={args.n}") @listSize(slicing: "n")
+  }
+  type Item @key(fields: "id")
+    @lookup(key: "id", source: "api", path: "/items/{key.id}")
+    @lookupBatch(key: "id", path: "/items?ids={keys}", match: "id", max: 2) {
+    id: ID!
+    title: String
+    owner: Owner
+  }
+  type Owner @key(fields: "id") @lookup(key: "id", source: "api", path: "/owners/{key.id}") {
+    id: ID!
+    name: String
+  }
+`;
+
+describe('the planned bound of _entities and of completions', () => {
+  let api: CountingUpstream;
+  let gw: TestGateway;
+  before(async () => {
+    const item = (id: string) => ({ id, title: `item ${id}`, owner: { id: `o${Number(id) % 2}` } });
+    api = await startUpstream({
+      'GET /list': (r) => ({
+        json: Array.from({ length: Number(r.query.get('n')) }, (_, i) => ({ id: String(i + 1), owner: { id: 'o1' } })),
+      }),
+      'GET /items': (r) => ({ json: splitIds(r.query.get('ids')).map(item) }),
+      'GET /owners/:id': (r) => ({ json: { id: r.params.id, name: `owner ${r.params.id}` } }),
+    });
+    gw = await startTestGateway({ sources: { api: { url: api.url } }, schemas: { 'schema.graphqls': ENTITY_SCHEMA }, l2MaxEntries: 0 });
+  });
+  after(async () => {
+    await gw?.close();
+    await api?.close();
+  });
+
+  test('_entities: one lookup per representation in chunks of max, then a completion round per object', async () => {
+    api.reset();
+    const reps = ['1', '2', '1', '3', '4'].map((id) => ({ __typename: 'Item', id }));
+    const res = await gw.query('query ($r: [_Any!]!) { _entities(representations: $r) { ... on Item { title owner { name } } } }', {
+      r: reps,
+    });
+    assert.equal(res.body.errors, undefined, res.text);
+    // ceil(5 / 2) lookups of items, then 5 owners completed one by one.
+    assert.equal(cost(res), 3 + 5);
+    assert.ok(api.count() <= cost(res), `${api.count()} sent`);
+  });
+
+  test('a partial object is completed one round later: one lookup per object', async () => {
+    api.reset();
+    const res = await gw.query('{ items(n: 3) { title owner { name } } }');
+    assert.equal(res.body.errors, undefined, res.text);
+    assert.equal(cost(res), 1 + 2 + 3);
+    assert.ok(api.count() <= cost(res), `${api.count()} sent`);
+    assert.ok(api.count() >= 3, 'completions were sent');
+  });
+});
