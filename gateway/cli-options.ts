@@ -16,4 +16,5 @@ export const CLI_OPTIONS = {
   strict: { type: 'boolean' },
   source: { type: 'string' },
   out: { type: 'string' },
+  variables: { type: 'string' },
 } as const;

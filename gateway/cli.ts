@@ -3,7 +3,8 @@ import './production-mode.js';
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import type { GraphQLError } from 'graphql';
+import type { GraphQLError, GraphQLSchema, getVariableValues } from 'graphql';
+import type { Plan } from './plan/types.js';
 import { DIRECTIVE_DEFINITIONS } from '../directives/definitions.js';
 import { didYouMean } from '../directives/suggest.js';
 import { DEFAULTS, loadConfig } from './config/load.js';
@@ -19,8 +20,9 @@ const USAGE = `usage:
                                                     --workers N serves from N processes on one port
   gqlgw check --config FILE [--strict]              validate config and schema; exit 1 with every problem
                                                     (--strict: warnings fail too)
-  gqlgw plan  --config FILE [--operation NAME] (QUERY | --file FILE.graphql)
-                                                    print which fields run in which round
+  gqlgw plan  --config FILE [--operation NAME] [--variables JSON] (QUERY | --file FILE.graphql)
+                                                    print which fields run in which round, and the
+                                                    planned bound of subrequests per round and in total
   gqlgw sdl                                         print the directive definitions (for editors)
   gqlgw import openapi SPEC --source NAME --out DIR write .graphqls files for an OpenAPI 3.0/3.1 or Swagger 2.0
                                                     document (JSON or YAML) and print the [sources.NAME] table
@@ -44,6 +46,7 @@ interface CliValues {
   strict?: boolean;
   source?: string;
   out?: string;
+  variables?: string;
 }
 
 /** `gqlgw serve | check | plan | sdl | import`. A user's mistake prints a message and exits 1, never a stack. */
@@ -230,13 +233,16 @@ function handleStopSignals(gateway: RunningGateway): void {
 }
 
 async function planCommand(configPath: string, values: CliValues, positionals: string[]): Promise<number> {
-  const [{ parse, validate, Source }, { buildBlueprint }, { buildPlan }, { printPlan }] = await Promise.all([
-    import('graphql'),
-    import('./blueprint/build.js'),
-    import('./plan/build.js'),
-    import('./plan/print.js'),
-  ]);
-  const blueprint = buildBlueprint(loadConfig(configPath));
+  const [{ parse, validate, Source, getVariableValues }, { buildBlueprint }, { buildPlan }, { printPlan }, { plannedCost }] =
+    await Promise.all([
+      import('graphql'),
+      import('./blueprint/build.js'),
+      import('./plan/build.js'),
+      import('./plan/print.js'),
+      import('./plan/cost.js'),
+    ]);
+  const config = loadConfig(configPath);
+  const blueprint = buildBlueprint(config);
   let text: string;
   if (values.file !== undefined) {
     try {
@@ -273,8 +279,32 @@ async function planCommand(configPath: string, values: CliValues, positionals: s
     );
     return 1;
   }
-  process.stdout.write(printPlan(plan));
+  const variables = planVariables({ schema: blueprint.schema, plan, coerce: getVariableValues }, values.variables);
+  if (typeof variables === 'string') {
+    process.stderr.write(`gqlgw plan: ${variables}\n`);
+    return 1;
+  }
+  const cost = plannedCost(plan, variables, { assumedListSize: config.limits.assumedListSize, federation: blueprint.federation });
+  process.stdout.write(printPlan(plan, cost));
   return 0;
+}
+
+/** `--variables JSON` coerced for the plan's operation (defaults applied), or what is wrong with them. */
+function planVariables(
+  of: { readonly schema: GraphQLSchema; readonly plan: Plan; readonly coerce: typeof getVariableValues },
+  text: string | undefined,
+): Record<string, unknown> | string {
+  let inputs: unknown = {};
+  if (text !== undefined) {
+    try {
+      inputs = JSON.parse(text);
+    } catch (err) {
+      return `--variables is no JSON: ${(err as Error).message}`;
+    }
+    if (typeof inputs !== 'object' || inputs === null || Array.isArray(inputs)) return '--variables must be a JSON object';
+  }
+  const coerced = of.coerce(of.schema, of.plan.operation.variableDefinitions ?? [], inputs as Record<string, unknown>);
+  return coerced.errors ? coerced.errors.map((e) => e.message).join('; ') : coerced.coerced;
 }
 
 /** `query:1:13: Cannot query field ...` — graphql-js's message at its line:column. */

@@ -41,6 +41,7 @@ import { InputWireNames } from './input-wire.js';
 import { unknownAcceptedCoordinates } from './accepted-n-plus-one.js';
 import type { Blueprint, Discriminator, FieldBlueprint, LookupBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards, type AuthGuards } from './auth-guards.js';
+import { compileListSize } from '../../directives/list-size.js';
 import { compileLookups } from './lookups.js';
 import { compileFederation, prepareSubgraph } from './federation.js';
 import { compileFetchBlueprint, readKeySuffix } from './fetch-blueprint.js';
@@ -177,6 +178,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           namespace,
           discriminator,
           auth: guards.field(coordinate, type.name, named.name, fetch),
+          listSize: fieldUses.has('listSize') ? compileListSize(fieldUses.get('listSize')!, ctx, problems) : undefined,
         }),
       );
     }

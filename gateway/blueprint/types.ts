@@ -9,6 +9,7 @@ import type { PrefixRule } from '../../directives/prefix-rule.js';
 import type { SourceConfig } from '../config/types.js';
 import type { TypeMap } from '../../directives/type-map.js';
 import type { WiredBody } from './input-wire.js';
+import type { ListSize } from '../../directives/list-size.js';
 
 /** What one field (schema coordinate `Type.field`) compiles to. Frozen; read on every request. */
 export interface FieldBlueprint {
@@ -27,6 +28,8 @@ export interface FieldBlueprint {
   readonly discriminator: Discriminator | undefined;
   /** The field needs a valid token (and these scopes): `@auth` on it or its type, or it reads `{auth.*}`. */
   readonly auth?: AuthGuard;
+  /** `@listSize`: the size a list field is assumed to have in the planned bound (plan/cost.ts). */
+  readonly listSize?: ListSize;
 }
 
 /** What a caller needs for a guarded field (docs/observability.md). */

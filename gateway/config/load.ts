@@ -5,6 +5,7 @@ import { PACKAGE_VERSION } from './version.js';
 import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
 import { compileClaimHeader } from './claim-headers.js';
 import { checkClaimHeaders, readAuth, type ClaimHeaderUse } from './auth.js';
+import { readClientBudget } from './client-budget.js';
 import { readTracing } from './tracing.js';
 import { readPersistedDocuments } from './persisted-documents.js';
 import { GatewayConfigError, type Diagnostic } from './diagnostics.js';
@@ -45,6 +46,8 @@ export const DEFAULTS = {
     maxResultNodes: 200_000,
     maxOperationUpstreamBytes: 64 * 1024 * 1024,
     maxJsonDepth: 256,
+    maxPlannedSubrequests: 0,
+    assumedListSize: 100,
   } satisfies LimitsConfig,
   l2MaxBytes: 256 * 1024 * 1024,
 } as const;
@@ -236,10 +239,13 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     // At most 1000: a value is written by JSON.stringify, which recurses on the stack and overflows
     // a few thousand levels deep (under the gateway's own frames); 1000 leaves it room several times over.
     maxJsonDepth: lim.int('max_json_depth', DEFAULTS.limits.maxJsonDepth, 1, 1000),
+    maxPlannedSubrequests: lim.int('max_planned_subrequests', DEFAULTS.limits.maxPlannedSubrequests, 0),
+    assumedListSize: lim.int('assumed_list_size', DEFAULTS.limits.assumedListSize, 0),
   };
   lim.finish();
   const auth = readAuth(root.table_('auth'), dirname(file));
   const tracing = readTracing(root.table_('tracing'));
+  const clientBudget = readClientBudget(root.table_('rate_limit'));
   checkClaimHeaders(claimUses, auth);
   root.finish();
 
@@ -266,6 +272,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     limits: Object.freeze(limits),
     auth,
     tracing,
+    clientBudget,
   });
 }
 

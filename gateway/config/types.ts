@@ -115,6 +115,20 @@ export interface LimitsConfig {
   readonly maxOperationUpstreamBytes: number;
   /** Nesting of JSON taken from outside: a source's body, a request's variables. */
   readonly maxJsonDepth: number;
+  /** > 0: an operation whose planned bound is higher is refused with COST_LIMIT, nothing sent; 0: off. */
+  readonly maxPlannedSubrequests: number;
+  /** The size a list is assumed to have in the planned bound when no @listSize says (plan/cost.ts). */
+  readonly assumedListSize: number;
+}
+
+/** `[rate_limit]`: a token bucket per client of `cost` planned subrequests per `perS` seconds. */
+export interface ClientBudgetConfig {
+  readonly cost: number;
+  readonly perS: number;
+  /** Lower-cased; who the client is when no verified token names it (then the peer address). */
+  readonly clientHeader: string | undefined;
+  /** Clients whose buckets are kept at most (the least recently charged go first). */
+  readonly maxClients: number;
 }
 
 /** [cors]: which browser origins may call the gateway (absent: no CORS headers at all). */
@@ -179,4 +193,6 @@ export interface GatewayConfig {
   readonly auth?: AuthConfig;
   /** [tracing]; undefined: off, and nothing of OpenTelemetry is loaded. */
   readonly tracing?: TracingConfig;
+  /** [rate_limit]; undefined: clients are not budgeted. */
+  readonly clientBudget?: ClientBudgetConfig;
 }

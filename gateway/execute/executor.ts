@@ -10,6 +10,7 @@ import { SubrequestKeys } from './subrequest-keys.js';
 import type { ExecutionListener, ObserveRequests, RequestObserver } from './listener.js';
 import { runMutationFields, type MutationDeps } from './mutation.js';
 import { SubrequestBudget, SubrequestLimitError } from './budget.js';
+import { createCostGate, type CostPolicy } from './cost-gate.js';
 import { createDispatch, traceLayer, type DispatchDeps } from './dispatch.js';
 import type { RequestState, RoundDeps } from './request-context.js';
 import { runRounds } from './run-rounds.js';
@@ -42,6 +43,8 @@ export interface ExecuteRequest {
    * straight from the fetched data, execute/write-data.ts) with a result without `data`.
    */
   readonly dataAsJson?: boolean;
+  /** The peer address of the connection: who the client is for `[rate_limit]` when nothing else names it. */
+  readonly peer?: string;
 }
 
 /** What execute() gives back: the GraphQL result and what it cost. */
@@ -70,6 +73,8 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly maxOperationUpstreamBytes: number;
   /** limits.max_result_nodes and max_response_bytes: an answer over either is never shaped. */
   readonly answerLimits: AnswerLimits;
+  /** The planned bound, its limit and the client budgets (execute/cost-gate.ts); absent: none of them. */
+  readonly cost?: Omit<CostPolicy, 'federation' | 'onRefused'>;
 }
 
 export interface Executor {
@@ -85,6 +90,7 @@ export interface Executor {
  */
 export function createExecutor(options: ExecutorOptions): Executor {
   const { blueprint, answerLimits } = options;
+  const clientHeader = options.cost?.budgets ? options.cost.clientHeader : undefined;
   const shaper = new ResponseShaper(blueprint, options.maxJsonDepth);
   const listener = options.listener ?? {};
   const deps: MutationDeps = {
@@ -102,6 +108,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
     anonymous: new HeaderForwarder(() => undefined),
   };
   const plans = new WeakMap<DocumentNode, Map<string, Plan | undefined>>();
+  const costGate =
+    options.cost &&
+    createCostGate({ ...options.cost, federation: blueprint.federation, onRefused: (reason) => listener.onRateLimited?.({ reason }) });
 
   // The plan asked last: the fast path asks for it, then execute() for the same request.
   let last: { readonly document: DocumentNode; readonly key: string; readonly plan: Plan | undefined } | undefined;
@@ -180,6 +189,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
         if (coerced.errors) return { result: { errors: coerced.errors }, stats };
         variables = coerced.coerced;
       }
+    }
+    if (costGate) {
+      const client = { claims: access?.claims, header: clientHeader && request.header(clientHeader), peer: request.peer };
+      const verdict = costGate.admit(p, variables, client);
+      stats.cost = verdict.cost;
+      if (verdict.refused) return { result: { errors: [verdict.refused] }, stats };
     }
     const state: RequestState = {
       variables,

@@ -66,6 +66,11 @@ export interface ExecutionListener {
   /** An expired or stale entry was revalidated: a 304 (`not_modified`) or a new value (`modified`). */
   onRevalidation?(event: { readonly coordinate: string; readonly source: string; readonly result: 'not_modified' | 'modified' }): void;
   onLookups?(event: { readonly coordinate: string; readonly source: string; readonly kind: LookupEventKind; readonly count: number }): void;
+  /**
+   * `[rate_limit]` refused an operation before anything was sent: `budget` (429 RATE_LIMITED, the
+   * client's bucket holds too little now) or `cost` (400 COST_LIMIT, more than the whole bucket). Never names the client.
+   */
+  onRateLimited?(event: { readonly reason: 'budget' | 'cost' }): void;
 }
 
 /** What a request observer is told when the request starts. */

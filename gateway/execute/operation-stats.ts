@@ -7,4 +7,6 @@ export interface OperationStats {
   rounds: number;
   subrequests: number;
   batches: number;
+  /** The operation's planned bound (X-GQL-Cost), when it was computed (execute/cost-gate.ts). */
+  cost?: number;
 }

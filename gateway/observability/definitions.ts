@@ -49,6 +49,7 @@ export interface MetricSet {
   readonly tracingDroppedSpans: HotCounter;
   readonly revalidations: HotCounter<'coordinate' | 'source' | 'result'>;
   readonly redirects: HotCounter<'coordinate' | 'source' | 'result'>;
+  readonly rateLimited: HotCounter<'reason'>;
 }
 
 /** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
@@ -195,6 +196,12 @@ export function defineMetrics(registry: Registry): MetricSet {
       name: 'gqlgw_upstream_redirects_total',
       help: 'Redirects sources answered to GETs; result is "followed" (same origin and base path, within follow_redirects) or "refused" (an UPSTREAM_HTTP_ERROR with its status).',
       labelNames: ['coordinate', 'source', 'result'],
+      registers,
+    }),
+    rateLimited: new HotCounter({
+      name: 'gqlgw_rate_limited_total',
+      help: 'Operations [rate_limit] refused before anything was sent; reason is "budget" (429 RATE_LIMITED: the client\'s bucket holds too little now) or "cost" (400 COST_LIMIT: the planned bound exceeds the whole bucket). Never labelled by client.',
+      labelNames: ['reason'],
       registers,
     }),
   };

@@ -93,6 +93,8 @@ export function createMetrics(): GatewayMetrics {
     }) as unknown as F;
   };
 
+  const BUDGET_REASON = { reason: 'budget' } as const;
+  const COST_REASON = { reason: 'cost' } as const;
   const sites = new SiteLabels(labels.coordinate, labels.source);
   // One label object per label set (bounded like the labels), so hot-metrics.ts finds its child by identity.
   const operationLabels = new Map<string, { readonly operation: string }>();
@@ -125,6 +127,9 @@ export function createMetrics(): GatewayMetrics {
     ),
     onRedirect: guarded((event: { readonly coordinate: string; readonly source: string; readonly followed: boolean }) => {
       set.redirects.inc({ ...where(event), result: event.followed ? 'followed' : 'refused' });
+    }),
+    onRateLimited: guarded((event: { readonly reason: 'budget' | 'cost' }) => {
+      set.rateLimited.inc(event.reason === 'budget' ? BUDGET_REASON : COST_REASON);
     }),
     onOperation: guarded((event: OperationEvent) => {
       const name = event.operationName ? String(event.operationName) : ANONYMOUS_OPERATION;

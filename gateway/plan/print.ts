@@ -1,5 +1,6 @@
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { Plan, PlanSelection, SelectionCompletion } from './types.js';
+import type { PlannedCost } from './cost.js';
 
 /**
  * A stable, human-readable text of a Plan: one line per fetched field, grouped by round, saying how
@@ -8,7 +9,25 @@ import type { Plan, PlanSelection, SelectionCompletion } from './types.js';
  * (ttl, stale, missing), and where it sits in the response; then, when any of its sources
  * coalesces, what X-GQL-Subrequests counts. Used by `gqlgw plan` and by tests.
  */
-export function printPlan(plan: Plan): string {
+export function printPlan(plan: Plan, cost?: PlannedCost): string {
+  const text = printFields(plan);
+  return cost ? text + printCost(cost) : text;
+}
+
+/**
+ * The planned bound (plan/cost.ts): in total, then per round (of a mutation, its steps and their
+ * rounds in order), and what answers may add on top.
+ */
+export function printCost(cost: PlannedCost): string {
+  const lines = [`planned bound: ${cost.total} subrequest${cost.total === 1 ? '' : 's'} (X-GQL-Cost), every list at its assumed size`];
+  cost.rounds.forEach((calls, i) => lines.push(`  round ${i + 1}: ${calls}`));
+  lines.push(
+    "  on top, only what answers cause: a redirect's hops, the re-send of a reset GET, a failed chunk's halves (counted by max_subrequests)",
+  );
+  return lines.join('\n') + '\n';
+}
+
+function printFields(plan: Plan): string {
   const coalescing = new Set<string>();
   if (plan.operation.operation === 'mutation') return printMutationPlan(plan);
   const rounds = new Map<number, string[]>();

@@ -5,7 +5,7 @@ import type { OperationStats } from '../execute/operation-stats.js';
  * result's `extensions.gqlgw`. Only `answers.ts` puts them on answers, and only with
  * `debug_headers = true`.
  */
-export const DEBUG_HEADER_NAMES = ['X-GQL-Rounds', 'X-GQL-Subrequests', 'X-GQL-Batches'] as const;
+export const DEBUG_HEADER_NAMES = ['X-GQL-Rounds', 'X-GQL-Subrequests', 'X-GQL-Batches', 'X-GQL-Cost'] as const;
 
 /** With `--workers`, which worker answered (set by start.ts on every answer when debug headers are on). */
 export const WORKER_HEADER = 'X-GQL-Worker';
@@ -15,6 +15,8 @@ export function addDebugHeaders(stats: OperationStats | undefined, headers: Reco
   headers['X-GQL-Rounds'] = String(stats?.rounds ?? 0);
   headers['X-GQL-Subrequests'] = String(stats?.subrequests ?? 0);
   headers['X-GQL-Batches'] = String(stats?.batches ?? 0);
+  // The planned bound (execute/cost-gate.ts): 0 when no operation was planned.
+  headers['X-GQL-Cost'] = String(stats?.cost ?? 0);
 }
 
 /**
@@ -23,5 +25,8 @@ export function addDebugHeaders(stats: OperationStats | undefined, headers: Reco
  */
 export function addDebugExtensions(result: { extensions?: Record<string, unknown> }, stats: OperationStats): void {
   if (result.extensions?.ftv1 !== undefined) return;
-  result.extensions = { ...result.extensions, gqlgw: { rounds: stats.rounds, subrequests: stats.subrequests, batches: stats.batches } };
+  result.extensions = {
+    ...result.extensions,
+    gqlgw: { rounds: stats.rounds, subrequests: stats.subrequests, batches: stats.batches, cost: stats.cost ?? 0 },
+  };
 }

@@ -27,6 +27,7 @@ export function useGatewayExecutor(executor: Executor, answers: Answers, statsOf
             header: context!.http!.header,
             // Aborts when the client disconnects: pending subrequests are cancelled.
             signal: request?.signal,
+            peer: context!.http!.node.socket.remoteAddress,
           });
         } catch (err) {
           return { errors: [answers.unexpectedError(err)] };
@@ -38,6 +39,7 @@ export function useGatewayExecutor(executor: Executor, answers: Answers, statsOf
             prior.rounds += stats.rounds;
             prior.subrequests += stats.subrequests;
             prior.batches += stats.batches;
+            if (stats.cost !== undefined) prior.cost = (prior.cost ?? 0) + stats.cost;
           } else statsOf.set(request, { ...stats });
         }
         return result;

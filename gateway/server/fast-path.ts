@@ -83,6 +83,7 @@ export function createFastPath(options: FastPathOptions): FastPath {
         header: request.header,
         signal,
         dataAsJson: true,
+        peer: request.node.socket.remoteAddress,
       });
     } catch (err) {
       if (signal.aborted) return;

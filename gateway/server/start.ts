@@ -1,3 +1,4 @@
+import { ClientBudgets } from '../execute/client-budget.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../config/load.js';
@@ -224,6 +225,8 @@ interface ServingVersion extends InstalledVersion {
   readonly executor: Executor;
   readonly clients: ReadonlyMap<string, SourceClient>;
   readonly memcached: MemcachedTier | undefined;
+  /** `[rate_limit]`'s buckets: kept by a reload that leaves that table as it was. */
+  readonly budgets: ClientBudgets | undefined;
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** The listener of `[metrics] port`: the metrics path, and 404 for everything else. */
   handleMetrics(req: IncomingMessage, res: ServerResponse): void;
@@ -276,6 +279,10 @@ function createVersion(parts: VersionParts): ServingVersion {
       : config.cache.memcached
         ? createMemcachedTier(config.cache.memcached, metrics && { onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip })
         : undefined;
+  const budgets =
+    previous && sameJson(previous.config.clientBudget, config.clientBudget)
+      ? previous.budgets
+      : config.clientBudget && new ClientBudgets(config.clientBudget);
   const executor = createExecutor({
     blueprint,
     clients,
@@ -289,6 +296,13 @@ function createVersion(parts: VersionParts): ServingVersion {
     debugHeaders: config.debugHeaders,
     authenticate: config.auth && createAuthenticator(config.auth).authenticate,
     observe: tracing?.observe(blueprint),
+    cost: {
+      assumedListSize: config.limits.assumedListSize,
+      maxPlannedSubrequests: config.limits.maxPlannedSubrequests,
+      budgets,
+      clientHeader: config.clientBudget?.clientHeader,
+      show: config.debugHeaders,
+    },
   });
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
   const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
@@ -367,6 +381,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     executor,
     clients,
     memcached,
+    budgets,
     worker,
     ready,
     handle: routeTable(routes, answers),
