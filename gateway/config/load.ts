@@ -6,6 +6,7 @@ import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedCon
 import { compileClaimHeader } from './claim-headers.js';
 import { checkClaimHeaders, readAuth, type ClaimHeaderUse } from './auth.js';
 import { readTracing } from './tracing.js';
+import { sourceManners } from './source-manners.js';
 import { readPersistedDocuments } from './persisted-documents.js';
 import { GatewayConfigError, type Diagnostic } from './diagnostics.js';
 import { TableReader, isTable, type ConfigDocument } from './table-reader.js';
@@ -143,6 +144,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
       headers: headers.fixed,
       claimHeaders: headers.claims,
       ...restSourceKeys(s, name),
+      ...sourceManners(s, name),
     });
     s.finish();
   }

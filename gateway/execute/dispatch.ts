@@ -9,6 +9,7 @@ import { affords, type SubrequestBudget } from './budget.js';
 import type { SharedCall } from './coalesce.js';
 import type { ExecutionListener, RequestObserver } from './listener.js';
 import type { OperationStats } from './operation-stats.js';
+import { sourceLimitLayer, waitOutLayer } from './rate-limits.js';
 
 /** One HTTP request to send for lookups: to which source, for which field, how its answer is judged. */
 export interface Subrequest {
@@ -86,7 +87,11 @@ export interface DispatchDeps {
  * - `redirect`: a GET answered with a followable redirect (same origin and base path, decided by
  *   the client) is sent again to its Location while the source's `follow_redirects` allows and the
  *   budget has room; each hop is a subrequest;
- * - `deps.layers` (tracing);
+ * - `waitOut` and `sourceLimit` (execute/rate-limits.ts, docs/rest-shapes.md "Rate limits"): a
+ *   GET or batch chunk answered 429/503 is waited out and sent once more within
+ *   `retry_after_max_ms`; an attempt to a held source fails unsent, and one of a source with
+ *   `rate_limit` waits for its token (or fails unsent), neither counted;
+ * - `deps.layers` (tracing), outside `sourceLimit`;
  * - `count`: each attempt counts for its requests (X-GQL-Subrequests, X-GQL-Batches) and is reported
  *   to the listener with what `judge` made of its answer;
  * - `deadline`: the attempt runs under its scope's deadline for the source, or under one of its own
@@ -96,7 +101,16 @@ export interface DispatchDeps {
  *   outcome, upstream/decode.ts).
  */
 export function createDispatch(deps: DispatchDeps): Dispatch {
-  const layers: Layer[] = [resend, redirectLayer(deps), ...(deps.layers ?? []), countLayer(deps.listener), deadlineLayer];
+  const { clients, listener } = deps;
+  const layers: Layer[] = [
+    resend,
+    waitOutLayer(clients),
+    redirectLayer(deps),
+    ...(deps.layers ?? []),
+    sourceLimitLayer(clients, listener),
+    countLayer(listener),
+    deadlineLayer,
+  ];
   let dispatch = clientDispatch(deps.clients);
   for (let i = layers.length - 1; i >= 0; i--) dispatch = layers[i]!(dispatch);
   return dispatch;

@@ -23,6 +23,12 @@ export type { CacheTierName } from '../cache/tier.js';
  */
 export type LookupEventKind = 'coalesced' | 'stale-served' | 'refreshed' | 'missing-served';
 
+/**
+ * Why a call met a rate limit (docs/rest-shapes.md "Rate limits"): `upstream` (a 429/503 asking to
+ * wait arrived), `held` (refused unsent while its source is held), `local` (its `rate_limit` bucket).
+ */
+export type RateLimitReason = 'upstream' | 'held' | 'local';
+
 export interface SubrequestEvent {
   readonly coordinate: string;
   readonly source: string;
@@ -65,6 +71,8 @@ export interface ExecutionListener {
   onRedirect?(event: { readonly coordinate: string; readonly source: string; readonly followed: boolean }): void;
   /** An expired or stale entry was revalidated: a 304 (`not_modified`) or a new value (`modified`). */
   onRevalidation?(event: { readonly coordinate: string; readonly source: string; readonly result: 'not_modified' | 'modified' }): void;
+  /** A call met a rate limit (one event per attempt, however many requests it served). */
+  onRateLimited?(event: { readonly source: string; readonly reason: RateLimitReason }): void;
   onLookups?(event: { readonly coordinate: string; readonly source: string; readonly kind: LookupEventKind; readonly count: number }): void;
 }
 

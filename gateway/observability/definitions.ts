@@ -49,6 +49,7 @@ export interface MetricSet {
   readonly tracingDroppedSpans: HotCounter;
   readonly revalidations: HotCounter<'coordinate' | 'source' | 'result'>;
   readonly redirects: HotCounter<'coordinate' | 'source' | 'result'>;
+  readonly upstreamRateLimited: HotCounter<'source' | 'reason'>;
 }
 
 /** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
@@ -195,6 +196,12 @@ export function defineMetrics(registry: Registry): MetricSet {
       name: 'gqlgw_upstream_redirects_total',
       help: 'Redirects sources answered to GETs; result is "followed" (same origin and base path, within follow_redirects) or "refused" (an UPSTREAM_HTTP_ERROR with its status).',
       labelNames: ['coordinate', 'source', 'result'],
+      registers,
+    }),
+    upstreamRateLimited: new HotCounter({
+      name: 'gqlgw_upstream_rate_limited_total',
+      help: 'Calls that met a source\'s rate limit; reason is "upstream" (a 429/503 asking to wait arrived), "held" (refused unsent while the source is held) or "local" (refused unsent by its rate_limit bucket).',
+      labelNames: ['source', 'reason'],
       registers,
     }),
   };
