@@ -219,7 +219,10 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   }
 
   const checkTable = root.table_('check') ?? new TableReader({}, ['check'], configDoc);
-  const check = Object.freeze({ acceptNPlusOne: Object.freeze([...checkTable.strings('accept_n_plus_one', [])]) });
+  const check = Object.freeze({
+    acceptNPlusOne: Object.freeze([...checkTable.strings('accept_n_plus_one', [])]),
+    accept: Object.freeze([...checkTable.strings('accept', [])]),
+  });
   checkTable.finish();
 
   const lim = root.table_('limits') ?? new TableReader({}, ['limits'], configDoc);

@@ -178,7 +178,11 @@ export interface GatewayConfig {
   };
   readonly metrics: MetricsConfig;
   /** [check] (*new*): `accept_n_plus_one`, the `Type.field` coordinates whose N+1 warning is accepted. */
-  readonly check: { readonly acceptNPlusOne: readonly string[] };
+  readonly check: {
+    readonly acceptNPlusOne: readonly string[];
+    /** `accept`: `"<kind>:<coordinate>"` entries, each a warning `gqlgw check` leaves out (blueprint/warnings.ts). */
+    readonly accept: readonly string[];
+  };
   readonly limits: LimitsConfig;
   /** [auth]; undefined: no token is read. */
   readonly auth?: AuthConfig;
