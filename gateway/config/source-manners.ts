@@ -26,7 +26,9 @@ function rateLimitOf(s: TableReader, source: string): SourceRateLimit | undefine
   const t = s.table_('rate_limit');
   if (!t) return undefined;
   const shown = `sources.${source}.rate_limit`;
-  if (!t.has('requests') || !t.has('per_s'))
+  const hasRequests = t.has('requests');
+  const hasPerS = t.has('per_s');
+  if (!hasRequests || !hasPerS)
     t.problem(undefined, `${shown} needs both requests and per_s, e.g. { requests = 700, per_s = 60 }`);
   const requests = t.int('requests', 1, 1, 1_000_000);
   const perS = t.number('per_s', 1, 0.001, 86_400);

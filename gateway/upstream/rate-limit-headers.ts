@@ -7,7 +7,7 @@ import { headerValue, type RawHeaders } from './response-value.js';
  * - any answer whose `X-RateLimit-Remaining` or `RateLimit-Remaining` is `0`, with
  *   `X-RateLimit-Reset` (epoch seconds) or `RateLimit-Reset` (seconds from now).
  * The longest of them wins. A value that is not a plain number (or a date) is ignored. Every
- * parser is linear in its input (SPEC.md "Every header or body parser is linear"): a value longer
+ * parser is linear in its input (docs/rest-shapes.md "Rate limits"): a value longer
  * than MAX_NUMBER_CHARS is no number, one longer than MAX_DATE_CHARS no date, and nothing backtracks.
  */
 export function holdMsOf(status: number, raw: RawHeaders, now: number): number | undefined {
