@@ -13,8 +13,8 @@ import type { ExecutionListener, RateLimitReason } from './listener.js';
  *   reset, upstream/rate-limit-headers.ts) the attempt fails at once, unsent and uncounted, with
  *   UPSTREAM_RATE_LIMITED and the hold's remaining time (`held`);
  * - with `rate_limit` it takes a token of the source's bucket (upstream/source-limits.ts),
- *   waiting for one while the attempt's deadline allows, else it fails unsent (`local`);
- * - a 429/503 that asked to wait is reported (`upstream`).
+ *   waiting for one while the attempt's deadline allows, else it fails unsent (`local`).
+ * (A 429/503 that asked to wait is reported as `upstream` by the dispatch's count layer.)
  * A shared call or a batch chunk is one attempt: its waiters all get the one outcome.
  *
  * `waitOutLayer`: with `retry_after_max_ms`, a GET or a batch chunk (never a mutation or another
@@ -25,12 +25,7 @@ export function sourceLimitLayer(clients: ReadonlyMap<string, SourceClient>, lis
   return (next) => {
     const admitted = (sub: Subrequest, ctx: DispatchContext, client: SourceClient): Promise<UpstreamOutcome> => {
       const held = client.hold.remainingMs(Date.now());
-      if (held > 0) return Promise.resolve(refused(sub.source, held, 'held', listener));
-      return next(sub, ctx).then((outcome) => {
-        if (outcome.kind === 'error' && outcome.error.cause === 'rate-limited')
-          listener.onRateLimited?.({ source: sub.source, reason: 'upstream' });
-        return outcome;
-      });
+      return held > 0 ? Promise.resolve(refused(sub.source, held, 'held', listener)) : next(sub, ctx);
     };
     return (sub, ctx) => {
       const client = clients.get(sub.source)!;
