@@ -158,9 +158,12 @@ function problemSummary(diagnostics: readonly Diagnostic[], noun = 'problem'): s
 }
 
 async function checkCommand(configPath: string, strict: boolean): Promise<number> {
-  const [{ buildBlueprint }, { collectWarnings }] = await Promise.all([import('./blueprint/build.js'), import('./blueprint/warnings.js')]);
+  const [{ buildBlueprint }, { collectWarnings, shownWarning }] = await Promise.all([
+    import('./blueprint/build.js'),
+    import('./blueprint/warnings.js'),
+  ]);
   const warnings = collectWarnings(buildBlueprint(loadConfig(configPath)));
-  for (const w of warnings) process.stderr.write(`${formatDiagnostic({ ...w, message: `warning: ${w.message}` })}\n`);
+  for (const w of warnings) process.stderr.write(`${formatDiagnostic({ ...w, message: shownWarning(w) })}\n`);
   if (warnings.length === 0) {
     process.stdout.write(`${configPath}: ok\n`);
     return 0;

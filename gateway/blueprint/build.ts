@@ -38,7 +38,7 @@ import { withSdlSuggestion } from './sdl-suggestions.js';
 import { withWireEnumValues } from './wire-enums.js';
 import { withExactScalars } from './exact-scalars.js';
 import { InputWireNames } from './input-wire.js';
-import { unknownAcceptedCoordinates } from './accepted-n-plus-one.js';
+import { unknownAcceptedCoordinates, unknownAcceptedWarnings } from './accepted-n-plus-one.js';
 import type { Blueprint, Discriminator, FieldBlueprint, LookupBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards, type AuthGuards } from './auth-guards.js';
 import { compileListSize } from '../../directives/list-size.js';
@@ -183,12 +183,15 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
       );
     }
   }
-  diagnostics.push(...unknownAcceptedCoordinates(config.check.acceptNPlusOne, fields, { file: configName, text: configText }));
+  const configFile = { file: configName, text: configText };
+  diagnostics.push(...unknownAcceptedCoordinates(config.check.acceptNPlusOne, fields, configFile));
+  diagnostics.push(...unknownAcceptedWarnings(config.check.accept, fields, configFile));
   const lookups = guardedLookups(compileLookups(schema, config, { readOf, isFetched }, problems), guards);
   const federation = subgraph && compileFederation(schema, subgraph, lookups, problems);
   for (const p of problems) diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
   if (diagnostics.length > 0) throw new GatewayConfigError(sortDiagnostics(diagnostics));
-  return Object.freeze({ schema, fields, discriminators, acceptedNPlusOne: new Set(config.check.acceptNPlusOne), lookups, federation });
+  const acceptedWarnings = new Set([...config.check.accept, ...config.check.acceptNPlusOne.map((c) => `n-plus-one:${c}`)]);
+  return Object.freeze({ schema, fields, discriminators, acceptedWarnings, lookups, federation });
 }
 
 /** Every union and interface with how its items tell their object type (its @from key, else `__typename`). */

@@ -195,8 +195,11 @@ export interface Blueprint {
   readonly fields: ReadonlyMap<string, FieldBlueprint>;
   /** Every union and interface, by name. */
   readonly discriminators: ReadonlyMap<string, Discriminator>;
-  /** `[check] accept_n_plus_one`: coordinates whose N+1 warning `gqlgw check` leaves out. */
-  readonly acceptedNPlusOne: ReadonlySet<string>;
+  /**
+   * `[check] accept` and `accept_n_plus_one`: the warnings `gqlgw check` leaves out, as
+   * `"<kind>:<coordinate>"` (an accept_n_plus_one entry X is `n-plus-one:X`).
+   */
+  readonly acceptedWarnings: ReadonlySet<string>;
   /** Every object type's @lookup uses in order, by type name (types without any are absent). */
   readonly lookups: ReadonlyMap<string, readonly LookupBlueprint[]>;
   /** Set when the schema links Federation v2: the gateway is a subgraph. */

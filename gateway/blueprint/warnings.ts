@@ -33,21 +33,46 @@ import { SUBGRAPH_ROOT_FIELDS } from './federation.js';
  * - @cache on a field whose source forwards headers: entries are kept per distinct forwarded value
  *   (README "Per-caller data"), so the hit rate is per caller.
  *
+ * Each warning has a kind (WARNING_KINDS, in that order: `n-plus-one`, `always-null`, `dotted-key`,
+ * `per-caller-cache`) and the coordinate it is about; `[check] accept` leaves out the warnings it
+ * lists as `"<kind>:<coordinate>"` (`accept_n_plus_one` entries are `n-plus-one:` ones).
  * Sorted by file, line and column.
  */
-export function collectWarnings(blueprint: Blueprint): Diagnostic[] {
+export function collectWarnings(blueprint: Blueprint): CheckWarning[] {
+  const all = everyWarning(blueprint);
+  return all.filter((w) => !blueprint.acceptedWarnings.has(`${w.kind}:${w.coordinate}`));
+}
+
+/** The kinds of warning `gqlgw check` prints (docs/reference.md "[check]"). */
+export const WARNING_KINDS = ['n-plus-one', 'always-null', 'dotted-key', 'per-caller-cache'] as const;
+export type WarningKind = (typeof WARNING_KINDS)[number];
+
+/** A warning: where, what, and what `[check] accept` calls it (`"<kind>:<coordinate>"`). */
+export interface CheckWarning extends Diagnostic {
+  readonly kind: WarningKind;
+  readonly coordinate: string;
+}
+
+/** How `gqlgw check` prints a warning's message: with the `[check] accept` entry that accepts it. */
+export function shownWarning(w: CheckWarning): string {
+  return `warning: ${w.message} [${w.kind}:${w.coordinate}]`;
+}
+
+function everyWarning(blueprint: Blueprint): CheckWarning[] {
   const { schema } = blueprint;
-  const warnings: Diagnostic[] = [];
+  const warnings: CheckWarning[] = [];
   const multipliers = listMultipliers(schema);
   for (const field of blueprint.fields.values()) {
     const fetch = field.fetch;
     const def = fieldDefinition(schema, field.typeName, field.fieldName);
     if (!def) continue;
     const list = multipliers.get(field.typeName);
-    const accepted = blueprint.acceptedNPlusOne.has(field.coordinate);
-    if (fetch && !fetch.batch && list && !accepted && fetch.template.placeholders.some((p) => p.kind === 'parent')) {
+    const at = field.coordinate;
+    if (fetch && !fetch.batch && list && fetch.template.placeholders.some((p) => p.kind === 'parent')) {
       warnings.push(
         located(
+          'n-plus-one',
+          at,
           directiveNode(def, 'fetch') ?? def.astNode,
           `@fetch on ${field.coordinate} reads {parent.*} under the list ${list} without @batch: one request per item of ${list} (an N+1); add @batch to send them together`,
         ),
@@ -57,6 +82,8 @@ export function collectWarnings(blueprint: Blueprint): Diagnostic[] {
     if (!fetch && key.includes('.') && directiveNode(def, 'from')) {
       warnings.push(
         located(
+          'dotted-key',
+          at,
           directiveNode(def, 'from')!,
           `@from on ${field.coordinate}: key "${key}" reads one JSON key with "." in its name; for the nested value write @from(path: "${key}")`,
         ),
@@ -65,6 +92,8 @@ export function collectWarnings(blueprint: Blueprint): Diagnostic[] {
     if (fetch?.cache && fetch.source.perCaller) {
       warnings.push(
         located(
+          'per-caller-cache',
+          at,
           directiveNode(def, 'cache') ?? def.astNode,
           `@cache on ${field.coordinate}: source "${fetch.source.name}" ${perCallerHeaders(fetch.source)}, so its entries are kept per caller and shared by no one else (README "Per-caller data")`,
         ),
@@ -79,6 +108,8 @@ export function collectWarnings(blueprint: Blueprint): Diagnostic[] {
       if (blueprint.federation && root === schema.getQueryType() && SUBGRAPH_ROOT_FIELDS.has(def.name)) continue;
       warnings.push(
         located(
+          'always-null',
+          `${root.name}.${def.name}`,
           def.astNode,
           `${root.name}.${def.name} has no @fetch, so it is always null; add @fetch(source: ..., path: ...), or give it an object type with @fetch fields to make it a namespace`,
         ),
@@ -125,11 +156,11 @@ function directiveNode(def: GraphQLField<unknown, unknown>, name: string): ASTNo
   return def.astNode?.directives?.find((d) => d.name.value === name);
 }
 
-function located(node: ASTNode | undefined | null, message: string): Diagnostic {
+function located(kind: WarningKind, coordinate: string, node: ASTNode | undefined | null, message: string): CheckWarning {
   const loc = node?.loc;
-  if (!loc) return { file: '<schema>', line: 1, column: 1, message };
+  if (!loc) return { file: '<schema>', line: 1, column: 1, message, kind, coordinate };
   const { line, column } = getLocation(loc.source, loc.start);
-  return { file: loc.source.name, line, column, message };
+  return { file: loc.source.name, line, column, message, kind, coordinate };
 }
 
 /** What makes a source per-caller, for a warning: `forwards headers (a, b)` and/or `sends {auth.*} headers (c)`. */

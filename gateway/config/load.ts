@@ -7,6 +7,7 @@ import { compileClaimHeader } from './claim-headers.js';
 import { checkClaimHeaders, readAuth, type ClaimHeaderUse } from './auth.js';
 import { readClientBudget } from './client-budget.js';
 import { readTracing } from './tracing.js';
+import { sourceManners } from './source-manners.js';
 import { readPersistedDocuments } from './persisted-documents.js';
 import { GatewayConfigError, type Diagnostic } from './diagnostics.js';
 import { TableReader, isTable, type ConfigDocument } from './table-reader.js';
@@ -147,6 +148,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
       claimHeaders: headers.claims,
       perCaller: forwardHeaders.length > 0 || (headers.claims?.length ?? 0) > 0,
       ...restSourceKeys(s, name),
+      ...sourceManners(s, name),
     });
     s.finish();
   }
@@ -221,7 +223,10 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   }
 
   const checkTable = root.table_('check') ?? new TableReader({}, ['check'], configDoc);
-  const check = Object.freeze({ acceptNPlusOne: Object.freeze([...checkTable.strings('accept_n_plus_one', [])]) });
+  const check = Object.freeze({
+    acceptNPlusOne: Object.freeze([...checkTable.strings('accept_n_plus_one', [])]),
+    accept: Object.freeze([...checkTable.strings('accept', [])]),
+  });
   checkTable.finish();
 
   const lim = root.table_('limits') ?? new TableReader({}, ['limits'], configDoc);

@@ -42,6 +42,18 @@ export interface SourceConfig {
   readonly batchAcrossRequests: boolean;
   /** > 0: a shared chunk that is not full waits up to this long for more keys; 0: to the end of the event-loop turn. */
   readonly batchWindowMs: number;
+  /** `rate_limit`: this process keeps its calls to the source under this quota (docs/rest-shapes.md "Rate limits"). */
+  readonly rateLimit?: SourceRateLimit;
+  /** `retry_after_max_ms`: a GET or batch chunk answered 429/503 asking at most this long is waited out and sent once more. */
+  readonly retryAfterMaxMs?: number;
+  /** `expose_errors`: dotted paths of a 4xx JSON body copied into `extensions.upstream`. */
+  readonly exposeErrors?: readonly string[];
+}
+
+/** A source's own quota (`[sources.X] rate_limit`), not a client budget: `requests` per `per_s` seconds. */
+export interface SourceRateLimit {
+  readonly requests: number;
+  readonly perS: number;
 }
 
 /** A source header whose value is text and `{auth.CLAIM}` placeholders (`"user-{auth.sub}"`). */
@@ -187,7 +199,11 @@ export interface GatewayConfig {
   };
   readonly metrics: MetricsConfig;
   /** [check] (*new*): `accept_n_plus_one`, the `Type.field` coordinates whose N+1 warning is accepted. */
-  readonly check: { readonly acceptNPlusOne: readonly string[] };
+  readonly check: {
+    readonly acceptNPlusOne: readonly string[];
+    /** `accept`: `"<kind>:<coordinate>"` entries, each a warning `gqlgw check` leaves out (blueprint/warnings.ts). */
+    readonly accept: readonly string[];
+  };
   readonly limits: LimitsConfig;
   /** [auth]; undefined: no token is read. */
   readonly auth?: AuthConfig;

@@ -3,6 +3,7 @@ import type { L2Cache } from '../cache/l2.js';
 import type { CacheTiers, MemcachedTier } from '../cache/tier.js';
 import type { MemoEntry } from './memo-entry.js';
 import type { RoundTally } from './tally.js';
+import type { ExecutionListener } from './listener.js';
 import { stampFromL2, stampFromMemcached } from './generations.js';
 
 /** The tiers behind the request memo (L1): the process LRU and, when configured, memcached. */
@@ -81,7 +82,10 @@ function answerFrom(entry: CacheEntry | undefined, m: MemoEntry, reading: Readin
   const state = entryState(entry, reading.now);
   // Kept with its validators: its refetch revalidates it (execute/revalidate.ts).
   if (entry.validators && m.fetch.source.revalidate) m.revalidate = entry;
-  if (state === 'expired') return false;
+  if (state === 'expired') {
+    if (!entry.missing && m.fetch.cache!.staleSeconds > 0) m.fallback = entry;
+    return false;
+  }
   const source = m.fetch.source.name;
   if (entry.missing) {
     m.outcome = { kind: 'not-found', detail: `GET ${m.path} → 404 (remembered by @cache(missing))` };
@@ -120,4 +124,18 @@ export function fillCaches(memos: readonly MemoEntry[], tiers: CacheTiers): void
     if (tiers.memcached) (shared ??= []).push({ key: m.key, entry });
   }
   if (tiers.memcached && shared) void tiers.memcached.setMany(shared);
+}
+
+/**
+ * While a source is held (docs/rest-shapes.md "Rate limits"), a lookup refused for it that has an
+ * entry of a `@cache(stale:)` field, even expired, is answered by that entry's value instead of
+ * UPSTREAM_RATE_LIMITED (counted as stale-served). Nothing is stored: the entry keeps its times.
+ */
+export function servedDuringHold(created: readonly MemoEntry[], listener: ExecutionListener): void {
+  for (const m of created) {
+    const outcome = m.outcome;
+    if (m.fallback === undefined || outcome?.kind !== 'error' || outcome.error.cause !== 'held') continue;
+    m.outcome = { kind: 'ok', body: m.fallback.value };
+    listener.onLookups?.({ coordinate: m.coordinate, source: m.fetch.source.name, kind: 'stale-served', count: 1 });
+  }
 }

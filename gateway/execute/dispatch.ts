@@ -9,6 +9,7 @@ import { affords, type SubrequestBudget } from './budget.js';
 import type { SharedCall } from './coalesce.js';
 import type { ExecutionListener, RequestObserver } from './listener.js';
 import type { OperationStats } from './operation-stats.js';
+import { sourceLimitLayer, waitOutLayer } from './rate-limits.js';
 
 /** One HTTP request to send for lookups: to which source, for which field, how its answer is judged. */
 export interface Subrequest {
@@ -90,9 +91,14 @@ export interface DispatchDeps {
  * - `redirect`: a GET answered with a followable redirect (same origin and base path, decided by
  *   the client) is sent again to its Location while the source's `follow_redirects` allows and the
  *   budget has room; each hop is a subrequest;
+ * - `waitOut` (execute/rate-limits.ts): a GET or batch chunk (or redirect hop) answered 429/503 is
+ *   waited out and sent once more within `retry_after_max_ms`;
  * - `deps.layers` (tracing);
+ * - `sourceLimit` (execute/rate-limits.ts, docs/rest-shapes.md "Rate limits"): an attempt to a held
+ *   source fails unsent, and one of a source with `rate_limit` waits for its token (or fails
+ *   unsent); neither is counted;
  * - `count`: each attempt counts for its requests (X-GQL-Subrequests, X-GQL-Batches) and is reported
- *   to the listener with what `judge` made of its answer;
+ *   to the listener with what `judge` made of its answer (a 429/503 asking to wait also as rate limited);
  * - `deadline`: the attempt runs under its scope's deadline for the source, or under one of its own
  *   that this layer releases (the only deadline released outside `releasing`);
  * - the source's client (upstream/client.ts): admission (a connection's turn, upstream/admission.ts),
@@ -100,7 +106,16 @@ export interface DispatchDeps {
  *   outcome, upstream/decode.ts).
  */
 export function createDispatch(deps: DispatchDeps): Dispatch {
-  const layers: Layer[] = [resend, redirectLayer(deps), ...(deps.layers ?? []), countLayer(deps.listener), deadlineLayer];
+  const { clients, listener } = deps;
+  const layers: Layer[] = [
+    resend,
+    redirectLayer(deps),
+    waitOutLayer(clients),
+    ...(deps.layers ?? []),
+    sourceLimitLayer(clients, listener),
+    countLayer(listener),
+    deadlineLayer,
+  ];
   let dispatch = clientDispatch(deps.clients);
   for (let i = layers.length - 1; i >= 0; i--) dispatch = layers[i]!(dispatch);
   return dispatch;
@@ -169,6 +184,8 @@ function countLayer(listener: ExecutionListener): Layer {
     const t0 = performance.now();
     return next(sub, ctx).then((answer) => {
       const outcome = sub.judge ? sub.judge(answer) : answer;
+      if (outcome.kind === 'error' && outcome.error.cause === 'rate-limited')
+        listener.onRateLimited?.({ source: sub.source, reason: 'upstream' });
       listener.onSubrequest?.({
         coordinate: sub.coordinate,
         source: sub.source,

@@ -23,6 +23,12 @@ export type { CacheTierName } from '../cache/tier.js';
  */
 export type LookupEventKind = 'coalesced' | 'stale-served' | 'refreshed' | 'missing-served';
 
+/**
+ * Why a call met a rate limit (docs/rest-shapes.md "Rate limits"): `upstream` (a 429/503 asking to
+ * wait arrived), `held` (refused unsent while its source is held), `local` (its `rate_limit` bucket).
+ */
+export type RateLimitReason = 'upstream' | 'held' | 'local';
+
 export interface SubrequestEvent {
   readonly coordinate: string;
   readonly source: string;
@@ -65,12 +71,14 @@ export interface ExecutionListener {
   onRedirect?(event: { readonly coordinate: string; readonly source: string; readonly followed: boolean }): void;
   /** An expired or stale entry was revalidated: a 304 (`not_modified`) or a new value (`modified`). */
   onRevalidation?(event: { readonly coordinate: string; readonly source: string; readonly result: 'not_modified' | 'modified' }): void;
+  /** A call met a rate limit (one event per attempt, however many requests it served). */
+  onRateLimited?(event: { readonly source: string; readonly reason: RateLimitReason }): void;
   onLookups?(event: { readonly coordinate: string; readonly source: string; readonly kind: LookupEventKind; readonly count: number }): void;
   /**
    * `[rate_limit]` refused an operation before anything was sent: `budget` (429 RATE_LIMITED, the
    * client's bucket holds too little now) or `cost` (400 COST_LIMIT, more than the whole bucket). Never names the client.
    */
-  onRateLimited?(event: { readonly reason: 'budget' | 'cost' }): void;
+  onClientRateLimited?(event: { readonly reason: 'budget' | 'cost' }): void;
 }
 
 /** What a request observer is told when the request starts. */

@@ -43,6 +43,11 @@ export interface MemoEntry {
    * (`revalidate = true`; execute/revalidate.ts); undefined for a plain fetch.
    */
   revalidate: CacheEntry | undefined;
+  /**
+   * An entry of a `@cache(stale:)` field the tiers still keep but no longer serve (expired): what
+   * answers instead while the source is held (execute/cache-tiers.ts servedDuringHold).
+   */
+  fallback: CacheEntry | undefined;
   /** The generation keys of the invalidation prefixes of `path` (a @cache field of a source with prefix rules). */
   genKeys: readonly string[] | undefined;
   /** Their generations when looked up: what an entry must carry to answer, and what a fill stamps. */

@@ -5,7 +5,7 @@ import { NULL_BODY, type ElementsOutcome, type UpstreamOutcome } from '../upstre
 import { BatchGroups, chunkEntries, sendChunk, type BatchChunk } from './batch.js';
 import { resendApart } from './isolate.js';
 import { SubrequestBudget } from './budget.js';
-import { readCaches } from './cache-tiers.js';
+import { readCaches, servedDuringHold } from './cache-tiers.js';
 import { RoundWaits } from './coalesce.js';
 import { releasing, type DispatchContext } from './dispatch.js';
 import { argsOf, type RequestState, type RoundDeps } from './request-context.js';
@@ -51,7 +51,10 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
       return fromNetwork.length > 0 ? send(fromNetwork, state, deps, tally) : NOTHING_SENT;
     };
     const sent = Array.isArray(read) ? sendRest(read) : read.then(sendRest);
-    return sent.then(() => round.finish());
+    return sent.then(() => {
+      servedDuringHold(round.created, deps.listener);
+      return round.finish();
+    });
   } catch (err) {
     return Promise.reject(err);
   }
@@ -238,6 +241,7 @@ class RoundLookups {
       call: undefined,
       leader: undefined,
       revalidate: undefined,
+      fallback: undefined,
       genKeys: undefined,
       generation: undefined,
     };

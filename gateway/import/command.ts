@@ -51,8 +51,14 @@ export async function importCommand(
   const glob = `${flags.out.replace(/\/+$/, '')}/*.graphqls`;
   process.stdout.write(`# Add to gateway.toml (and "${glob}" to [gateway] schema):\n${result.sourceTable}`);
   const { query, mutation, types } = result.counts;
+  const counted = `${counting(query, 'Query field')}, ${counting(mutation, 'Mutation field')}, ${counting(types, 'type')}`;
   process.stderr.write(
-    `gqlgw import: wrote ${result.files.size} files to ${flags.out}: ${query} Query fields, ${mutation} Mutation fields, ${types} types; ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}\n`,
+    `gqlgw import: wrote ${counting(result.files.size, 'file')} to ${flags.out}: ${counted}; ${counting(result.warnings.length, 'warning')}\n`,
   );
   return 0;
+}
+
+/** `1 type`, `2 types`: a count and its noun, singular for one. */
+function counting(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

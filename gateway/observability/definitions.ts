@@ -50,6 +50,7 @@ export interface MetricSet {
   readonly revalidations: HotCounter<'coordinate' | 'source' | 'result'>;
   readonly redirects: HotCounter<'coordinate' | 'source' | 'result'>;
   readonly rateLimited: HotCounter<'reason'>;
+  readonly upstreamRateLimited: HotCounter<'source' | 'reason'>;
 }
 
 /** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
@@ -202,6 +203,12 @@ export function defineMetrics(registry: Registry): MetricSet {
       name: 'gqlgw_rate_limited_total',
       help: 'Operations [rate_limit] refused before anything was sent; reason is "budget" (429 RATE_LIMITED: the client\'s bucket holds too little now) or "cost" (400 COST_LIMIT: the planned bound exceeds the whole bucket). Never labelled by client.',
       labelNames: ['reason'],
+      registers,
+    }),
+    upstreamRateLimited: new HotCounter({
+      name: 'gqlgw_upstream_rate_limited_total',
+      help: 'Calls that met a source\'s rate limit; reason is "upstream" (a 429/503 asking to wait arrived), "held" (refused unsent while the source is held) or "local" (refused unsent by its rate_limit bucket).',
+      labelNames: ['source', 'reason'],
       registers,
     }),
   };

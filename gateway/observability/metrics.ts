@@ -24,7 +24,14 @@
  * id or URL) and capped the same way as a safety net.
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { CacheEvent, ExecutionListener, LookupEventKind, OperationEvent, SubrequestEvent } from '../execute/listener.js';
+import type {
+  CacheEvent,
+  ExecutionListener,
+  LookupEventKind,
+  OperationEvent,
+  RateLimitReason,
+  SubrequestEvent,
+} from '../execute/listener.js';
 import { CACHE_TIER_NAMES } from '../cache/tier.js';
 import { MEMCACHED_FAILURE_KINDS, MEMCACHED_OPERATIONS, type MemcachedFailureKind, type MemcachedOperation } from '../cache/memcached.js';
 import { UPSTREAM_ERROR_CODES } from '../upstream/outcome.js';
@@ -128,8 +135,12 @@ export function createMetrics(): GatewayMetrics {
     onRedirect: guarded((event: { readonly coordinate: string; readonly source: string; readonly followed: boolean }) => {
       set.redirects.inc({ ...where(event), result: event.followed ? 'followed' : 'refused' });
     }),
-    onRateLimited: guarded((event: { readonly reason: 'budget' | 'cost' }) => {
+    onClientRateLimited: guarded((event: { readonly reason: 'budget' | 'cost' }) => {
       set.rateLimited.inc(event.reason === 'budget' ? BUDGET_REASON : COST_REASON);
+    }),
+    onRateLimited: guarded((event: { readonly source: string; readonly reason: RateLimitReason }) => {
+      const reason = event.reason === 'held' || event.reason === 'local' ? event.reason : 'upstream';
+      set.upstreamRateLimited.inc({ source: labels.source.value(event.source), reason });
     }),
     onOperation: guarded((event: OperationEvent) => {
       const name = event.operationName ? String(event.operationName) : ANONYMOUS_OPERATION;

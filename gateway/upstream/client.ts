@@ -10,6 +10,8 @@ import type { HttpMethod } from '../../directives/request.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
 import { headerValue } from './response-value.js';
 import { pathOfUrl, type SourceBase } from '../../directives/url-link.js';
+import { holdMsOf } from './rate-limit-headers.js';
+import { SourceHold, TokenBucket } from './source-limits.js';
 
 export type { HttpMethod };
 
@@ -76,6 +78,11 @@ export class SourceClient {
   /** Where a followed redirect may lead: this source's origin and base path. */
   private readonly base: SourceBase;
 
+  /** Until when the source asked to be left alone (set here from its answers, read by execute/dispatch.ts). */
+  readonly hold = new SourceHold();
+  /** `rate_limit`: the tokens of this process's calls to the source; undefined without one. */
+  readonly bucket: TokenBucket | undefined;
+
   constructor(
     private readonly config: SourceConfig,
     private readonly options: SourceClientOptions = DEFAULT_CLIENT_OPTIONS,
@@ -89,6 +96,7 @@ export class SourceClient {
     this.fixedJsonHeaders = { ...this.fixedHeaders, 'content-type': 'application/json' };
     this.admission = new Admission(config.connections);
     this.caps = { ok: config.maxResponseBytes, other: ERROR_BODY_READ_BYTES };
+    this.bucket = config.rateLimit && new TokenBucket(config.rateLimit, performance.now());
     this.pool = new Pool(url.origin, {
       connections: config.connections,
       // HTTP/1.1 cannot tell an answer a source sends twice (or unasked) from the answer to the
@@ -106,6 +114,16 @@ export class SourceClient {
 
   get name(): string {
     return this.config.name;
+  }
+
+  /** `timeout_ms`: the deadline of one request sent on its own. */
+  get timeoutMs(): number {
+    return this.config.timeoutMs;
+  }
+
+  /** `retry_after_max_ms`: the longest 429/503 wait a GET or batch chunk waits out to be sent once more. */
+  get retryAfterMaxMs(): number {
+    return this.config.retryAfterMaxMs ?? 0;
   }
 
   /** How many redirect hops a GET may follow (follow_redirects). */
@@ -180,7 +198,10 @@ export class SourceClient {
     this.done(deadline, shared);
     if (answer.overBudget) return this.overBudget(request, budget!);
     const redirect = this.redirectOf(request, answer.status, answer.headers);
-    return decodeAnswer(answer, request, this.config, { redirect, maxJsonDepth: this.options.maxJsonDepth });
+    const now = Date.now();
+    const holdMs = holdMsOf(answer.status, answer.headers, now);
+    if (holdMs !== undefined && holdMs > 0) this.hold.holdFor(holdMs, now);
+    return decodeAnswer(answer, request, this.config, { redirect, maxJsonDepth: this.options.maxJsonDepth, holdMs });
   }
 
   /**

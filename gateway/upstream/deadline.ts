@@ -15,12 +15,15 @@ import { Canceller, type Abortable } from './canceller.js';
 export class Deadline extends Canceller {
   timedOut = false;
   private readonly timer: NodeJS.Timeout;
+  /** When it passes, on performance.now()'s clock. */
+  private readonly endsAt: number;
 
   constructor(
     timeoutMs: number,
     private readonly caller: Abortable | undefined,
   ) {
     super();
+    this.endsAt = performance.now() + timeoutMs;
     this.timer = setTimeout(this.onTimeout, timeoutMs);
     if (caller?.aborted) this.onCallerAbort();
     else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
@@ -33,6 +36,11 @@ export class Deadline extends Canceller {
 
   get callerReason(): unknown {
     return this.caller?.reason;
+  }
+
+  /** Milliseconds until it passes (0 once it has). */
+  remainingMs(): number {
+    return Math.max(0, this.endsAt - performance.now());
   }
 
   release(): void {

@@ -3,6 +3,7 @@ import { isSuccess, type RawAnswer } from './exchange.js';
 import { NULL_BODY, failure, type UpstreamOutcome } from './outcome.js';
 import { parseJsonBody } from './json-body.js';
 import { responseValue, validatorsOf } from './response-value.js';
+import { exposedValues } from './exposed-errors.js';
 
 /** How much of a non-2xx answer's body `detail` keeps. */
 const ERROR_DETAIL_CHARS = 512;
@@ -23,6 +24,8 @@ export interface DecodeOptions {
   readonly redirect?: string;
   /** limits.max_json_depth: a body nested deeper is UPSTREAM_BAD_RESPONSE. */
   readonly maxJsonDepth: number;
+  /** How long the answer asked its source to be left alone (upstream/rate-limit-headers.ts), if it did. */
+  readonly holdMs?: number;
 }
 
 /**
@@ -31,22 +34,29 @@ export interface DecodeOptions {
  * whose `detail` holds the start of its body, with `redirect` the path a followable redirect
  * leads to; a 204 or an empty 2xx body is `ok` with a null body, whatever the method; a body over
  * `max_response_bytes` or one that is not JSON is UPSTREAM_BAD_RESPONSE; else the parsed JSON,
- * as `{status, headers, body}` for `whole` and with its validators for `validators`.
+ * as `{status, headers, body}` for `whole` and with its validators for `validators`. A 429 or 503
+ * that asked to be left alone (`holdMs`) is UPSTREAM_RATE_LIMITED with `retryAfterMs`; another
+ * 4xx carries the `expose_errors` values of its body (upstream/exposed-errors.ts).
  */
 export function decodeAnswer(
   answer: RawAnswer,
   request: DecodedRequest,
-  source: Pick<SourceConfig, 'name' | 'maxResponseBytes'>,
+  source: Pick<SourceConfig, 'name' | 'maxResponseBytes' | 'exposeErrors'>,
   options: DecodeOptions,
 ): UpstreamOutcome {
-  const { redirect } = options;
+  const { redirect, holdMs } = options;
   const { name } = source;
   const { method, path } = request;
   const status = answer.status;
   if (!isSuccess(status)) {
-    const shown = answer.body === undefined ? '(body over the read cap)' : decode(answer.body).slice(0, ERROR_DETAIL_CHARS);
-    const detail = `${method} ${path} → ${status}: ${shown}`;
+    const text = answer.body === undefined ? undefined : decode(answer.body);
+    const detail = `${method} ${path} → ${status}: ${text === undefined ? '(body over the read cap)' : text.slice(0, ERROR_DETAIL_CHARS)}`;
     if (status === 404) return { kind: 'not-found', detail };
+    if (holdMs !== undefined && (status === 429 || status === 503)) {
+      const message = `source "${name}" answered HTTP ${status}: rate limited, retry after ${Math.ceil(holdMs / 1000)} s`;
+      return failure({ code: 'UPSTREAM_RATE_LIMITED', source: name, message, detail, status, cause: 'rate-limited', retryAfterMs: holdMs });
+    }
+    const paths = { paths: source.exposeErrors ?? [], maxJsonDepth: options.maxJsonDepth };
     return failure({
       code: 'UPSTREAM_HTTP_ERROR',
       source: name,
@@ -54,6 +64,7 @@ export function decodeAnswer(
       detail,
       status,
       redirect,
+      upstream: exposedValues(status, text, answer.body, paths),
     });
   }
   const plain = bodyOf(answer, request, source, options.maxJsonDepth);

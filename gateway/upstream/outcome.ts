@@ -14,6 +14,7 @@ export const UPSTREAM_ERROR_CODES = [
   'UPSTREAM_URL_REFUSED',
   'BAD_USER_INPUT',
   'UPSTREAM_BYTES_LIMIT',
+  'UPSTREAM_RATE_LIMITED',
 ] as const;
 export type UpstreamErrorCode = (typeof UPSTREAM_ERROR_CODES)[number];
 
@@ -34,9 +35,24 @@ export type UpstreamOutcome =
  * - `status`: the source answered a non-2xx status (see `status`);
  * - `not-json`, `too-large`: the body was not JSON, or over max_response_bytes;
  * - `shape`: the body was JSON of the wrong shape (a batch answer that is not an array);
- * - `timeout`, `refused`, `overloaded`, `other`: as named; never retried.
+ * - `timeout`, `refused`, `overloaded`, `other`: as named; never retried;
+ * - `rate-limited`: a 429 or 503 asking to wait (`retryAfterMs`); `held`: refused unsent because
+ *   the source asked to be left alone; `bucket`: refused unsent by the source's `rate_limit`
+ *   (docs/rest-shapes.md "Rate limits"). Only the first is ever re-sent (`retry_after_max_ms`).
  */
-export type FailureCause = 'reset' | 'status' | 'not-json' | 'too-large' | 'shape' | 'timeout' | 'refused' | 'overloaded' | 'other';
+export type FailureCause =
+  | 'reset'
+  | 'status'
+  | 'not-json'
+  | 'too-large'
+  | 'shape'
+  | 'timeout'
+  | 'refused'
+  | 'overloaded'
+  | 'other'
+  | 'rate-limited'
+  | 'held'
+  | 'bucket';
 
 /** A failed subrequest, as it appears in a GraphQL error's `extensions`. */
 export interface UpstreamFailure {
@@ -52,6 +68,10 @@ export interface UpstreamFailure {
   readonly cause: FailureCause;
   /** A followable redirect (follow_redirects): the path after the source's base its Location names. */
   readonly redirect?: string;
+  /** UPSTREAM_RATE_LIMITED: how long the source asked to be left alone (`extensions.retryAfter`, whole seconds). */
+  readonly retryAfterMs?: number;
+  /** `expose_errors`: the values of a 4xx JSON body the source lets callers read (`extensions.upstream`). */
+  readonly upstream?: Readonly<Record<string, unknown>>;
 }
 
 /** A failed outcome; `cause` defaults to 'status' when there is a status, else 'other'. */
@@ -60,7 +80,9 @@ export function failure(
 ): UpstreamOutcome {
   const { code, source, message, detail, status } = f;
   const error: UpstreamFailure = { code, source, status, message, detail, cause: f.cause ?? (status !== undefined ? 'status' : 'other') };
-  return { kind: 'error', error: f.redirect === undefined ? error : { ...error, redirect: f.redirect } };
+  if (f.redirect === undefined && f.retryAfterMs === undefined && f.upstream === undefined) return { kind: 'error', error };
+  const { redirect, retryAfterMs, upstream } = f;
+  return { kind: 'error', error: { ...error, redirect, retryAfterMs, upstream } };
 }
 
 /** An answer's ETag / Last-Modified: what a conditional refetch sends (docs/caching.md, revalidate). */
@@ -192,11 +214,14 @@ export function isPlainValue(outcome: FieldOutcome, field: OutcomeField): boolea
 
 /**
  * The GraphQL error of a failed lookup: `code` and `source` in `extensions`, `status` for HTTP
- * errors, and the upstream detail only in debug mode.
+ * errors, `retryAfter` (whole seconds) for UPSTREAM_RATE_LIMITED, `upstream` (expose_errors)
+ * in production too, and the upstream detail only in debug mode.
  */
 export function upstreamError(f: UpstreamFailure, debugHeaders: boolean): GraphQLError {
   const extensions: Record<string, unknown> = { code: f.code, source: f.source };
   if (f.status !== undefined) extensions.status = f.status;
+  if (f.retryAfterMs !== undefined) extensions.retryAfter = Math.ceil(f.retryAfterMs / 1000);
+  if (f.upstream !== undefined) extensions.upstream = f.upstream;
   if (debugHeaders) extensions.detail = f.detail;
   return new GraphQLError(f.message, { extensions });
 }

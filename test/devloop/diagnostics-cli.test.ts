@@ -135,9 +135,9 @@ test('did you mean, warnings, plan validation and user mistakes, through the rea
 
     await t.test('warnings with file:line:col: exit 0, and 1 with --strict', () => {
       const expected = [
-        's.graphqls:4:51: warning: @cache on Query.me: source "private" forwards headers (authorization), so its entries are kept per caller and shared by no one else (README "Per-caller data")',
-        's.graphqls:5:3: warning: Query.nothing has no @fetch, so it is always null; add @fetch(source: ..., path: ...), or give it an object type with @fetch fields to make it a namespace',
-        's.graphqls:13:19: warning: @fetch on User.friends reads {parent.*} under the list Query.users without @batch: one request per item of Query.users (an N+1); add @batch to send them together',
+        's.graphqls:4:51: warning: @cache on Query.me: source "private" forwards headers (authorization), so its entries are kept per caller and shared by no one else (README "Per-caller data") [per-caller-cache:Query.me]',
+        's.graphqls:5:3: warning: Query.nothing has no @fetch, so it is always null; add @fetch(source: ..., path: ...), or give it an object type with @fetch fields to make it a namespace [always-null:Query.nothing]',
+        's.graphqls:13:19: warning: @fetch on User.friends reads {parent.*} under the list Query.users without @batch: one request per item of Query.users (an N+1); add @batch to send them together [n-plus-one:User.friends]',
       ];
       assert.equal(warnRun.status, 0, warnRun.stderr);
       assert.deepEqual(lines(warnRun), expected, 'Query.admin is a namespace: no warning');

@@ -230,7 +230,7 @@ describe('gqlgw import openapi: the command line', () => {
       run.stderr,
       /^warning: .*callbacks-3\.0\.json#\/paths\/~1streams\/post\/callbacks: callbacks are not mapped: gqlgw is not called back$/m,
     );
-    assert.match(run.stderr, /^gqlgw import: wrote 3 files to cb: 1 Query fields, 1 Mutation fields, 2 types; 3 warnings$/m);
+    assert.match(run.stderr, /^gqlgw import: wrote 3 files to cb: 1 Query field, 1 Mutation field, 2 types; 3 warnings$/m);
     const undeclared = await importOpenApi(
       path.join(
         dir,

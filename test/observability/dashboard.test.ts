@@ -38,7 +38,8 @@ async function exported(): Promise<PromText> {
   metrics.onHttpAnswer(200, 'ok');
   metrics.listener.onRevalidation({ ...at, result: 'not_modified' });
   metrics.listener.onRedirect({ ...at, followed: true });
-  metrics.listener.onRateLimited({ reason: 'budget' });
+  metrics.listener.onClientRateLimited({ reason: 'budget' });
+  metrics.listener.onRateLimited({ source: 'users', reason: 'held' });
   return parsePromText(await metrics.render());
 }
 
