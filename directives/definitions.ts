@@ -1,7 +1,7 @@
 /**
  * The SDL of the directives every schema file may use without declaring them (docs/reference.md).
  */
-export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate', 'auth', 'lookup', 'lookupBatch'] as const;
+export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate', 'auth', 'lookup', 'lookupBatch', 'sideload'] as const;
 
 export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
 directive @from(key: String, path: String, types: [String!], value: String)
@@ -46,4 +46,5 @@ directive @lookupBatch(
   select: String
   repeat: Boolean = false
 ) repeatable on OBJECT
+directive @sideload(select: String!, path: String!, match: String = "id", when: String) repeatable on FIELD_DEFINITION
 `;

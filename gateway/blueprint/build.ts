@@ -25,6 +25,7 @@ import { validateSDL } from 'graphql/validation/validate.js';
 import { DIRECTIVE_DEFINITIONS, DIRECTIVE_NAMES } from '../../directives/definitions.js';
 import { compileFieldDirectives } from '../../directives/field.js';
 import { compileInvalidations } from '../../directives/invalidate.js';
+import { compileSideloads } from '../../directives/sideload.js';
 import { compileTypeFrom, fromSteps } from '../../directives/from.js';
 import { compileTypeMap, type TypeMap } from '../../directives/type-map.js';
 import { prefixRulesBySource } from './prefix-rules.js';
@@ -37,11 +38,12 @@ import { expandSchemaGlobs } from './glob.js';
 import { withSdlSuggestion } from './sdl-suggestions.js';
 import { withWireEnumValues } from './wire-enums.js';
 import { unknownAcceptedCoordinates } from './accepted-n-plus-one.js';
-import type { Blueprint, Discriminator, FieldBlueprint } from './types.js';
+import type { Blueprint, Discriminator, FieldBlueprint, SideloadBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards } from './auth-guards.js';
 import { compileLookups } from './lookups.js';
 import { compileFederation, prepareSubgraph } from './federation.js';
 import { compileFetchBlueprint } from './fetch-blueprint.js';
+import { linkSideloads } from './sideloads.js';
 
 /**
  * Compiles the schema files of a config into a Blueprint: the GraphQL schema plus, per coordinate,
@@ -126,6 +128,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   const discriminators = compileDiscriminators(schema, problems);
   const prefixRules = prefixRulesBySource(schema);
   const fetchContext = { config, prefixRules, selectSuffixes };
+  const sideloadNodes = new Map<SideloadBlueprint, ASTNode>();
   for (const type of objectTypes) {
     const typeFields = Object.values(type.getFields());
     const uses = usesByType.get(type.name)!;
@@ -155,9 +158,17 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
         ctx,
         problems,
       );
-      const fetch = compiled.fetch && compileFetchBlueprint(field, { ...compiled, fetch: compiled.fetch }, invalidates, fetchContext);
-      const named = getNamedType(field.type);
       const fieldUses = uses.get(field.name)!;
+      const sideloads = compileSideloads(
+        repeatedUses(schema, field, 'sideload', problems),
+        { hasFetch: fieldUses.has('fetch'), hasBatch: fieldUses.has('batch'), response: compiled.fetch?.response === true },
+        ctx,
+        problems,
+      );
+      const fetch =
+        compiled.fetch && compileFetchBlueprint(field, { ...compiled, fetch: compiled.fetch, sideloads }, invalidates, fetchContext);
+      fetch?.sideloads?.forEach((s, i) => sideloadNodes.set(s, sideloads[i]!.node));
+      const named = getNamedType(field.type);
       const namespace =
         isObjectType(named) &&
         !fieldUses.has('from') &&
@@ -179,6 +190,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
       );
     }
   }
+  linkSideloads(fields, sideloadNodes, mutationType, problems);
   diagnostics.push(...unknownAcceptedCoordinates(config.check.acceptNPlusOne, fields, { file: configName, text: configText }));
   const lookups = compileLookups(schema, config, { readOf, isFetched }, problems);
   const federation = subgraph && compileFederation(schema, subgraph, lookups, problems);
@@ -214,6 +226,9 @@ function compileDiscriminators(schema: GraphQLSchema, problems: Problem[]): Map<
   return out;
 }
 
+/** The repeatable gateway directives of fields: read by repeatedUses, not directiveUses. */
+const REPEATABLE: ReadonlySet<string> = new Set(['invalidate', 'sideload']);
+
 /** The gateway directives on a field, with argument values coerced; bad values become problems. */
 function directiveUses(
   schema: ReturnType<typeof buildASTSchema>,
@@ -226,7 +241,7 @@ function directiveUses(
   if (!node) return uses;
   for (const d of node.directives ?? []) {
     const name = d.name.value;
-    if (!(DIRECTIVE_NAMES as readonly string[]).includes(name) || name === 'invalidate') continue;
+    if (!(DIRECTIVE_NAMES as readonly string[]).includes(name) || REPEATABLE.has(name)) continue;
     const def = schema.getDirective(name)!;
     try {
       const args = getDirectiveValues(def, { directives: [d] }) ?? {};

@@ -22,6 +22,8 @@ import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
 import { appended } from './appended.js';
 import { FirstKeyMap } from './first-key-map.js';
+import { keepSideloaded, takeSideloads } from './sideload.js';
+import type { CacheTiers } from '../cache/tier.js';
 
 const ignore = (): void => undefined;
 
@@ -38,7 +40,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
   // Continuations, not an async function: the frame of an async function keeps every variable it
   // has while it waits, and a waiting round should not keep its lookups' arrays (docs/performance.md).
   try {
-    const round = new RoundLookups(state, deps.keys);
+    const round = new RoundLookups(state, deps.keys, deps);
     const { entries, parents } = lookups;
     for (let i = 0; i < entries.length; i++) round.add(entries[i]!, parents[i]!);
     const { tally } = round;
@@ -50,7 +52,10 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
       return fromNetwork.length > 0 ? send(fromNetwork, state, deps, tally) : NOTHING_SENT;
     };
     const sent = Array.isArray(read) ? sendRest(read) : read.then(sendRest);
-    return sent.then(() => round.finish());
+    return sent.then(() => {
+      takeSideloads(round.created, state); // before the walk plans the next round's lookups
+      return round.finish();
+    });
   } catch (err) {
     return Promise.reject(err);
   }
@@ -101,6 +106,7 @@ class RoundLookups {
   constructor(
     private readonly state: RequestState,
     private readonly keys: SubrequestKeys,
+    private readonly tiers: CacheTiers,
   ) {
     this.input = { parent: undefined, args: {}, keys: undefined, key: NO_KEY, keyIsArgs: false, auth: state.access?.claims };
     this.tally = new RoundTally(state.observer);
@@ -204,6 +210,7 @@ class RoundLookups {
       if (parent !== undefined && !this.claim(entry, parent, memo)) return null;
       this.tally.dedupeEvent(coordinate, fetch.source.name);
       if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', true);
+      if (memo.sideloaded) keepSideloaded(memo, fetch, this.tiers);
       return memo;
     }
     memo = {

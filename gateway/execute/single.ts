@@ -5,6 +5,7 @@ import type { SharedCall } from './coalesce.js';
 import type { DispatchContext } from './dispatch.js';
 import type { RoundDeps } from './request-context.js';
 import type { MemoEntry } from './memo-entry.js';
+import { keepAnswer } from './sideload.js';
 import { conditionalHeaders, notModifiedJudge, revalidationResult } from './revalidate.js';
 
 /** How one single fetch goes out: as which shared call, and with which riders. */
@@ -50,7 +51,14 @@ export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, 
       try {
         const renewed = m.revalidate && revalidationResult(m, outcome, deps.listener);
         m.outcome = renewed === 'not_modified' ? outcome : selected(outcome, m.fetch.select);
-        if (riders) for (const r of riders) r.outcome = selected(outcome, r.fetch.select);
+        // A 304 renews a kept value, not a whole answer: nothing to sideload from.
+        if (renewed !== 'not_modified') keepAnswer(m, outcome);
+        if (riders) {
+          for (const r of riders) {
+            r.outcome = selected(outcome, r.fetch.select);
+            keepAnswer(r, outcome);
+          }
+        }
       } finally {
         if (call) deps.inFlight.settle(call);
       }
