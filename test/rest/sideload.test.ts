@@ -14,6 +14,7 @@ import { printPlan } from '../../gateway/plan/print.js';
 import { debugCounts, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { schemaProblems } from '../support/schema-problems.js';
+import { until } from '../support/wait.js';
 
 const USERS: Record<string, { id: number; name: string }> = {
   '1': { id: 1, name: 'Ann' },
@@ -48,6 +49,8 @@ function startZendesk(): Promise<CountingUpstream> {
     'GET /api/v2/tickets/open.json': () => ({
       json: { tickets: [{ id: 102, subject: 'Open', requester_id: 7, assignee_id: 2, organization_id: 10 }], users: [USERS['2']] },
     }),
+    // Answered late, so that a second request joins the call in flight.
+    'GET /api/v2/tickets/slow.json': () => ({ json: { tickets: TICKETS, users: Object.values(USERS) }, delayMs: 600 }),
     'GET /api/v2/users/show_many.json': ({ query }) => ({ json: { users: idsOf(query).flatMap((id) => USERS[id] ?? []) } }),
     'GET /api/v2/organizations/show_many.json': ({ query }) => ({
       json: { organizations: idsOf(query).flatMap((id) => ORGS[id] ?? []) },
@@ -91,6 +94,8 @@ type Query {
     @sideload(select: "organizations", path: "/api/v2/organizations/{key}.json")
   plainTickets: [Ticket!]! @fetch(source: "zd", path: "/api/v2/tickets.json", select: "tickets")
   openTickets: [Ticket!]! @fetch(source: "zd", path: "/api/v2/tickets/open.json", select: "tickets")
+    @sideload(select: "users", path: "/api/v2/users/{key}.json")
+  slowTickets: [Ticket!]! @fetch(source: "zd", path: "/api/v2/tickets/slow.json", select: "tickets")
     @sideload(select: "users", path: "/api/v2/users/{key}.json")
   user(id: ID!): User @fetch(source: "zd", path: "/api/v2/users/{args.id}.json", select: "user") @cache(ttl: 60)
   articles: [Article!]! @fetch(source: "api", path: "/articles?include=author,lastComment", select: "data")
@@ -180,6 +185,24 @@ describe('@sideload', () => {
     assert.deepEqual(
       zd.requests.map((r) => r.url),
       ['/api/v2/tickets/open.json', '/api/v2/users/show_many.json?ids=7'],
+    );
+  });
+
+  test('a request that joined the page call in flight takes its sideloads too', async () => {
+    zd.reset();
+    const query = '{ slowTickets { requester { name } assignee { name } } }';
+    const leader = gw.query(query, undefined, { authorization: 'Bearer same' });
+    await until(() => zd.count('GET /api/v2/tickets/slow.json') === 1, 'the first request reached the page');
+    const [first, second] = await Promise.all([leader, gw.query(query, undefined, { authorization: 'Bearer same' })]);
+    assert.deepEqual(second.body.data, first.body.data);
+    assert.deepEqual(first.body.data?.slowTickets, [
+      { requester: { name: 'Ann' }, assignee: { name: 'Bo' } },
+      { requester: { name: 'Cy' }, assignee: { name: 'Bo' } },
+    ]);
+    assert.deepEqual([debugCounts(first).subrequests, debugCounts(second).subrequests], [1, 0]);
+    assert.deepEqual(
+      zd.requests.map((r) => r.url),
+      ['/api/v2/tickets/slow.json'],
     );
   });
 
