@@ -1,5 +1,5 @@
 import { readDotted } from '../../directives/dotted.js';
-import { NO_KEY, keyString, resolvePathTemplate, type TemplateInput } from '../../directives/template.js';
+import { NO_KEY, keyString, resolvePathTemplate } from '../../directives/template.js';
 import type { FetchBlueprint, SideloadBlueprint, SideloadConsumer } from '../blueprint/types.js';
 import { lookupKey } from '../cache/cache-key.js';
 import type { CacheTiers } from '../cache/tier.js';
@@ -71,7 +71,7 @@ function sideloadPath(sideload: SideloadBlueprint, value: unknown): string | und
   if (keyString(value) === undefined) return undefined;
   input.key = value;
   try {
-    const path = resolvePathTemplate(sideload.template, input as TemplateInput);
+    const path = resolvePathTemplate(sideload.template, input);
     return typeof path === 'string' ? path : undefined;
   } catch (err) {
     if (err instanceof URIError) return undefined; // a lone surrogate: no path, as a lookup would send none
