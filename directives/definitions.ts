@@ -1,7 +1,18 @@
 /**
  * The SDL of the directives every schema file may use without declaring them (docs/reference.md).
  */
-export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate', 'auth', 'lookup', 'lookupBatch', 'listSize'] as const;
+export const DIRECTIVE_NAMES = [
+  'from',
+  'fetch',
+  'batch',
+  'cache',
+  'invalidate',
+  'auth',
+  'lookup',
+  'lookupBatch',
+  'listSize',
+  'sideload',
+] as const;
 
 export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
 directive @from(key: String, path: String, types: [String!], value: String)
@@ -47,4 +58,5 @@ directive @lookupBatch(
   repeat: Boolean = false
 ) repeatable on OBJECT
 directive @listSize(assumed: Int, slicing: String) on FIELD_DEFINITION
+directive @sideload(select: String!, path: String!, match: String = "id", when: String) repeatable on FIELD_DEFINITION
 `;

@@ -25,6 +25,7 @@ import { validateSDL } from 'graphql/validation/validate.js';
 import { DIRECTIVE_DEFINITIONS, DIRECTIVE_NAMES } from '../../directives/definitions.js';
 import { compileFieldDirectives } from '../../directives/field.js';
 import { compileInvalidations } from '../../directives/invalidate.js';
+import { compileSideloads } from '../../directives/sideload.js';
 import { compileTypeFrom, fromSteps } from '../../directives/from.js';
 import { compileTypeMap, type TypeMap } from '../../directives/type-map.js';
 import { prefixRulesBySource } from './prefix-rules.js';
@@ -39,12 +40,13 @@ import { withWireEnumValues } from './wire-enums.js';
 import { withExactScalars } from './exact-scalars.js';
 import { InputWireNames } from './input-wire.js';
 import { unknownAcceptedCoordinates, unknownAcceptedWarnings } from './accepted-n-plus-one.js';
-import type { Blueprint, Discriminator, FieldBlueprint, LookupBlueprint } from './types.js';
+import type { Blueprint, Discriminator, FieldBlueprint, LookupBlueprint, SideloadBlueprint } from './types.js';
 import { allowedClaims, compileAuthGuards, type AuthGuards } from './auth-guards.js';
 import { compileListSize } from '../../directives/list-size.js';
 import { compileLookups } from './lookups.js';
 import { compileFederation, prepareSubgraph } from './federation.js';
 import { compileFetchBlueprint, readKeySuffix } from './fetch-blueprint.js';
+import { linkSideloads } from './sideloads.js';
 
 /**
  * Compiles the schema files of a config into a Blueprint: the GraphQL schema plus, per coordinate,
@@ -129,6 +131,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   const discriminators = compileDiscriminators(schema, problems);
   const prefixRules = prefixRulesBySource(schema);
   const fetchContext = { config, prefixRules, selectSuffixes, inputWire: new InputWireNames(schema, problems) };
+  const sideloadNodes = new Map<SideloadBlueprint, ASTNode>();
   for (const type of objectTypes) {
     const typeFields = Object.values(type.getFields());
     const uses = usesByType.get(type.name)!;
@@ -158,9 +161,17 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
         ctx,
         problems,
       );
-      const fetch = compiled.fetch && compileFetchBlueprint(field, { ...compiled, fetch: compiled.fetch }, invalidates, fetchContext);
-      const named = getNamedType(field.type);
       const fieldUses = uses.get(field.name)!;
+      const sideloads = compileSideloads(
+        repeatedUses(schema, field, 'sideload', problems),
+        { hasFetch: fieldUses.has('fetch'), hasBatch: fieldUses.has('batch'), response: compiled.fetch?.response === true },
+        ctx,
+        problems,
+      );
+      const fetch =
+        compiled.fetch && compileFetchBlueprint(field, { ...compiled, fetch: compiled.fetch, sideloads }, invalidates, fetchContext);
+      fetch?.sideloads?.forEach((s, i) => sideloadNodes.set(s, sideloads[i]!.node));
+      const named = getNamedType(field.type);
       const namespace =
         isObjectType(named) &&
         !fieldUses.has('from') &&
@@ -183,6 +194,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
       );
     }
   }
+  linkSideloads(fields, sideloadNodes, mutationType, problems);
   const configFile = { file: configName, text: configText };
   diagnostics.push(...unknownAcceptedCoordinates(config.check.acceptNPlusOne, fields, configFile));
   diagnostics.push(...unknownAcceptedWarnings(config.check.accept, fields, configFile));
@@ -221,6 +233,9 @@ function compileDiscriminators(schema: GraphQLSchema, problems: Problem[]): Map<
   return out;
 }
 
+/** The repeatable gateway directives of fields: read by repeatedUses, not directiveUses. */
+const REPEATABLE: ReadonlySet<string> = new Set(['invalidate', 'sideload']);
+
 /** The gateway directives on a field, with argument values coerced; bad values become problems. */
 function directiveUses(
   schema: ReturnType<typeof buildASTSchema>,
@@ -233,7 +248,7 @@ function directiveUses(
   if (!node) return uses;
   for (const d of node.directives ?? []) {
     const name = d.name.value;
-    if (!(DIRECTIVE_NAMES as readonly string[]).includes(name) || name === 'invalidate') continue;
+    if (!(DIRECTIVE_NAMES as readonly string[]).includes(name) || REPEATABLE.has(name)) continue;
     const def = schema.getDirective(name)!;
     try {
       const args = getDirectiveValues(def, { directives: [d] }) ?? {};

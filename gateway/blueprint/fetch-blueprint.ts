@@ -7,8 +7,9 @@ import type { CompiledInvalidate } from '../../directives/invalidate.js';
 import type { PrefixRule } from '../../directives/prefix-rule.js';
 import { sourceBase } from '../../directives/url-link.js';
 import type { GatewayConfig } from '../config/types.js';
-import type { FetchBlueprint } from './types.js';
+import type { FetchBlueprint, SideloadBlueprint } from './types.js';
 import type { InputWireNames } from './input-wire.js';
+import type { CompiledSideload } from '../../directives/sideload.js';
 
 /** What the fetch blueprints of one schema share: the config, and per source its @invalidate prefix rules and `select` suffixes. */
 export interface FetchBlueprintContext {
@@ -25,7 +26,7 @@ export interface FetchBlueprintContext {
  */
 export function compileFetchBlueprint(
   field: GraphQLField<unknown, unknown>,
-  compiled: CompiledFieldDirectives & { readonly fetch: CompiledFetch },
+  compiled: CompiledFieldDirectives & { readonly fetch: CompiledFetch; readonly sideloads?: readonly CompiledSideload[] },
   invalidates: readonly CompiledInvalidate[],
   { config, prefixRules, selectSuffixes, inputWire }: FetchBlueprintContext,
 ): FetchBlueprint {
@@ -74,6 +75,20 @@ export function compileFetchBlueprint(
     isList: isListType(unwrapped),
     isNonNull: isNonNullType(field.type),
     itemNonNull: isListType(unwrapped) && isNonNullType(unwrapped.ofType),
+    sideloads: compiled.sideloads?.length ? compiled.sideloads.map(sideloadBlueprint) : undefined,
+  };
+}
+
+/** A @sideload without its consumers yet (blueprint/sideloads.ts links them). */
+function sideloadBlueprint(s: CompiledSideload): SideloadBlueprint {
+  return {
+    select: s.select,
+    path: s.path,
+    template: s.template,
+    match: s.match,
+    readMatch: dottedReader(s.matchSteps),
+    when: s.when && { text: s.when.text, read: dottedReader(s.when.steps), value: s.when.value },
+    consumers: [],
   };
 }
 

@@ -86,6 +86,36 @@ export interface FetchBlueprint {
   readonly isNonNull: boolean;
   /** The items of a list field are non-null (`[Tag!]`): a missing list-key item is NOT_FOUND. */
   readonly itemNonNull: boolean;
+  /** `@sideload` uses, in order; undefined without any (docs/rest-shapes.md "Sideloads"). */
+  readonly sideloads?: readonly SideloadBlueprint[];
+}
+
+/**
+ * One `@sideload`: the objects of the array at `select` of the field's answer answer, for the
+ * request, the lookups of its `consumers` whose path is `template` with the object's `match` value.
+ */
+export interface SideloadBlueprint {
+  readonly select: readonly string[];
+  /** The path as written, with `{key}`. */
+  readonly path: string;
+  /** `{key}` compiled as `{parent.key}`: resolved with the template input's `key` set to the match value. */
+  readonly template: PathTemplate;
+  readonly match: string;
+  readonly readMatch: DottedReader;
+  /** `when: "type=people"`: keeps only objects whose key has that string form. */
+  readonly when: { readonly text: string; readonly read: DottedReader; readonly value: string } | undefined;
+  /**
+   * The fields whose single fetch it answers (same source, GET, a path whose one placeholder put as
+   * `{key}` gives `path`; blueprint/sideloads.ts), one per distinct memo key suffix (`select`).
+   * Filled by linkSideloads before the blueprint is returned, never after.
+   */
+  readonly consumers: readonly SideloadConsumer[];
+}
+
+/** A field a sideload answers: the coordinate and fetch its memo entries are made for. */
+export interface SideloadConsumer {
+  readonly coordinate: string;
+  readonly fetch: FetchBlueprint;
 }
 
 /** One `@invalidate(source, path)`: the entry `{source}:{resolved path}` deleted after a 2xx. */

@@ -52,6 +52,10 @@ export interface MemoEntry {
   genKeys: readonly string[] | undefined;
   /** Their generations when looked up: what an entry must carry to answer, and what a fill stamps. */
   generation: string | undefined;
+  /** A @sideload field's whole answer, whose side arrays fill the memo after the round (execute/sideload.ts). */
+  sideBody?: unknown;
+  /** Made from a sideload's object, not yet kept in a consuming @cache field's tiers (execute/sideload.ts). */
+  sideloaded?: boolean;
 }
 
 /**

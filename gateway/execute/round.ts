@@ -23,6 +23,8 @@ import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
 import { appended } from './appended.js';
 import { FirstKeyMap } from './first-key-map.js';
+import { keepSideloaded, takeSideloads } from './sideload.js';
+import type { CacheTiers } from '../cache/tier.js';
 
 const ignore = (): void => undefined;
 
@@ -39,7 +41,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
   // Continuations, not an async function: the frame of an async function keeps every variable it
   // has while it waits, and a waiting round should not keep its lookups' arrays (docs/performance.md).
   try {
-    const round = new RoundLookups(state, deps.keys);
+    const round = new RoundLookups(state, deps.keys, deps);
     const { entries, parents } = lookups;
     for (let i = 0; i < entries.length; i++) round.add(entries[i]!, parents[i]!);
     const { tally } = round;
@@ -53,6 +55,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
     const sent = Array.isArray(read) ? sendRest(read) : read.then(sendRest);
     return sent.then(() => {
       servedDuringHold(round.created, deps.listener);
+      takeSideloads(round.created, state); // before the walk plans the next round's lookups
       return round.finish();
     });
   } catch (err) {
@@ -112,6 +115,7 @@ class RoundLookups {
   constructor(
     private readonly state: RequestState,
     private readonly keys: SubrequestKeys,
+    private readonly tiers: CacheTiers,
   ) {
     this.input = { parent: undefined, args: {}, keys: undefined, key: NO_KEY, keyIsArgs: false, auth: state.access?.claims };
     this.tally = new RoundTally(state.observer);
@@ -224,6 +228,7 @@ class RoundLookups {
       if (parent !== undefined && !this.claim(entry, parent, memo)) return null;
       this.tally.dedupeEvent(coordinate, fetch.source.name);
       if (fetch.cache) this.tally.cacheEvent(coordinate, fetch.source.name, 'l1', true);
+      if (memo.sideloaded) keepSideloaded(memo, fetch, this.tiers);
       return memo;
     }
     memo = {

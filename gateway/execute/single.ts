@@ -6,6 +6,7 @@ import type { SharedCall } from './coalesce.js';
 import type { DispatchContext } from './dispatch.js';
 import type { RoundDeps } from './request-context.js';
 import type { MemoEntry } from './memo-entry.js';
+import { keepAnswer } from './sideload.js';
 import { conditionalHeaders, notModifiedJudge, revalidationResult } from './revalidate.js';
 
 /** How one single fetch goes out: as which shared call, and with which riders. */
@@ -52,7 +53,14 @@ export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, 
       try {
         const renewed = m.revalidate && revalidationResult(m, outcome, deps.listener);
         m.outcome = renewed === 'not_modified' ? outcome : readAnswer(outcome, whole, m.fetch);
-        if (riders) for (const r of riders) r.outcome = readAnswer(outcome, whole, r.fetch);
+        // A 304 renews a kept value, not a whole answer: nothing to sideload from.
+        if (renewed !== 'not_modified') keepAnswer(m, outcome);
+        if (riders) {
+          for (const r of riders) {
+            r.outcome = readAnswer(outcome, whole, r.fetch);
+            keepAnswer(r, outcome);
+          }
+        }
         if (call?.single) call.single.answer = outcome;
       } finally {
         if (call) deps.inFlight.settle(call);

@@ -1,3 +1,4 @@
+import { answersFetch } from '../blueprint/sideloads.js';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import type { Plan, PlanSelection, SelectionCompletion } from './types.js';
 import type { PlannedCost } from './cost.js';
@@ -33,7 +34,9 @@ function printFields(plan: Plan): string {
   const rounds = new Map<number, string[]>();
   const shared: SharedBatches = new Map();
   const across = new Set<string>();
-  walk(plan.root, [], { rounds, coalescing, shared, across });
+  const sideloaders: Sideloader[] = [];
+  collectSideloaders(plan.root, [], sideloaders);
+  walk(plan.root, [], { rounds, coalescing, shared, across, sideloaders });
   printSharedBatches(shared, rounds);
   const lines = [
     `${plan.operation.operation} ${plan.operationName}: ${plan.maxRound} round${plan.maxRound === 1 ? '' : 's'} when every field is reached`,
@@ -93,6 +96,40 @@ interface Printed {
   readonly shared?: SharedBatches;
   /** Names of the sources with batch_across_requests whose @batch the plan uses. */
   readonly across?: Set<string>;
+  /** The plan's @sideload fields, to show which lookups their answers can answer. */
+  readonly sideloaders?: readonly Sideloader[];
+}
+
+/** A field of the plan with @sideload: where it is, in which round, and its sideloads. */
+interface Sideloader {
+  readonly path: string;
+  readonly round: number;
+  readonly fetch: FetchBlueprint;
+}
+
+function collectSideloaders(sel: PlanSelection, path: string[], out: Sideloader[]): void {
+  for (const e of sel.entries) {
+    const here = [...path, e.responseKey];
+    if (e.blueprint.fetch?.sideloads) out.push({ path: here.join('.'), round: e.round, fetch: e.blueprint.fetch });
+    if (e.children) collectSideloaders(e.children, here, out);
+  }
+}
+
+/**
+ * What a plan line adds for sideloads (docs/rest-shapes.md "Sideloads"): on a @sideload field, each
+ * side array and the path it answers; on a field an earlier round's sideload can answer, which one.
+ */
+function printSideloads(fetch: FetchBlueprint, round: number, sideloaders: readonly Sideloader[] | undefined): string {
+  let out = '';
+  for (const s of fetch.sideloads ?? [])
+    out += `, sideload ${s.select.join('.')} as ${s.path} (match ${s.match}${s.when ? `, when ${s.when.text}` : ''})`;
+  for (const by of sideloaders ?? []) {
+    if (by.round >= round) continue;
+    for (const s of by.fetch.sideloads!) {
+      if (answersFetch(by.fetch, s, fetch)) out += `, no call for a key the sideload ${s.select.join('.')} of ${by.path} holds`;
+    }
+  }
+  return out;
 }
 
 /** Round → share key → the batch fields (response path, max) of that round with it. */
@@ -155,7 +192,8 @@ function walk(sel: PlanSelection, path: string[], printed: Printed): void {
       }
       const conds = e.conditions.length ? `, when ${e.conditions.map(printCondition).join(' and ')}` : '';
       const list = rounds.get(e.round) ?? [];
-      list.push(`${here.join('.')}  ${e.blueprint.coordinate}  ${how}${cache}${conds}`);
+      const sideloads = printSideloads(fetch, e.round, printed.sideloaders);
+      list.push(`${here.join('.')}  ${e.blueprint.coordinate}  ${how}${cache}${sideloads}${conds}`);
       rounds.set(e.round, list);
     }
     if (e.children) walk(e.children, here, printed);
