@@ -1,7 +1,18 @@
 /**
  * The SDL of the directives every schema file may use without declaring them (docs/reference.md).
  */
-export const DIRECTIVE_NAMES = ['from', 'fetch', 'batch', 'cache', 'invalidate', 'auth', 'lookup', 'lookupBatch'] as const;
+export const DIRECTIVE_NAMES = [
+  'from',
+  'fetch',
+  'batch',
+  'cache',
+  'invalidate',
+  'auth',
+  'lookup',
+  'lookupBatch',
+  'poll',
+  'webhook',
+] as const;
 
 export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
 directive @from(key: String, path: String, types: [String!], value: String)
@@ -46,4 +57,6 @@ directive @lookupBatch(
   select: String
   repeat: Boolean = false
 ) repeatable on OBJECT
+directive @poll(every: Int!) on FIELD_DEFINITION
+directive @webhook(name: String!, key: String!) on FIELD_DEFINITION
 `;

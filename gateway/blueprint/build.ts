@@ -25,6 +25,7 @@ import { validateSDL } from 'graphql/validation/validate.js';
 import { DIRECTIVE_DEFINITIONS, DIRECTIVE_NAMES } from '../../directives/definitions.js';
 import { compileFieldDirectives } from '../../directives/field.js';
 import { compileInvalidations } from '../../directives/invalidate.js';
+import { compilePoll } from '../../directives/poll.js';
 import { compileTypeFrom, fromSteps } from '../../directives/from.js';
 import { compileTypeMap, type TypeMap } from '../../directives/type-map.js';
 import { prefixRulesBySource } from './prefix-rules.js';
@@ -110,6 +111,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   const authClaims = allowedClaims(config);
   const guardOf = compileAuthGuards(schema, usesByType, config, problems);
   const mutationType = schema.getMutationType()?.name;
+  const live = { subscriptionType: schema.getSubscriptionType()?.name, webhookNames: [...config.webhooks.keys()] };
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || !isInterfaceType(type)) continue;
     for (const field of Object.values(type.getFields())) {
@@ -175,6 +177,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           namespace,
           discriminator,
           auth: guardOf(coordinate, named.name, fetch),
+          poll: compilePoll(fieldUses, { ...ctx, ...live }, problems),
         }),
       );
     }

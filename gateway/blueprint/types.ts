@@ -1,3 +1,4 @@
+import type { CompiledPoll } from '../../directives/poll.js';
 import type { GraphQLSchema } from 'graphql';
 import type { CompiledCache } from '../../directives/cache.js';
 import type { PathTemplate } from '../../directives/template.js';
@@ -26,6 +27,8 @@ export interface FieldBlueprint {
   readonly discriminator: Discriminator | undefined;
   /** The field needs a valid token (and these scopes): `@auth` on it or its type, or it reads `{auth.*}`. */
   readonly auth?: AuthGuard;
+  /** `@poll` (and `@webhook`) of a Subscription field (docs/live-data.md). */
+  readonly poll?: CompiledPoll;
 }
 
 /** What a caller needs for a guarded field (docs/observability.md). */

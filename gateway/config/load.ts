@@ -1,3 +1,4 @@
+import { readLive } from './live.js';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
@@ -239,6 +240,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   lim.finish();
   const auth = readAuth(root.table_('auth'), dirname(file));
   const tracing = readTracing(root.table_('tracing'));
+  const live = readLive(root.table_('subscriptions'), root.table_('webhooks'));
   checkClaimHeaders(claimUses, auth);
   root.finish();
 
@@ -265,6 +267,8 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     limits: Object.freeze(limits),
     auth,
     tracing,
+    subscriptions: live.subscriptions,
+    webhooks: live.webhooks,
   });
 }
 

@@ -13,16 +13,18 @@ import { stampFromL2, stampFromMemcached } from './generations.js';
  * onto `stale` for one background refresh; a remembered miss answers as a 404 would. An entry read
  * from memcached goes into L2 with its own times, so it keeps its age. Returns what is left to send:
  * at once when memcached has nothing to be asked (no await for a round without @cache), else a
- * promise of it.
+ * promise of it. `polled` (a poll's field, docs/live-data.md) is never answered from a tier: its
+ * entries only lend their validators to its refetch.
  */
 export function readCaches(
   created: MemoEntry[],
   tiers: CacheTiers,
   tally: RoundTally,
   stale: MemoEntry[],
+  polled?: string,
 ): MemoEntry[] | Promise<MemoEntry[]> {
   const { l2, memcached } = tiers;
-  const reading: Reading = { now: Date.now(), tally, stale };
+  const reading: Reading = { now: Date.now(), tally, stale, polled };
   const wanted: MemoEntry[] = [];
   let answered = false;
   for (const m of created) {
@@ -71,6 +73,8 @@ interface Reading {
   now: number;
   readonly tally: RoundTally;
   readonly stale: MemoEntry[];
+  /** A poll's field (docs/live-data.md): its entries lend only their validators, they never answer. */
+  readonly polled?: string;
 }
 
 /** Answers `m` from `entry` when it is fresh or stale; false (not answered) when absent or expired. */
@@ -81,7 +85,7 @@ function answerFrom(entry: CacheEntry | undefined, m: MemoEntry, reading: Readin
   const state = entryState(entry, reading.now);
   // Kept with its validators: its refetch revalidates it (execute/revalidate.ts).
   if (entry.validators && m.fetch.source.revalidate) m.revalidate = entry;
-  if (state === 'expired') return false;
+  if (state === 'expired' || m.coordinate === reading.polled) return false;
   const source = m.fetch.source.name;
   if (entry.missing) {
     m.outcome = { kind: 'not-found', detail: `GET ${m.path} → 404 (remembered by @cache(missing))` };

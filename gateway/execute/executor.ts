@@ -42,6 +42,8 @@ export interface ExecuteRequest {
    * straight from the fetched data, execute/write-data.ts) with a result without `data`.
    */
   readonly dataAsJson?: boolean;
+  /** A poll's tick (gateway/live/): this field (`Type.field`) is refetched, its cache entries only revalidated. */
+  readonly poll?: string;
 }
 
 /** What execute() gives back: the GraphQL result and what it cost. */
@@ -189,7 +191,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
       args: new FirstKeyMap(),
       signal: request.signal,
       warnings: options.debugHeaders ? [] : undefined,
-      coalesce: p.operation.operation === 'query',
+      coalesce: p.operation.operation !== 'mutation',
+      poll: request.poll,
       access,
       observer,
       roundEnds: tracing ? [] : undefined,

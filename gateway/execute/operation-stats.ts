@@ -7,4 +7,6 @@ export interface OperationStats {
   rounds: number;
   subrequests: number;
   batches: number;
+  /** Revalidations of this operation answered 304 (a poll's `not_modified`, docs/live-data.md). */
+  notModified?: number;
 }

@@ -49,6 +49,7 @@ export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, 
     (outcome) => {
       try {
         const renewed = m.revalidate && revalidationResult(m, outcome, deps.listener);
+        if (renewed === 'not_modified') for (const s of ctx.for) s.stats.notModified = (s.stats.notModified ?? 0) + 1;
         m.outcome = renewed === 'not_modified' ? outcome : selected(outcome, m.fetch.select);
         if (riders) for (const r of riders) r.outcome = selected(outcome, r.fetch.select);
       } finally {

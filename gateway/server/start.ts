@@ -24,6 +24,10 @@ import { createPersistedDocuments, trustedOperationNames } from './persisted.js'
 import { createReloader, type InstalledVersion, type ReloadOptions, type ReloadReport } from './reload.js';
 import { sampleQuery } from './sample-query.js';
 import { metricsRoute, routeTable, type Route, type RouteHandler } from './routes.js';
+import { createLiveEntrances, type LiveEntrances } from './live-entrances.js';
+import { wantsEventStream } from './live-sse.js';
+import { createLiveMetrics } from '../observability/live-metrics.js';
+import type { LiveListener } from '../live/listener.js';
 
 /**
  * Programmatic entry point: load a gateway.toml, compile its schema, and serve it over HTTP.
@@ -84,7 +88,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
   const renderMetrics = metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render);
   const tracing = config.tracing && (await loadTracing(config.tracing, metrics));
+  const liveMetrics = metrics && createLiveMetrics(metrics.registry);
   let version = createVersion({
+    liveMetrics,
     config,
     blueprint,
     metrics,
@@ -112,6 +118,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     },
   );
   const lifecycle = createLifecycle(server);
+  server.on('upgrade', (req, socket, head) => version.live.upgrade(req, socket, head));
   const host = options.host ?? config.host;
   await listen(server, options.port ?? config.port, host);
   // `[metrics] port`: the metrics on a listener of their own (fixed at start-up, like the port).
@@ -132,6 +139,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     stopped ??= (async () => {
       metricsServer?.close();
       metricsServer?.closeAllConnections();
+      // Every subscription completes first: its stream ends, so the drain does not wait for it.
+      version.live.close();
       const inTime = await lifecycle.drain(graceMs);
       await version.close();
       await tracing?.shutdown();
@@ -153,7 +162,16 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     current: () => version,
     install(next) {
       const old = version;
-      version = createVersion({ ...next, metrics, renderMetrics, tracing, previous: old, worker: old.worker, ready: old.ready });
+      version = createVersion({
+        ...next,
+        metrics,
+        liveMetrics,
+        renderMetrics,
+        tracing,
+        previous: old,
+        worker: old.worker,
+        ready: old.ready,
+      });
       void old.retire(version);
     },
   });
@@ -224,6 +242,8 @@ interface ServingVersion extends InstalledVersion {
   readonly executor: Executor;
   readonly clients: ReadonlyMap<string, SourceClient>;
   readonly memcached: MemcachedTier | undefined;
+  /** Subscriptions, their transports and webhooks (docs/live-data.md). */
+  readonly live: LiveEntrances;
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** The listener of `[metrics] port`: the metrics path, and 404 for everything else. */
   handleMetrics(req: IncomingMessage, res: ServerResponse): void;
@@ -247,6 +267,8 @@ interface VersionParts extends InstalledVersion {
   readonly ready: () => boolean;
   /** [tracing] as read at start-up; undefined: off. */
   readonly tracing: Tracing | undefined;
+  /** The live-data series, registered once per process. */
+  readonly liveMetrics: LiveListener | undefined;
 }
 
 /**
@@ -276,6 +298,7 @@ function createVersion(parts: VersionParts): ServingVersion {
       : config.cache.memcached
         ? createMemcachedTier(config.cache.memcached, metrics && { onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip })
         : undefined;
+  const authenticate = config.auth && createAuthenticator(config.auth).authenticate;
   const executor = createExecutor({
     blueprint,
     clients,
@@ -287,7 +310,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
     answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
     debugHeaders: config.debugHeaders,
-    authenticate: config.auth && createAuthenticator(config.auth).authenticate,
+    authenticate,
     observe: tracing?.observe(blueprint),
   });
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
@@ -318,6 +341,16 @@ function createVersion(parts: VersionParts): ServingVersion {
     defaultQuery: sampleQuery(blueprint.schema, config.debugHeaders),
   });
   const toYoga = createYogaEntrance(yoga, answers);
+  const live = createLiveEntrances({
+    config,
+    blueprint,
+    executor,
+    documents,
+    tiers: { l2, memcached },
+    authenticate,
+    listener: parts.liveMetrics,
+    graphqlPath: GRAPHQL_PATH,
+  });
   const fastPath = createFastPath({
     executor,
     answers,
@@ -334,6 +367,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     if (request.method === 'OPTIONS') {
       return answers.write(res, answers.options(request.origin, request.header('access-control-request-method')));
     }
+    if (wantsEventStream(request.header('accept'))) return live.sse(request.node, res);
     if (request.method === 'POST') {
       if (!request.jsonBody) return answers.write(res, answers.unsupportedMediaType(request));
       if (fastPath.takes(request)) return fastPath.serve(request, res);
@@ -354,6 +388,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     { path: GRAPHQL_PATH, handler: graphql },
     ...(graphiqlAssets ? [{ path: GRAPHIQL_ASSET_PREFIX, prefix: true, handler: graphiqlAssets }] : []),
     { path: HEALTH_PATH, handler: (request, res) => toYoga(request, res, undefined) },
+    ...live.routes,
   ];
   const closeUnused = async (keep: ServingVersion | undefined) => {
     const graceMs = config.shutdownGraceMs;
@@ -367,11 +402,15 @@ function createVersion(parts: VersionParts): ServingVersion {
     executor,
     clients,
     memcached,
+    live,
     worker,
     ready,
     handle: routeTable(routes, answers),
     handleMetrics: routeTable(metricsHandler ? [{ path: config.metrics.path, handler: metricsHandler }] : [], answers),
-    retire: (next) => closeUnused(next),
+    retire: (next) => {
+      live.close();
+      return closeUnused(next);
+    },
     close: () => closeUnused(undefined),
   };
 }
