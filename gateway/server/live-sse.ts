@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ExecutionResult } from 'graphql';
 import { createHandler } from 'graphql-sse';
 import { LiveConnection } from '../live/hub.js';
 import { headerOf } from './http-request.js';
@@ -29,7 +30,9 @@ export function createSseEntrance(
         header: (name) => headerOf(req.raw, name),
         connection: new LiveConnection(),
       });
-      return streamed.outcome;
+      const { outcome } = streamed;
+      // graphql-sse takes a result only when it has `data`: a request error goes out as a one-event stream.
+      return 'data' in outcome ? outcome : Symbol.asyncIterator in outcome ? outcome : once(outcome);
     },
   });
   return async (req, res) => {
@@ -76,6 +79,10 @@ async function stream(body: AsyncGenerator<string>, res: ServerResponse, heartbe
     res.off('close', stop);
   }
   res.end();
+}
+
+async function* once(result: ExecutionResult): AsyncGenerator<ExecutionResult> {
+  yield result;
 }
 
 /** Whether a request on the GraphQL path asks for GraphQL over SSE. */

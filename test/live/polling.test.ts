@@ -65,7 +65,10 @@ test('SSE: the first event comes at once, then one event per change, in order; a
       values.set('a', next);
       await s.events_(next);
     }
-    assert.deepEqual(s.events.map((e) => e.errors), [undefined, undefined, undefined, undefined]);
+    assert.deepEqual(
+      s.events.map((e) => e.errors),
+      [undefined, undefined, undefined, undefined],
+    );
     assert.deepEqual(
       s.events.map((e) => e.data),
       [1, 2, 3, 4].map((value) => ({ item: { id: 'a', value } })),
@@ -82,7 +85,9 @@ test('SSE: the first event comes at once, then one event per change, in order; a
 test('WebSocket: 200 subscribers of 200 keys of a @batch field cost ceil(200 / 50) calls per tick; a disconnect ends their polls', async () => {
   const client = wsClient(gw.url);
   const keys = Array.from({ length: 200 }, (_, i) => `k${i}`);
-  const subs: Subscriber[] = keys.map((id) => client.subscriber({ query: 'subscription($id: ID!) { thing(id: $id) { value } }', variables: { id } }));
+  const subs: Subscriber[] = keys.map((id) =>
+    client.subscriber({ query: 'subscription($id: ID!) { thing(id: $id) { value } }', variables: { id } }),
+  );
   try {
     await until(() => subs.every((s) => s.events.length >= 1), 'every first event', 8000);
     up.reset();
@@ -105,7 +110,10 @@ test('WebSocket: 200 subscribers of 200 keys of a @batch field cost ceil(200 / 5
   } finally {
     await client.dispose();
   }
-  const active = await pollUntil(() => metric('gqlgw_subscriptions_active', { coordinate: 'Subscription.thing' }), (v) => v === 0);
+  const active = await pollUntil(
+    () => metric('gqlgw_subscriptions_active', { coordinate: 'Subscription.thing' }),
+    (v) => v === 0,
+  );
   assert.equal(active, 0, 'a disconnect ends its subscriptions at once');
 });
 
@@ -119,16 +127,16 @@ test('subscribers of one key (different selections, SSE and WebSocket) share one
   ];
   try {
     await until(() => subs.every((s) => s.events.length === 1), 'every first event', 5000);
-    const before = await metric('gqlgw_poll_calls_total', { coordinate: 'Subscription.thing', result: 'unchanged' });
+    const polledBefore = await metric('gqlgw_poll_calls_total', { coordinate: 'Subscription.thing', result: 'unchanged' });
     up.reset();
     // Three groups (three documents): a tick is three polls and one call.
     const now = await pollUntil(
       () => metric('gqlgw_poll_calls_total', { coordinate: 'Subscription.thing', result: 'unchanged' }),
-      (v) => v >= before + 3,
+      (v) => v >= polledBefore + 3,
       4000,
     );
-    assert.ok(now >= before + 3, 'a tick polled the three groups');
-    assert.equal(up.count('GET /things'), Math.ceil((now - before) / 3), 'one call per tick');
+    assert.ok(now >= polledBefore + 3, 'a tick polled the three groups');
+    assert.equal(up.count('GET /things'), Math.ceil((now - polledBefore) / 3), 'one call per tick');
     assert.deepEqual([...askedKeys(up)], ['one'], 'the 200 keys of the last test are polled no more');
     values.set('one', 6);
     await until(() => subs.every((s) => s.events.length === 2), 'the change reached every subscriber', 4000);
