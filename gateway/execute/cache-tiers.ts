@@ -20,8 +20,7 @@ export function readCaches(
   created: MemoEntry[],
   tiers: CacheTiers,
   tally: RoundTally,
-  stale: MemoEntry[],
-  polled?: string,
+  { stale, polled }: { readonly stale: MemoEntry[]; readonly polled?: string },
 ): MemoEntry[] | Promise<MemoEntry[]> {
   const { l2, memcached } = tiers;
   const reading: Reading = { now: Date.now(), tally, stale, polled };
