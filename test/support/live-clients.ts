@@ -26,26 +26,17 @@ interface Operation {
 type Subscribe = (op: Operation, sink: { next(v: unknown): void; error(e: unknown): void; complete(): void }) => () => void;
 
 function subscriber(subscribe: Subscribe, op: Operation): Subscriber {
-  const state = { events: [] as Subscriber['events'], completed: false, error: undefined as unknown };
-  const dispose = subscribe(op, {
-    next: (v) => state.events.push(v as Subscriber['events'][number]),
-    error: (e) => (state.error = e ?? new Error('failed')),
-    complete: () => (state.completed = true),
-  });
-  return {
-    get events() {
-      return state.events;
-    },
-    get completed() {
-      return state.completed;
-    },
-    get error() {
-      return state.error;
-    },
-    events_: (n, limitMs = 5000) => until(() => state.events.length >= n || state.error !== undefined, `${n} events`, limitMs),
-    ended: (limitMs = 5000) => until(() => state.completed || state.error !== undefined, 'the stream to end', limitMs),
-    dispose,
+  const out = { events: [] as Subscriber['events'], completed: false, error: undefined as unknown } as {
+    -readonly [K in keyof Subscriber]: Subscriber[K];
   };
+  out.dispose = subscribe(op, {
+    next: (v) => out.events.push(v as Subscriber['events'][number]),
+    error: (e) => (out.error = e ?? new Error('failed')),
+    complete: () => (out.completed = true),
+  });
+  out.events_ = (n, limitMs = 5000) => until(() => out.events.length >= n || out.error !== undefined, `${n} events`, limitMs);
+  out.ended = (limitMs = 5000) => until(() => out.completed || out.error !== undefined, 'the stream to end', limitMs);
+  return out;
 }
 
 /** One subscription over GraphQL over SSE (graphql-sse's client, distinct connections: one HTTP request each). */
