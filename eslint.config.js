@@ -23,7 +23,7 @@ const cli = banned('(^|/)cli\\.js$', 'nothing imports the CLI.');
 const outsideProduct = banned('(^|/)(test|bench|examples)/', 'the product does not import tests, the benchmark or the examples.');
 
 /** Folder of gateway/ → what it must not import. Layers, lowest first:
- *  directives → config → blueprint → plan → cache, upstream → execute → observability, auth → server → cli.ts */
+ *  directives → config → blueprint → plan → cache, upstream → execute → auth → live → observability → server → cli.ts */
 const boundaries = {
   'directives/**/*.ts': [gatewayDir, io, ...http, metrics],
   'gateway/config/**/*.ts': [
@@ -43,8 +43,11 @@ const boundaries = {
     yoga,
     metrics,
   ],
-  'gateway/execute/**/*.ts': [...['observability', 'server'].map((f) => folder(f, 'execute/')), yoga, metrics],
+  'gateway/execute/**/*.ts': [...['observability', 'server', 'live'].map((f) => folder(f, 'execute/')), yoga, metrics],
   'gateway/observability/**/*.ts': [folder('server', 'observability/'), yoga],
+  // Live data (subscriptions, polls, webhooks): above execute and auth, below the server; it reports
+  // through its listener (observability/ implements it) and speaks no HTTP (server/ has the transports).
+  'gateway/live/**/*.ts': [...['observability', 'server'].map((f) => folder(f, 'live/')), ...http, yoga, metrics],
   // The token check of [auth]: below the server, beside observability.
   'gateway/auth/**/*.ts': [...['observability', 'server'].map((f) => folder(f, 'auth/')), yoga, metrics],
   // The importer reads an OpenAPI document and writes schema text: it needs none of the gateway.

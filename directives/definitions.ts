@@ -12,6 +12,8 @@ export const DIRECTIVE_NAMES = [
   'lookupBatch',
   'listSize',
   'sideload',
+  'poll',
+  'webhook',
 ] as const;
 
 export const DIRECTIVE_DEFINITIONS = /* GraphQL */ `
@@ -59,4 +61,6 @@ directive @lookupBatch(
 ) repeatable on OBJECT
 directive @listSize(assumed: Int, slicing: String) on FIELD_DEFINITION
 directive @sideload(select: String!, path: String!, match: String = "id", when: String) repeatable on FIELD_DEFINITION
+directive @poll(every: Int!) on FIELD_DEFINITION
+directive @webhook(name: String!, key: String!) on FIELD_DEFINITION
 `;

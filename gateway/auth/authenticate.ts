@@ -4,7 +4,7 @@ import { ANONYMOUS, type Authenticate, type Authentication, type RequestAccess }
 import { KeySet, KeySetUnavailable } from './key-set.js';
 
 /** Clock skew allowed on `exp` and `nbf` (docs/observability.md). */
-const CLOCK_SKEW_S = 30;
+export const CLOCK_SKEW_S = 30;
 
 const MISSING: Authentication = Object.freeze({ refused: 'this gateway needs a bearer token in the Authorization header' });
 const FREE: Authentication = Object.freeze({ access: ANONYMOUS });

@@ -26,6 +26,7 @@ import { DIRECTIVE_DEFINITIONS, DIRECTIVE_NAMES } from '../../directives/definit
 import { compileFieldDirectives } from '../../directives/field.js';
 import { compileInvalidations } from '../../directives/invalidate.js';
 import { compileSideloads } from '../../directives/sideload.js';
+import { compilePoll } from '../../directives/poll.js';
 import { compileTypeFrom, fromSteps } from '../../directives/from.js';
 import { compileTypeMap, type TypeMap } from '../../directives/type-map.js';
 import { prefixRulesBySource } from './prefix-rules.js';
@@ -115,6 +116,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
   const authClaims = allowedClaims(config);
   const guards = compileAuthGuards(schema, usesByType, config, problems);
   const mutationType = schema.getMutationType()?.name;
+  const live = { subscriptionType: schema.getSubscriptionType()?.name, webhookNames: [...config.webhooks.keys()] };
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || !isInterfaceType(type)) continue;
     for (const field of Object.values(type.getFields())) {
@@ -190,6 +192,7 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
           discriminator,
           auth: guards.field(coordinate, type.name, named.name, fetch),
           listSize: fieldUses.has('listSize') ? compileListSize(fieldUses.get('listSize')!, ctx, problems) : undefined,
+          poll: compilePoll(fieldUses, { ...ctx, ...live }, problems),
         }),
       );
     }

@@ -1,3 +1,4 @@
+import type { CompiledPoll } from '../../directives/poll.js';
 import type { GraphQLSchema } from 'graphql';
 import type { CompiledCache } from '../../directives/cache.js';
 import type { PathTemplate } from '../../directives/template.js';
@@ -30,6 +31,8 @@ export interface FieldBlueprint {
   readonly auth?: AuthGuard;
   /** `@listSize`: the size a list field is assumed to have in the planned bound (plan/cost.ts). */
   readonly listSize?: ListSize;
+  /** `@poll` (and `@webhook`) of a Subscription field (docs/live-data.md). */
+  readonly poll?: CompiledPoll;
 }
 
 /** What a caller needs for a guarded field (docs/observability.md). */

@@ -1,3 +1,4 @@
+import { readLive } from './live.js';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
@@ -251,6 +252,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   const auth = readAuth(root.table_('auth'), dirname(file));
   const tracing = readTracing(root.table_('tracing'));
   const clientBudget = readClientBudget(root.table_('rate_limit'));
+  const live = readLive(root.table_('subscriptions'), root.table_('webhooks'));
   checkClaimHeaders(claimUses, auth);
   root.finish();
 
@@ -278,6 +280,8 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     auth,
     tracing,
     clientBudget,
+    subscriptions: live.subscriptions,
+    webhooks: live.webhooks,
   });
 }
 

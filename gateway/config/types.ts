@@ -1,3 +1,5 @@
+import type { SubscriptionsConfig, WebhookConfig } from './live.js';
+
 /**
  * The checked, defaulted, frozen form of gateway.toml. Everything on the request path reads this,
  * never the TOML text. Keys are documented in README.md, section "gateway.toml".
@@ -211,4 +213,8 @@ export interface GatewayConfig {
   readonly tracing?: TracingConfig;
   /** [rate_limit]; undefined: clients are not budgeted. */
   readonly clientBudget?: ClientBudgetConfig;
+  /** [subscriptions] (docs/live-data.md). */
+  readonly subscriptions: SubscriptionsConfig;
+  /** [webhooks.NAME] by name (docs/live-data.md). */
+  readonly webhooks: ReadonlyMap<string, WebhookConfig>;
 }

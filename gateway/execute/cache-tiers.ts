@@ -14,16 +14,17 @@ import { stampFromL2, stampFromMemcached } from './generations.js';
  * onto `stale` for one background refresh; a remembered miss answers as a 404 would. An entry read
  * from memcached goes into L2 with its own times, so it keeps its age. Returns what is left to send:
  * at once when memcached has nothing to be asked (no await for a round without @cache), else a
- * promise of it.
+ * promise of it. `polled` (a poll's field, docs/live-data.md) is never answered from a tier: its
+ * entries only lend their validators to its refetch.
  */
 export function readCaches(
   created: MemoEntry[],
   tiers: CacheTiers,
   tally: RoundTally,
-  stale: MemoEntry[],
+  { stale, polled }: { readonly stale: MemoEntry[]; readonly polled?: string },
 ): MemoEntry[] | Promise<MemoEntry[]> {
   const { l2, memcached } = tiers;
-  const reading: Reading = { now: Date.now(), tally, stale };
+  const reading: Reading = { now: Date.now(), tally, stale, polled };
   const wanted: MemoEntry[] = [];
   let answered = false;
   for (const m of created) {
@@ -72,6 +73,8 @@ interface Reading {
   now: number;
   readonly tally: RoundTally;
   readonly stale: MemoEntry[];
+  /** A poll's field (docs/live-data.md): its entries lend only their validators, they never answer. */
+  readonly polled?: string;
 }
 
 /** Answers `m` from `entry` when it is fresh or stale; false (not answered) when absent or expired. */
@@ -86,6 +89,7 @@ function answerFrom(entry: CacheEntry | undefined, m: MemoEntry, reading: Readin
     if (!entry.missing && m.fetch.cache!.staleSeconds > 0) m.fallback = entry;
     return false;
   }
+  if (m.coordinate === reading.polled) return false;
   const source = m.fetch.source.name;
   if (entry.missing) {
     m.outcome = { kind: 'not-found', detail: `GET ${m.path} → 404 (remembered by @cache(missing))` };

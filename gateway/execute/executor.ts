@@ -45,6 +45,8 @@ export interface ExecuteRequest {
   readonly dataAsJson?: boolean;
   /** The peer address of the connection: who the client is for `[rate_limit]` when nothing else names it. */
   readonly peer?: string;
+  /** A poll's tick (gateway/live/): this field (`Type.field`) is refetched, its cache entries only revalidated. */
+  readonly poll?: string;
 }
 
 /** What execute() gives back: the GraphQL result and what it cost. */
@@ -206,7 +208,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
       args: new FirstKeyMap(),
       signal: request.signal,
       warnings: options.debugHeaders ? [] : undefined,
-      coalesce: p.operation.operation === 'query',
+      coalesce: p.operation.operation !== 'mutation',
+      poll: request.poll,
       access,
       observer,
       roundEnds: tracing ? [] : undefined,

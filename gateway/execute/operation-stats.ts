@@ -9,4 +9,6 @@ export interface OperationStats {
   batches: number;
   /** The operation's planned bound (X-GQL-Cost), when it was computed (execute/cost-gate.ts). */
   cost?: number;
+  /** Revalidations of this operation answered 304 (a poll's `not_modified`, docs/live-data.md). */
+  notModified?: number;
 }

@@ -61,6 +61,8 @@ export interface RequestState {
   readonly roundEnds?: number[];
   /** limits.max_operation_upstream_bytes: what the operation may still take from its sources (upstream/byte-budget.ts). */
   readonly upstreamBytes?: ByteBudget;
+  /** A poll's tick (gateway/live/): this field's lookups are refetched, never answered by a cache tier. */
+  readonly poll?: string;
 }
 
 /** The values of a field without arguments: never written to (a template reads them). */

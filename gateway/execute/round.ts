@@ -46,7 +46,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
     for (let i = 0; i < entries.length; i++) round.add(entries[i]!, parents[i]!);
     const { tally } = round;
     const stale: MemoEntry[] = [];
-    const read = readCaches(round.created, deps, tally, stale);
+    const read = readCaches(round.created, deps, tally, { stale, polled: state.poll });
     const sendRest = (fromNetwork: MemoEntry[]): Promise<void> => {
       if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
       tally.flush(deps.listener);

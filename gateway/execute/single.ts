@@ -52,6 +52,7 @@ export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, 
     (outcome) => {
       try {
         const renewed = m.revalidate && revalidationResult(m, outcome, deps.listener);
+        if (renewed === 'not_modified') for (const s of ctx.for) s.stats.notModified = (s.stats.notModified ?? 0) + 1;
         m.outcome = renewed === 'not_modified' ? outcome : readAnswer(outcome, whole, m.fetch);
         // A 304 renews a kept value, not a whole answer: nothing to sideload from.
         if (renewed !== 'not_modified') keepAnswer(m, outcome);

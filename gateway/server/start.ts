@@ -25,6 +25,10 @@ import { createPersistedDocuments, trustedOperationNames } from './persisted.js'
 import { createReloader, type InstalledVersion, type ReloadOptions, type ReloadReport } from './reload.js';
 import { sampleQuery } from './sample-query.js';
 import { metricsRoute, routeTable, type Route, type RouteHandler } from './routes.js';
+import { createLiveEntrances, type LiveEntrances } from './live-entrances.js';
+import { wantsEventStream } from './live-sse.js';
+import { createLiveMetrics } from '../observability/live-metrics.js';
+import type { LiveListener } from '../live/listener.js';
 
 /**
  * Programmatic entry point: load a gateway.toml, compile its schema, and serve it over HTTP.
@@ -85,7 +89,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
   const renderMetrics = metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render);
   const tracing = config.tracing && (await loadTracing(config.tracing, metrics));
+  const liveMetrics = metrics && createLiveMetrics(metrics.registry);
   let version = createVersion({
+    liveMetrics,
     config,
     blueprint,
     metrics,
@@ -113,6 +119,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     },
   );
   const lifecycle = createLifecycle(server);
+  server.on('upgrade', (req, socket, head) => version.live.upgrade(req, socket, head));
   const host = options.host ?? config.host;
   await listen(server, options.port ?? config.port, host);
   // `[metrics] port`: the metrics on a listener of their own (fixed at start-up, like the port).
@@ -133,6 +140,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     stopped ??= (async () => {
       metricsServer?.close();
       metricsServer?.closeAllConnections();
+      // Every subscription completes first: its stream ends, so the drain does not wait for it.
+      version.live.close();
       const inTime = await lifecycle.drain(graceMs);
       await version.close();
       await tracing?.shutdown();
@@ -154,7 +163,16 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     current: () => version,
     install(next) {
       const old = version;
-      version = createVersion({ ...next, metrics, renderMetrics, tracing, previous: old, worker: old.worker, ready: old.ready });
+      version = createVersion({
+        ...next,
+        metrics,
+        liveMetrics,
+        renderMetrics,
+        tracing,
+        previous: old,
+        worker: old.worker,
+        ready: old.ready,
+      });
       void old.retire(version);
     },
   });
@@ -227,6 +245,8 @@ interface ServingVersion extends InstalledVersion {
   readonly memcached: MemcachedTier | undefined;
   /** `[rate_limit]`'s buckets: kept by a reload that leaves that table as it was. */
   readonly budgets: ClientBudgets | undefined;
+  /** Subscriptions, their transports and webhooks (docs/live-data.md). */
+  readonly live: LiveEntrances;
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** The listener of `[metrics] port`: the metrics path, and 404 for everything else. */
   handleMetrics(req: IncomingMessage, res: ServerResponse): void;
@@ -250,6 +270,8 @@ interface VersionParts extends InstalledVersion {
   readonly ready: () => boolean;
   /** [tracing] as read at start-up; undefined: off. */
   readonly tracing: Tracing | undefined;
+  /** The live-data series, registered once per process. */
+  readonly liveMetrics: LiveListener | undefined;
 }
 
 /**
@@ -283,6 +305,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     previous && sameJson(previous.config.clientBudget, config.clientBudget)
       ? previous.budgets
       : config.clientBudget && new ClientBudgets(config.clientBudget);
+  const authenticate = config.auth && createAuthenticator(config.auth).authenticate;
   const executor = createExecutor({
     blueprint,
     clients,
@@ -294,7 +317,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
     answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
     debugHeaders: config.debugHeaders,
-    authenticate: config.auth && createAuthenticator(config.auth).authenticate,
+    authenticate,
     observe: tracing?.observe(blueprint),
     cost: {
       assumedListSize: config.limits.assumedListSize,
@@ -332,6 +355,16 @@ function createVersion(parts: VersionParts): ServingVersion {
     defaultQuery: sampleQuery(blueprint.schema, config.debugHeaders),
   });
   const toYoga = createYogaEntrance(yoga, answers);
+  const live = createLiveEntrances({
+    config,
+    blueprint,
+    executor,
+    documents,
+    tiers: { l2, memcached },
+    authenticate,
+    listener: parts.liveMetrics,
+    graphqlPath: GRAPHQL_PATH,
+  });
   const fastPath = createFastPath({
     executor,
     answers,
@@ -348,6 +381,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     if (request.method === 'OPTIONS') {
       return answers.write(res, answers.options(request.origin, request.header('access-control-request-method')));
     }
+    if (wantsEventStream(request.header('accept'))) return live.sse(request.node, res);
     if (request.method === 'POST') {
       if (!request.jsonBody) return answers.write(res, answers.unsupportedMediaType(request));
       if (fastPath.takes(request)) return fastPath.serve(request, res);
@@ -368,6 +402,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     { path: GRAPHQL_PATH, handler: graphql },
     ...(graphiqlAssets ? [{ path: GRAPHIQL_ASSET_PREFIX, prefix: true, handler: graphiqlAssets }] : []),
     { path: HEALTH_PATH, handler: (request, res) => toYoga(request, res, undefined) },
+    ...live.routes,
   ];
   const closeUnused = async (keep: ServingVersion | undefined) => {
     const graceMs = config.shutdownGraceMs;
@@ -382,11 +417,15 @@ function createVersion(parts: VersionParts): ServingVersion {
     clients,
     memcached,
     budgets,
+    live,
     worker,
     ready,
     handle: routeTable(routes, answers),
     handleMetrics: routeTable(metricsHandler ? [{ path: config.metrics.path, handler: metricsHandler }] : [], answers),
-    retire: (next) => closeUnused(next),
+    retire: (next) => {
+      live.close();
+      return closeUnused(next);
+    },
     close: () => closeUnused(undefined),
   };
 }

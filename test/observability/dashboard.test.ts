@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { defineMetrics } from '../../gateway/observability/definitions.js';
 import { createMetrics } from '../../gateway/observability/metrics.js';
+import { createLiveMetrics } from '../../gateway/observability/live-metrics.js';
 import { familyOf, parsePromText, type PromText } from '../support/prom-text.js';
 import { readPromQL } from './promql-names.js';
 
@@ -40,6 +41,11 @@ async function exported(): Promise<PromText> {
   metrics.listener.onRedirect({ ...at, followed: true });
   metrics.listener.onClientRateLimited({ reason: 'budget' });
   metrics.listener.onRateLimited({ source: 'users', reason: 'held' });
+  const live = createLiveMetrics(metrics.registry);
+  live.onActive('Subscription.ticket', 1);
+  live.onPoll('Subscription.ticket', 'changed');
+  live.onEvents('Subscription.ticket', 1);
+  live.onWebhook('zendesk', 'accepted');
   return parsePromText(await metrics.render());
 }
 
