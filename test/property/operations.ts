@@ -68,7 +68,7 @@ export const TYPES: Readonly<Record<string, Readonly<Record<string, FieldInfo>>>
     city: {},
     pet: { type: 'Pet' },
   },
-  User: { id: {}, name: {}, nick: {}, score: {}, friendId: {}, friend: { type: 'User' }, ctor: {} },
+  User: { id: {}, name: {}, nick: {}, score: {}, friendId: {}, friend: { type: 'User' }, ctor: {}, rank: {} },
   UserResponse: { status: {}, user: { type: 'User' } },
   Dog: { name: {}, barks: {} },
   Cat: { name: {}, lives: {} },
@@ -164,7 +164,8 @@ function pruneSet(selections: readonly Selection[], knobs: Knobs, at: string, se
       if (inner.length > 0) out.push({ ...s, condition: row11 ? s.condition : undefined, selections: inner });
       continue;
     }
-    if ((s.name === 'userResp' && !knobs.responseBeside) || (s.name === 'ctor' && !knobs.prototypeKey)) continue;
+    const absent = { userResp: !knobs.responseBeside, ctor: !knobs.prototypeKey, rank: !knobs.int64 }[s.name as 'ctor'];
+    if (absent === true) continue;
     const path = `${at}.${s.alias ?? s.name}`;
     const signature = `${s.name}(${JSON.stringify(s.argument ?? null)})`;
     const before = seen.get(path);

@@ -67,6 +67,6 @@ type User {
   score: Float
   friendId: ID @from(key: "friend_id")
   friend: User ${lookup('parent.friendId')}
-${k.prototypeKey ? '  ctor: String @from(key: "constructor")\n' : ''}}
-`;
+${k.prototypeKey ? '  ctor: String @from(key: "constructor")\n' : ''}${k.int64 ? '  rank: Int64\n' : ''}}
+${k.int64 ? 'scalar Int64\n' : ''}`;
 }

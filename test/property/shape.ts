@@ -1,7 +1,8 @@
 /**
  * What an answer's `data` must look like whatever the values: every object holds exactly the
  * response keys its selection set collects (GraphQL's CollectFields: `@skip`/`@include` applied,
- * fragments of the object's type merged, each key once, in document order). Checked on every
+ * fragments of the object's type merged, each key once, in document order), and every `Int64`
+ * is a string of digits (SPEC, "Exact data in both directions"). Checked on every
  * answer, so a field missing from `data`, a skipped field that came back, or keys out of order
  * fail even when every gateway agrees.
  */
@@ -62,6 +63,9 @@ function check(value: unknown, { selections, type, path }: Place, ctx: Context):
   const got = Object.keys(object);
   if (want.join(',') !== got.join(',')) ctx.problems.push(`${path || 'data'}: keys ${got.join(',')} where ${want.join(',')} are selected`);
   for (const [key, copies] of fields) {
+    const int64 = copies[0]!.kind === 'field' && copies[0]!.name === 'rank';
+    if (int64 && object[key] !== null && typeof object[key] !== 'string')
+      ctx.problems.push(`${path}.${key}: an Int64 written as ${JSON.stringify(object[key])}, not a string`);
     const sub = copies.flatMap((c) => (c.kind === 'field' && c.selections !== undefined ? c.selections : []));
     const first = copies[0]!;
     if (sub.length > 0 && first.kind === 'field')

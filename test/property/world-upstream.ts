@@ -53,6 +53,7 @@ function userJson(user: UserRecord, tenant: string): WireValue {
     name: user.name === null ? null : user.name + tenant,
     score: user.score,
     friend_id: user.friendId,
+    rank: user.rank,
   };
   if (user.nick !== undefined) out.nick = user.nick;
   return out;

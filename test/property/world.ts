@@ -33,6 +33,8 @@ export interface Knobs {
   readonly responseBeside: boolean;
   /** `User.ctor @from(key: "constructor")` (row 8). */
   readonly prototypeKey: boolean;
+  /** `User.rank: Int64`, written by the upstream as small and large numbers and strings (row 5). */
+  readonly int64: boolean;
 }
 
 export interface UserRecord {
@@ -44,6 +46,7 @@ export interface UserRecord {
   readonly nick?: string | null;
   readonly score: number | RawNumber | null;
   readonly friendId: string | null;
+  readonly rank: number | string | RawNumber | null;
 }
 
 export interface ItemRecord {
@@ -102,6 +105,7 @@ export const knobsArbitrary: fc.Arbitrary<Knobs> = fc.record({
   max: fc.integer({ min: 1, max: 4 }),
   responseBeside: generates('row1') || generates('row2') || generates('row10') ? fc.boolean() : fc.constant(false),
   prototypeKey: generates('row8') ? fc.boolean() : fc.constant(false),
+  int64: generates('row5') ? fc.boolean() : fc.constant(false),
 });
 
 function userRecord(id: string, nameNonNull: boolean): fc.Arbitrary<UserRecord> {
@@ -114,8 +118,9 @@ function userRecord(id: string, nameNonNull: boolean): fc.Arbitrary<UserRecord> 
       nick: nullableText,
       score,
       friendId: fc.option(knownId, { nil: null, freq: 3 }),
+      rank: fc.constantFrom<UserRecord['rank']>(null, 7, '7', { raw: '9007199254740993' }, '9007199254740993'),
     },
-    { requiredKeys: ['id', 'idAsNumber', 'name', 'score', 'friendId'] },
+    { requiredKeys: ['id', 'idAsNumber', 'name', 'score', 'friendId', 'rank'] },
   );
 }
 
