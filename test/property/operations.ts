@@ -167,7 +167,9 @@ function pruneSet(selections: readonly Selection[], knobs: Knobs, at: string, se
     const absent = { userResp: !knobs.responseBeside, ctor: !knobs.prototypeKey, rank: !knobs.int64 }[s.name as 'ctor'];
     if (absent === true) continue;
     const path = `${at}.${s.alias ?? s.name}`;
-    const signature = `${s.name}(${JSON.stringify(s.argument ?? null)})`;
+    // Two variables are two arguments to GraphQL even when their values are equal.
+    const argument = s.argument === undefined ? '' : s.argument.viaVariable ? `$${seen.size}` : JSON.stringify(s.argument.value);
+    const signature = `${s.name}(${argument})`;
     const before = seen.get(path);
     if (before !== undefined && (!row11 || before !== signature)) continue;
     seen.set(path, signature);
