@@ -1,8 +1,9 @@
-import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { checkDocumentShape, scanDocumentText, type DocumentLimits } from './document-limits.js';
 import { withCode } from './error-copy.js';
+import { ExactFloatLiteralsRule } from './float-literals.js';
 
 /**
  * What a document text became: a document ready to plan (`errors` empty), a parsed document that
@@ -55,7 +56,7 @@ export function createDocumentStore(schema: GraphQLSchema, limits: DocumentLimit
     }
     const limitError = checkDocumentShape(document, limits);
     if (limitError) return { document: undefined, errors: [limitError] };
-    const errors = validate(schema, document).map((e) => (e.message === VALIDATION_ABORTED ? tooComplex() : e));
+    const errors = validate(schema, document, RULES).map((e) => (e.message === VALIDATION_ABORTED ? tooComplex() : e));
     return { document, errors: errors.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED', { http: { status: 400 } })) };
   }
 
@@ -80,6 +81,9 @@ export function createDocumentStore(schema: GraphQLSchema, limits: DocumentLimit
     },
   };
 }
+
+/** graphql-js's rules, and a Float literal never rounds an integer silently. */
+const RULES = [...specifiedRules, ExactFloatLiteralsRule];
 
 /** graphql-js's message when a validation rule (OverlappingFieldsCanBeMerged) ran out of its budget. */
 const VALIDATION_ABORTED = 'Validation aborted.';

@@ -17,6 +17,8 @@ const LOSSLESS_MAX_DEPTH = 1000;
 
 /** The value of the JSON `text` (whose UTF-8 bytes are `bytes`), unsafe integers as their digits; throws a SyntaxError when it is no JSON. */
 export function parseRequestJson(text: string, bytes: Uint8Array): unknown {
+  // Nearly every request: no long run, no allocation beyond JSON.parse's.
+  if (!hasLongDigitRun(bytes)) return JSON.parse(text);
   const parsed = parseJsonBody(text, bytes, LOSSLESS_MAX_DEPTH);
   if (parsed.ok) return parsed.value;
   if (parsed.tooDeep) return JSON.parse(text);

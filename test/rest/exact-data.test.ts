@@ -141,6 +141,12 @@ describe('exact data in both directions', () => {
         assert.match(body.errors![0]!.message, new RegExp(`\\$${name}`));
       }
     }
+    // Literals: a too large Int is graphql-js's validation error; a Float literal is refused, never rounded.
+    const intLiteral = await gw.query(`{ sized(n: ${BIG}) { id } }`);
+    assert.equal(intLiteral.body.errors?.[0]?.extensions?.code, 'GRAPHQL_VALIDATION_FAILED');
+    const floatLiteral = await gw.query(`{ scored(x: ${BIG}) { id } }`);
+    assert.equal(floatLiteral.body.errors?.[0]?.extensions?.code, 'BAD_USER_INPUT', JSON.stringify(floatLiteral.body));
+    assert.match(floatLiteral.body.errors![0]!.message, /Float cannot represent exactly the integer 9007199254741001/);
     assert.equal(zd.count(), 0);
   });
 
