@@ -23,18 +23,7 @@ describe('introspection = false hides the schema from errors and metrics', () =>
     billing = await startUpstream({ 'GET /audit': () => ({ json: ['a'] }) });
     gw = await startTestGateway({
       schemas: { 's.graphqls': SCHEMA },
-      toml: [
-        '[gateway]',
-        'host = "127.0.0.1"',
-        'port = 0',
-        'schema = ["s.graphqls"]',
-        'debug_headers = true',
-        'introspection = false',
-        '[sources.billing_internal]',
-        `url = "${billing.url}"`,
-        '[metrics]',
-        'path = "/metrics"',
-      ].join('\n'),
+      toml: `[gateway]\nhost = "127.0.0.1"\nport = 0\nschema = ["s.graphqls"]\ndebug_headers = true\nintrospection = false\n\n[sources.billing_internal]\nurl = "${billing.url}"\n\n[metrics]\npath = "/metrics"\n`,
     });
     await gw.query('query AuditPage { adminAuditLog }');
   });
