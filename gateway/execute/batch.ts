@@ -513,7 +513,8 @@ function selectHint(value: unknown, select: readonly string[] | undefined): stri
     if (only !== undefined) return '';
     only = key;
   }
-  if (only === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(only)) return '';
+  // A name from the source's body: only a plain identifier of a sane length is repeated to the client.
+  if (only === undefined || !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(only)) return '';
   const path = [...(select ?? []), only].join('.');
   return `: it is an object whose one array is under "${only}"; add select: "${path}" to the @batch`;
 }

@@ -39,6 +39,8 @@ export interface AnswerRequest {
 export interface AnswerOptions {
   /** debug_headers: X-GQL-* headers and `extensions.gqlgw`, unmasked errors, suggestions kept. */
   readonly debugHeaders: boolean;
+  /** [gateway] introspection; false: no "did you mean" suggestion in any error, debug or not. Default true. */
+  readonly introspection?: boolean;
   /** [cors]; undefined: no CORS headers. */
   readonly cors: CorsPolicy | undefined;
   /** Called once per answer with its status and code (the request error's code, or "ok"). */
@@ -105,7 +107,10 @@ export function createAnswers(options: AnswerOptions): Answers {
   }
 
   function answerOf(result: ExecutionResult, request: AnswerRequest, dataJson?: string): WireAnswer {
-    let shown = presentResult(result, { debugHeaders, operationName: request.operationName });
+    let shown = presentResult(result, {
+      suggestions: debugHeaders && options.introspection !== false,
+      operationName: request.operationName,
+    });
     if (!debugHeaders && shown.errors) shown = { ...shown, errors: shown.errors.map(masked) };
     const declared = (shown.extensions?.http as { status?: number } | undefined)?.status;
     const status = declared ?? (shown.errors?.length && !('data' in shown) ? 500 : 200);
@@ -232,19 +237,19 @@ function masked(error: GraphQLError): GraphQLError {
 
 /**
  * The result as a client may see it: operation-resolution errors explained, suggestions cut unless
- * debug, and a result without `data` (a request error) marked with its HTTP status in
+ * debug with introspection on, and a result without `data` (a request error) marked with its HTTP status in
  * `extensions.http` (400 unless an error asks for more; none for an unexpected error) and its errors
  * given a code. Returns `result` itself when nothing changes.
  */
 function presentResult(
   result: ExecutionResult,
-  options: { readonly debugHeaders: boolean; readonly operationName: unknown },
+  options: { readonly suggestions: boolean; readonly operationName: unknown },
 ): ExecutionResult {
   const errors = result.errors;
   if (!errors || errors.length === 0) return result;
   let shown = errors.map((e) => {
     const explained = explainOperationResolution(e, options.operationName);
-    return options.debugHeaders ? explained : withoutSuggestion(explained);
+    return options.suggestions ? explained : withoutSuggestion(explained);
   });
   const status = 'data' in result ? undefined : requestErrorStatus(shown);
   if (status !== undefined) shown = shown.map((e) => withCode(e, 'BAD_REQUEST'));
@@ -277,10 +282,11 @@ function explainOperationResolution(error: GraphQLError, operationName: unknown)
   return new GraphQLError(message, { extensions: error.extensions });
 }
 
-const SUGGESTION = / ?Did you mean [^?]*\?/g;
+/** graphql-js's " Did you mean …?" and gqlgw's own "; did you mean …?" (directives/suggest.ts). */
+const SUGGESTION = /;? ?did you mean [^?]*\?/gi;
 
 function withoutSuggestion(error: GraphQLError): GraphQLError {
-  return error.message.includes('Did you mean') ? rebuilt(error, error.message.replace(SUGGESTION, '').trimEnd()) : error;
+  return /did you mean/i.test(error.message) ? rebuilt(error, error.message.replace(SUGGESTION, '').trimEnd()) : error;
 }
 
 /**

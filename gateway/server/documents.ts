@@ -56,7 +56,10 @@ export function createDocumentStore(schema: GraphQLSchema, limits: DocumentLimit
     }
     const limitError = checkDocumentShape(document, limits);
     if (limitError) return { document: undefined, errors: [limitError] };
-    const errors = validate(schema, document, RULES).map((e) => (e.message === VALIDATION_ABORTED ? tooComplex() : e));
+    // With introspection off, graphql-js names no field, type or argument it suggests instead.
+    const errors = validate(schema, document, RULES, { hideSuggestions: !limits.introspection }).map((e) =>
+      e.message === VALIDATION_ABORTED ? tooComplex() : e,
+    );
     return { document, errors: errors.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED', { http: { status: 400 } })) };
   }
 

@@ -155,7 +155,9 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     ? undefined
     : metricsServer
       ? `${httpOrigin(config.metrics.host, (metricsServer.address() as AddressInfo).port)}${config.metrics.path}`
-      : `${httpOrigin(host, port)}${config.metrics.path}`;
+      : metricsOnGraphqlPort(config)
+        ? `${httpOrigin(host, port)}${config.metrics.path}`
+        : undefined;
   const reloader = createReloader({
     configPath: options.configPath,
     url,
@@ -331,6 +333,7 @@ function createVersion(parts: VersionParts): ServingVersion {
   const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
   const answers = createAnswers({
     debugHeaders: config.debugHeaders,
+    introspection: config.introspection,
     cors,
     onAnswer: metrics?.onHttpAnswer,
     worker,
@@ -398,7 +401,7 @@ function createVersion(parts: VersionParts): ServingVersion {
   // The route table, by the request's path only (never Host), first match wins; any other path is 404.
   const routes: Route[] = [
     { path: READINESS_PATH, handler: readiness },
-    ...(metricsHandler && config.metrics.port === undefined ? [{ path: config.metrics.path, handler: metricsHandler }] : []),
+    ...(metricsHandler && metricsOnGraphqlPort(config) ? [{ path: config.metrics.path, handler: metricsHandler }] : []),
     { path: GRAPHQL_PATH, handler: graphql },
     ...(graphiqlAssets ? [{ path: GRAPHIQL_ASSET_PREFIX, prefix: true, handler: graphiqlAssets }] : []),
     { path: HEALTH_PATH, handler: (request, res) => toYoga(request, res, undefined) },
@@ -438,4 +441,13 @@ function sameJson(a: unknown, b: unknown): boolean {
 function logUnexpected(error: unknown): void {
   const what = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
   process.stderr.write(`gqlgw: an unexpected error was answered with 500: ${what}\n`);
+}
+
+/**
+ * Whether the GraphQL port serves the metrics path: without a `[metrics] port` of their own, and
+ * only when the schema is not hidden (`introspection = false` keeps them off the public port,
+ * docs/hardening.md "Metrics") unless a `[metrics] token` guards them.
+ */
+function metricsOnGraphqlPort(config: GatewayConfig): boolean {
+  return config.metrics.port === undefined && (config.introspection || config.metrics.token !== undefined);
 }

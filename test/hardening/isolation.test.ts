@@ -111,24 +111,32 @@ const authorOf = (id: string) => `{ post(id: ${JSON.stringify(id)}) { author { i
 /** The decoded `ids` of each batch call the users source received. */
 const usersCalls = (users: CountingUpstream) => users.requestsFor('GET /users').map((r) => r.query.get('ids') ?? '');
 
-describe('isolation of shared chunks (default config)', () => {
-  let scene: Scene;
-  let gw: TestGateway;
+/** Starts a scene and a gateway over it before the suite's tests (`extraToml` appended), closes both after. */
+function useScene(extraToml?: string): { scene: Scene; gw: TestGateway } {
+  const held = {} as { scene: Scene; gw: TestGateway };
   before(async () => {
-    scene = await startScene();
-    gw = await startTestGateway({
-      sources: { users: { url: scene.users.url }, posts: { url: scene.posts.url }, raw: { url: scene.raw.url } },
+    held.scene = await startScene();
+    const { users, posts, raw } = held.scene;
+    held.gw = await startTestGateway({
+      sources: { users: { url: users.url }, posts: { url: posts.url }, raw: { url: raw.url } },
       schemas: { 's.graphqls': SCHEMA },
+      extraToml,
     });
   });
   after(async () => {
-    await gw?.close();
-    await scene?.users.close();
-    await scene?.posts.close();
-    await scene?.raw.close();
+    await held.gw?.close();
+    await held.scene?.users.close();
+    await held.scene?.posts.close();
+    await held.scene?.raw.close();
   });
+  return held;
+}
+
+describe('isolation of shared chunks (default config)', () => {
+  const held = useScene();
 
   test('a poison key fails only the request that asked it; each request pays for its own resend', async () => {
+    const { scene, gw } = held;
     scene.users.reset();
     const [attacker, victim] = await together(gw, scene, [
       [authorOf(POISON), 1],
@@ -149,6 +157,7 @@ describe('isolation of shared chunks (default config)', () => {
   });
 
   test('a flood of poison keys from 16 clients leaves a victim\u2019s 40 requests all answered right', async () => {
+    const { scene, gw } = held;
     scene.users.reset();
     let flooding = true;
     const flooder = async (n: number) => {
@@ -179,6 +188,7 @@ describe('isolation of shared chunks (default config)', () => {
   });
 
   test('BATCH_MATCHED_NOTHING of a shared chunk names only each caller\u2019s own keys', async () => {
+    const { scene, gw } = held;
     const ghost = (id: string) => `{ post(id: "${id}") { ghost { name } } }`;
     scene.users.reset();
     const [a, b] = await together(gw, scene, [
@@ -196,6 +206,7 @@ describe('isolation of shared chunks (default config)', () => {
   });
 
   test('a batch answered with an object is an error of its keys, not split, naming the select it needs', async () => {
+    const { scene, gw } = held;
     scene.users.reset();
     const r = await gw.query('{ a: wrapped(id: "1") { name } b: wrapped(id: "2") { name } }');
     assert.deepEqual(
@@ -209,25 +220,11 @@ describe('isolation of shared chunks (default config)', () => {
   });
 });
 
-describe('isolation at max_subrequests', () => {
-  let scene: Scene;
-  let gw: TestGateway;
-  before(async () => {
-    scene = await startScene();
-    gw = await startTestGateway({
-      sources: { users: { url: scene.users.url }, posts: { url: scene.posts.url }, raw: { url: scene.raw.url } },
-      schemas: { 's.graphqls': SCHEMA },
-      extraToml: '[limits]\nmax_subrequests = 3\nmax_operation_upstream_bytes = 10000',
-    });
-  });
-  after(async () => {
-    await gw?.close();
-    await scene?.users.close();
-    await scene?.posts.close();
-    await scene?.raw.close();
-  });
+describe('isolation at max_subrequests and max_operation_upstream_bytes', () => {
+  const held = useScene('[limits]\nmax_subrequests = 3\nmax_operation_upstream_bytes = 10000');
 
   test('a sharer at its limit keeps its failure alone; the other resends its own key; no detail names another caller\u2019s key', async () => {
+    const { scene, gw } = held;
     scene.users.reset();
     const attack = `{ p: post(id: ${JSON.stringify(POISON)}) { author { name } } q: post(id: "6") { author { name } } }`;
     const [attacker, victim] = await together(gw, scene, [
@@ -244,6 +241,7 @@ describe('isolation at max_subrequests', () => {
   });
 
   test('a shared chunk\u2019s bytes: each sharer charged for its own keys; the one that cannot afford its share gets the limit error alone', async () => {
+    const { scene, gw } = held;
     const profile = (id: string) => `{ post(id: "${id}") { profile { id bio } } }`;
     scene.raw.asked.length = 0;
     const [fat, lean] = await together(gw, scene, [

@@ -1,6 +1,7 @@
 /**
  * Who may read /metrics (docs/hardening.md "Metrics"): by default the GraphQL port serves it (the
- * quick start), `[metrics] token` asks for `Authorization: Bearer <token>`, and `[metrics] port`
+ * quick start; with `introspection = false` only under a token, test/hardening/hidden-schema.test.ts),
+ * `[metrics] token` asks for `Authorization: Bearer <token>`, and `[metrics] port`
  * moves it to a listener of its own, after which the GraphQL port answers it 404. The metrics name
  * fields, sources and operations: what an attacker should not read off the public port.
  */
@@ -20,8 +21,8 @@ describe('metrics access: token and a port of their own', () => {
   let tokened: RunningGateway;
   let ported: RunningGateway;
 
-  const start = async (metrics: string) => {
-    const toml = `[gateway]\nhost = "127.0.0.1"\nport = 0\nschema = ["s.graphqls"]\nintrospection = false\n\n[sources.billing_internal]\nurl = "${billing.url}"\n\n[metrics]\npath = "/metrics"\n${metrics}\n`;
+  const start = async (metrics: string, introspection = false) => {
+    const toml = `[gateway]\nhost = "127.0.0.1"\nport = 0\nschema = ["s.graphqls"]\nintrospection = ${introspection}\n\n[sources.billing_internal]\nurl = "${billing.url}"\n\n[metrics]\npath = "/metrics"\n${metrics}\n`;
     const files = await writeGatewayFiles({ schemas: { 's.graphqls': SCHEMA }, toml });
     const gateway = await startGateway({ configPath: files.configPath, port: 0 });
     all.push({ files, gateway });
@@ -36,7 +37,7 @@ describe('metrics access: token and a port of their own', () => {
 
   before(async () => {
     billing = await startUpstream({ 'GET /audit': () => ({ json: ['a'] }) });
-    plain = await start('');
+    plain = await start('', true);
     tokened = await start(`token = "${TOKEN}"`);
     ported = await start('port = 0\nhost = "127.0.0.1"');
   });
@@ -50,7 +51,7 @@ describe('metrics access: token and a port of their own', () => {
 
   const origin = (g: RunningGateway) => new URL(g.url).origin;
 
-  test('the default is unchanged: the GraphQL port serves /metrics to anyone', async () => {
+  test('the default is unchanged: with introspection on, the GraphQL port serves /metrics to anyone', async () => {
     assert.equal(plain.metricsUrl, `${origin(plain)}/metrics`);
     const res = await fetch(`${origin(plain)}/metrics`);
     assert.equal(res.status, 200);

@@ -180,6 +180,8 @@ describe('document limits that hold whatever the shape', () => {
   });
 });
 
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+
 describe('introspection = false', () => {
   let posts: CountingUpstream;
   let gw: TestGateway;
@@ -188,7 +190,7 @@ describe('introspection = false', () => {
     posts = await startUpstream({ 'GET /posts': () => ({ json: [{ id: 1, title: 'a' }] }) });
     gw = await startTestGateway({
       schemas: { 'schema.graphqls': SCHEMA },
-      toml: `[gateway]\nhost = "127.0.0.1"\nport = 0\nschema = ["schema.graphqls"]\nintrospection = false\n\n[sources.posts]\nurl = "${posts.url}"\n`,
+      toml: `[gateway]\nhost = "127.0.0.1"\nport = 0\nschema = ["schema.graphqls"]\nintrospection = false\n\n[sources.posts]\nurl = "${posts.url}"\n\n[metrics]\ntoken = "${METRICS_TOKEN}"\n`,
     });
   });
   after(async () => {
@@ -213,7 +215,8 @@ describe('introspection = false', () => {
     const typename = await gw.query('{ __typename posts { __typename id } }');
     assert.equal(typename.status, 200, typename.text);
     assert.deepEqual(typename.body.data, { __typename: 'Query', posts: [{ __typename: 'Post', id: '1' }] });
-    const metrics = (await gw.get('/metrics')).text;
+    // With introspection off the metrics are served on this port only under their token.
+    const metrics = (await gw.get('/metrics', { authorization: `Bearer ${METRICS_TOKEN}` })).text;
     assert.equal(metricValue(metrics, 'gqlgw_http_requests_total', { status: '400', code: 'INTROSPECTION_DISABLED' }), 6);
   });
 });
