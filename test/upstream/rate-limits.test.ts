@@ -58,7 +58,12 @@ describe('rate limits of a source', { concurrency: true }, () => {
       'GET /once/:id': ({ params }) => (onceAnswered++ === 0 ? tooMany(1) : user(params.id)),
       'GET /always/:id': () => tooMany(1),
       'POST /save/:id': () => tooMany(1),
-      'GET /posts': () => ({ json: [{ id: 1, author_id: 1 }, { id: 2, author_id: 2 }] }),
+      'GET /posts': () => ({
+        json: [
+          { id: 1, author_id: 1 },
+          { id: 2, author_id: 2 },
+        ],
+      }),
       'GET /people': () => tooMany(1),
       'GET /quota/:id': ({ params }) => {
         quotaTimes.push(performance.now());
@@ -165,9 +170,17 @@ describe('rate limits of a source', { concurrency: true }, () => {
     const query = '{ posts { author { name } } }';
     const first = await Promise.all([gw.query(query), gw.query(query)]);
     assert.equal(up.count('GET /people'), 1, 'one shared chunk');
-    for (const res of first) assert.deepEqual(codes(res.body.errors), [['UPSTREAM_RATE_LIMITED', 1], ['UPSTREAM_RATE_LIMITED', 1]]);
+    for (const res of first)
+      assert.deepEqual(codes(res.body.errors), [
+        ['UPSTREAM_RATE_LIMITED', 1],
+        ['UPSTREAM_RATE_LIMITED', 1],
+      ]);
     const during = await Promise.all([gw.query(query), gw.query(query)]);
-    for (const res of during) assert.deepEqual(codes(res.body.errors), [['UPSTREAM_RATE_LIMITED', 1], ['UPSTREAM_RATE_LIMITED', 1]]);
+    for (const res of during)
+      assert.deepEqual(codes(res.body.errors), [
+        ['UPSTREAM_RATE_LIMITED', 1],
+        ['UPSTREAM_RATE_LIMITED', 1],
+      ]);
     assert.equal(up.count('GET /people'), 1, 'nothing sent during the hold');
   });
 
