@@ -28,8 +28,7 @@ function rateLimitOf(s: TableReader, source: string): SourceRateLimit | undefine
   const shown = `sources.${source}.rate_limit`;
   const hasRequests = t.has('requests');
   const hasPerS = t.has('per_s');
-  if (!hasRequests || !hasPerS)
-    t.problem(undefined, `${shown} needs both requests and per_s, e.g. { requests = 700, per_s = 60 }`);
+  if (!hasRequests || !hasPerS) t.problem(undefined, `${shown} needs both requests and per_s, e.g. { requests = 700, per_s = 60 }`);
   const requests = t.int('requests', 1, 1, 1_000_000);
   const perS = t.number('per_s', 1, 0.001, 86_400);
   t.finish();
