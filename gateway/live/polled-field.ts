@@ -116,8 +116,9 @@ export class PolledField {
     for (const group of [...this.groups.values()]) for (const stream of [...group.streams]) stream.end();
   }
 
+  /** A group whose last poll is still out skips the tick (a slow source is not asked twice at once). */
   private readonly tick = (): void => {
-    for (const group of this.groups.values()) this.poll(group);
+    for (const group of this.groups.values()) if (!group.running) this.poll(group);
   };
 
   private poll(group: PollGroup): void {

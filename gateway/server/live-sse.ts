@@ -31,6 +31,9 @@ export function createSseEntrance(
         connection: new LiveConnection(),
       });
       const { outcome } = streamed;
+      // One result (a query, a refusal) is written as one event after the headers: one that cannot be
+      // written must fail here, before them, to be the same 500 as on every entrance.
+      if (!(Symbol.asyncIterator in outcome)) JSON.stringify(outcome);
       // graphql-sse takes a result only when it has `data`: a request error goes out as a one-event stream.
       return 'data' in outcome ? outcome : Symbol.asyncIterator in outcome ? outcome : once(outcome);
     },

@@ -89,8 +89,8 @@ test('a signed webhook delivery polls its key at once and drops its cache entrie
     const sent = Date.now();
     const accepted = await deliver(body, sign(body, 'hex'));
     assert.equal(accepted.status, 204);
-    await s.events_(2, 1000);
-    assert.ok(Date.now() - sent < 500, `the event comes with the delivery, not a tick (60 s) later: ${Date.now() - sent} ms`);
+    await s.events_(2, 5000);
+    assert.ok(Date.now() - sent < 5000, `the event comes with the delivery, not a tick (60 s) later: ${Date.now() - sent} ms`);
     assert.deepEqual(s.events[1]!.data, { ticket: { id: '7', status: 'solved' } });
     // base64 works as well; an unchanged value sends no event.
     assert.equal((await deliver(body, sign(body, 'base64'))).status, 204);
