@@ -30,11 +30,20 @@ export function presentValueErrors(result: ExecutionResult, plan: Plan, blueprin
 /** graphql-jit's non-null error on a field selected more than once: `User.(name,name)`. */
 const REPEATED_NAME = /^(Cannot return null for non-nullable field [A-Za-z_][A-Za-z0-9_]*\.)\(([A-Za-z_][A-Za-z0-9_]*)(?:,\2)+\)\.$/;
 
-/** The error naming its field once, as graphql-js does (`User.name`); any other error as it is. */
+/** Both engines' non-null error. */
+const NON_NULL = /^Cannot return null for non-nullable field /;
+
+/**
+ * The non-null error naming its field once, as graphql-js does (`User.name`), and as the engine's
+ * own error: graphql-js raises it as a plain Error located at the path, which the answer's masking
+ * would hide as "Unexpected error." (server/answers.ts), while graphql-jit raises a GraphQLError.
+ * Any other error as it is.
+ */
 function namedOnce(error: GraphQLError): GraphQLError {
   const m = REPEATED_NAME.exec(error.message);
-  if (!m) return error;
-  return reworded(error, `${m[1]}${m[2]}.`, error.extensions);
+  if (m) return reworded(error, `${m[1]}${m[2]}.`, error.extensions);
+  if (error.originalError !== undefined && NON_NULL.test(error.message)) return reworded(error, error.message, error.extensions);
+  return error;
 }
 
 /** `error` with another message and extensions, at the same path and locations. */
