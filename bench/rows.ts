@@ -41,6 +41,7 @@ export const ROWS: readonly RowSpec[] = [
   blog('per-item-cache', 'hand-written + per-item cache (warm)', { role: 'per-item-cache' }),
   blog('gqlgw-no-batch', 'gqlgw, no batch', { config: 'no-batch' }),
   blog('no-batch-hand-written', 'hand-written, no batch', { role: 'no-batch' }),
+  blog('hive-openapi', 'Hive Gateway, OpenAPI source', { role: 'hive-openapi' }),
   blog('gqlgw-batch-2-workers', 'gqlgw, batch, 2 workers', { config: 'batch', workers: 2 }),
   blog('gqlgw-no-batch-coalesce', 'gqlgw, no batch, coalescing on', { config: 'no-batch-coalesce' }),
   blog('gqlgw-batch-coalesce', 'gqlgw, batch, coalescing on', { config: 'batch-coalesce' }),

@@ -11,6 +11,7 @@ import { startOtlpSink } from '../otlp-sink.js';
 import { createJsonServer, createUpstream, listen, type Listening, type Upstream } from '../shared/http.js';
 import { ceilingHandler, floorHandler, noBatchHandler, perItemCacheHandler } from './hand-written.js';
 import { createYogaServer, jitHandler } from './graphql.js';
+import { createHiveOpenApiServer } from './hive.js';
 import { dataLoaderHandler, perRequestHandler } from './lookups.js';
 
 const PEERS = {
@@ -22,7 +23,8 @@ const PEERS = {
   floor: () => createJsonServer(floorHandler()),
   'lookup-per-request': (u) => createJsonServer(perRequestHandler(u)),
   'lookup-dataloader': (u) => createJsonServer(dataLoaderHandler(u)),
-} satisfies Record<string, (upstream: Upstream) => Server>;
+  'hive-openapi': (_, backendUrl) => createHiveOpenApiServer(backendUrl),
+} satisfies Record<string, (upstream: Upstream, backendUrl: string) => Server | Promise<Server>>;
 export type PeerRole = keyof typeof PEERS;
 export const POOL_IN_SERVICE = 16;
 
@@ -44,8 +46,9 @@ export async function startRole(role: Role, options: { port?: number; backendUrl
   if (role in SERVICES) return SERVICES[role as keyof typeof SERVICES](options.port);
   role = role as PeerRole;
   if (role !== 'floor' && options.backendUrl === undefined) throw new Error(`${role} needs a backend URL`);
-  const upstream = createUpstream(options.backendUrl ?? 'http://127.0.0.1:9');
-  const listening = await listen(PEERS[role](upstream), options.port ?? 0, '/graphql');
+  const backendUrl = options.backendUrl ?? 'http://127.0.0.1:9';
+  const upstream = createUpstream(backendUrl);
+  const listening = await listen(await PEERS[role](upstream, backendUrl), options.port ?? 0, '/graphql');
   return {
     ...listening,
     async close() {
