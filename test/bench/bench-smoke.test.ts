@@ -1,6 +1,6 @@
 /**
  * The benchmark's own parts against real servers (no timing assertions): the backends, the peers
- * and their subrequest counts, the checker, the verification pass, the open-loop driver and wrk's
+ * (Hive Gateway's OpenAPI source included) and their subrequest counts, the tiny workload's rows, the checker, the verification pass, the open-loop driver and wrk's
  * per-key check, the config check; and, with gqlgw started from its bench config (the ports moved to
  * this test's servers), the tracing row's exports to the OTLP sink (and the allocation meter every
  * measured server has) and the revalidation rows' 304s.
