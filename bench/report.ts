@@ -121,5 +121,9 @@ ${table(['ratio (req/s)', '', ...lookupKeys.map((k) => `(${k[0]}) ${k.slice(1)}`
 ${cellTable(v, ['revalidation', ['r16']], ['row', 'req/s', 'range', 'p50 ms', 'p99 ms', 'subreq/query', '304s/query', 'upstream body bytes/query', 'upstream body KB/s', 'wrong'], (a) => [rpsOf(a), range(a), ms(a.p50Ms), ms(a.p99Ms), num(a.subrequests, 3), num(a.notModified, 3), num(a.upstreamBytes, 2), num((a.upstreamBytes * a.rps) / 1000, 1), String(a.wrong)])}
 
 ${table(['revalidate = true / revalidate = false', 'req/s', 'upstream body bytes/query'], revalidated)}
+
+## Tiny answer: \`{ __typename }\`, no backend call, 16 connections
+
+${cellTable(v, ['tiny', ['t16']], ['row', 'req/s', 'range', 'p50 ms', 'p99 ms', 'wrong', 'server CPU %', 'CPU µs/query', 'CPU range', 'KB alloc/query'], (a) => [rpsOf(a), range(a), ms(a.p50Ms), ms(a.p99Ms), String(a.wrong), num(a.serverCpuPct), num(a.cpuMicrosPerQuery), cpuRange(a), num(a.allocatedKb, 1)])}
 ${problems.length > 0 ? `\n## Failures and wrong answers\n\n${problems.join('\n')}\n` : ''}`;
 }

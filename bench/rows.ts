@@ -11,8 +11,8 @@ import type { PeerRole, Role } from './peers/roles.js';
 import { ALL_CORES, LOAD_CORE, SERVER_CORE, startProcess, type StartedProcess } from './driver/processes.js';
 import { BENCH_SRC_DIR, distEntry, ROOT_DIR } from './shared/paths.js';
 
-/** `blog`: the posts query (closed and open loop); `shared-batching`: the lookup workloads; `revalidation`: cached lookups that expire under load. */
-export const PHASES = ['blog', 'shared-batching', 'revalidation'] as const;
+/** `blog`: the posts query (closed and open loop); `shared-batching`: the lookup workloads; `revalidation`: cached lookups that expire under load; `tiny`: `{ __typename }`. */
+export const PHASES = ['blog', 'shared-batching', 'revalidation', 'tiny'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface RowSpec {
@@ -31,6 +31,7 @@ export interface RowSpec {
 const blog = (id: string, label: string, more: Partial<RowSpec>): RowSpec => ({ id, label, phase: 'blog', ...more });
 const lookups = (id: string, label: string, more: Partial<RowSpec>): RowSpec => ({ id, label, phase: 'shared-batching', ...more });
 const revalidation = (id: string, label: string, config: string): RowSpec => ({ id, label, phase: 'revalidation', config });
+const tiny = (id: string, label: string, more: Partial<RowSpec>): RowSpec => ({ id, label, phase: 'tiny', ...more });
 
 export const ROWS: readonly RowSpec[] = [
   blog('gqlgw-batch-tracing', 'gqlgw batch, tracing on, sample 1.0', { config: 'batch-tracing', tracing: true }),
@@ -41,6 +42,7 @@ export const ROWS: readonly RowSpec[] = [
   blog('per-item-cache', 'hand-written + per-item cache (warm)', { role: 'per-item-cache' }),
   blog('gqlgw-no-batch', 'gqlgw, no batch', { config: 'no-batch' }),
   blog('no-batch-hand-written', 'hand-written, no batch', { role: 'no-batch' }),
+  blog('hive-openapi', 'Hive Gateway, OpenAPI source', { role: 'hive-openapi' }),
   blog('gqlgw-batch-2-workers', 'gqlgw, batch, 2 workers', { config: 'batch', workers: 2 }),
   blog('gqlgw-no-batch-coalesce', 'gqlgw, no batch, coalescing on', { config: 'no-batch-coalesce' }),
   blog('gqlgw-batch-coalesce', 'gqlgw, batch, coalescing on', { config: 'batch-coalesce' }),
@@ -53,6 +55,8 @@ export const ROWS: readonly RowSpec[] = [
   lookups('gqlgw-sharing-off', 'gqlgw, sharing off', { config: 'lookups-sharing-off' }),
   revalidation('gqlgw-revalidate-on', 'gqlgw, cache ttl 1 s, revalidate = true', 'revalidate-on'),
   revalidation('gqlgw-revalidate-off', 'gqlgw, cache ttl 1 s, revalidate = false', 'revalidate-off'),
+  tiny('gqlgw-tiny', 'gqlgw, { __typename }', { config: 'batch' }),
+  tiny('floor-tiny', 'empty handler (floor), { __typename }', { role: 'floor-tiny' }),
 ];
 
 /** The connection counts of the shared-batching phase's scale curve, workload (a). */
@@ -68,6 +72,7 @@ export const BACKENDS: Readonly<Record<Phase, readonly [Role, number]>> = {
   blog: ['backend', 4801],
   'shared-batching': ['pool-backend', 4802],
   revalidation: ['etag-backend', 4803],
+  tiny: ['backend', 4801],
 };
 export const OTLP_SINK_PORT = 4804;
 

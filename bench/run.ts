@@ -30,7 +30,17 @@ import {
   configProblem,
 } from './rows.js';
 import type { Phase, RowSpec } from './rows.js';
-import { EXPECTED_ANSWER, LOOKUP_WORKLOADS, RECORD_COUNT, REQUEST_BODY, lookupRequest, type LookupWorkload } from './shared/data.js';
+import {
+  EXPECTED_ANSWER,
+  LOOKUP_WORKLOADS,
+  RECORD_COUNT,
+  REQUEST_BODY,
+  TINY_ANSWER,
+  TINY_BODY,
+  TINY_REQUEST,
+  lookupRequest,
+  type LookupWorkload,
+} from './shared/data.js';
 import { BENCH_OUT_DIR, BENCH_SRC_DIR, ROOT_DIR } from './shared/paths.js';
 
 function envNumber(name: string, fallback: number): number {
@@ -114,6 +124,17 @@ const probe = (w: LookupWorkload, key: number): Probe => ({
 const LOOKUP_PROBES: Probe[] = (['a', 'b'] as const).flatMap((w) => [1, 4242, RECORD_COUNT].map((key) => probe(w, key)));
 /** The revalidation scenario: workload (a) over the first 100 keys; its probes fetch 3 keys, then one again from the cache. */
 const REVALIDATION_PROBES = [1, 50, 100, 1].map((key) => probe('a', key));
+const TINY_EXCHANGES: Exchange[] = [{ request: TINY_REQUEST, expected: TINY_BODY }];
+/** Per phase other than blog: the verification's probes, and the subrequests they must cause (and why), when fixed. */
+const PROBES: Readonly<Record<Exclude<Phase, 'blog'>, readonly [Probe[], string?, string?]>> = {
+  'shared-batching': [LOOKUP_PROBES],
+  revalidation: [REVALIDATION_PROBES, '1, 1, 1, 0', 'the cache did not answer the repeated key'],
+  tiny: [
+    [0, 1].map(() => ({ request: TINY_REQUEST, expected: TINY_ANSWER, bytes: TINY_BODY })),
+    '0, 0',
+    'the answer needs no backend call',
+  ],
+};
 /** The cells of the lookup phases: key, connections, exchanges; each phase warms up on its exchanges at its most connections. */
 const LOOKUP_CELLS: Readonly<Record<Exclude<Phase, 'blog'>, ReadonlyArray<readonly [string, number, Exchange[]]>>> = {
   // (a) over the scale curve (1 to 1,024 connections), (b) at 16 and 64.
@@ -122,6 +143,7 @@ const LOOKUP_CELLS: Readonly<Record<Exclude<Phase, 'blog'>, ReadonlyArray<readon
     ...[16, 64].map((c) => [`b${c}`, c, LOOKUP_EXCHANGES.b] as const),
   ],
   revalidation: [['r16', 16, LOOKUP_EXCHANGES.a.slice(0, 100)]],
+  tiny: [['t16', 16, TINY_EXCHANGES]],
 };
 
 /** A cell of a session: its key and how to load it. */
@@ -130,11 +152,11 @@ type CellPlan = { readonly key: string; readonly load: (previous: ReadonlyMap<st
 /** Verifies a started server; the exchanges wrk checks it with, or why it cannot be measured. */
 async function verified(row: RowSpec, server: StartedProcess, backend: StartedProcess): Promise<Exchange[] | string> {
   if (row.phase !== 'blog') {
-    const v = await verifyServer(server.url, backend.url, row.phase === 'revalidation' ? REVALIDATION_PROBES : LOOKUP_PROBES);
+    const [probes, calls, why] = PROBES[row.phase];
+    const v = await verifyServer(server.url, backend.url, probes);
     if (!v.ok) return v.reason;
-    const calls = v.subrequests.join(', ');
-    if (row.phase === 'shared-batching' || calls === '1, 1, 1, 0') return [];
-    return `subrequests per probe were ${calls}, not 1, 1, 1, 0: the cache did not answer the repeated key`;
+    const made = v.subrequests.join(', ');
+    return calls === undefined || made === calls ? [] : `subrequests per probe were ${made}, not ${calls}: ${why}`;
   }
   const v = await verifyServer(server.url, backend.url, Array(4).fill({ request: REQUEST_BODY, expected: EXPECTED_ANSWER }));
   if (!v.ok) return v.reason;

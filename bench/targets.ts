@@ -56,6 +56,7 @@ export const TARGETS: readonly TargetSpec[] = [
     { kind: 'per-query', measure: 'cpu', row: SHARING, peer: 'lookup-dataloader', cell, atMost: 1.1 },
     { kind: 'per-query', measure: 'alloc', row: SHARING, peer: 'lookup-dataloader', cell, atMost: 1.2 },
   ]),
+  { kind: 'per-query', measure: 'cpu', row: 'gqlgw-tiny', peer: 'floor-tiny', cell: 't16', atMost: 1.3 },
   { kind: 'wrong' },
 ];
 
@@ -127,9 +128,8 @@ export interface TargetOutcome {
   readonly verdict: string;
 }
 
-/** `c16` is the blog's 16 connections; `a64` is workload (a) at 64. */
-const cellText = (key: string): string =>
-  key.startsWith('c') ? `${key.slice(1)} connections` : `(${key[0]}), ${key.slice(1)} connections`;
+/** `c16` is the blog's (or `t16` the tiny workload's) 16 connections; `a64` is workload (a) at 64. */
+const cellText = (key: string): string => `${'ct'.includes(key[0]!) ? '' : `(${key[0]}), `}${key.slice(1)} connections`;
 
 /** ", n of m cells noisy" when any cell a target reads was measured on a slowed core. */
 function noiseNote(...cells: ReadonlyArray<Aggregate | undefined>): string {

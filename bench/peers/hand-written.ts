@@ -67,7 +67,7 @@ export function noBatchHandler(upstream: Upstream): BodyHandler {
   );
 }
 
-export function floorHandler(): BodyHandler {
-  const reply = { status: 200, body: EXPECTED_BODY };
+export function floorHandler(body = EXPECTED_BODY): BodyHandler {
+  const reply = { status: 200, body };
   return () => reply;
 }

@@ -8,9 +8,11 @@ import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { startBackend } from '../backend.js';
 import { startOtlpSink } from '../otlp-sink.js';
+import { TINY_BODY } from '../shared/data.js';
 import { createJsonServer, createUpstream, listen, type Listening, type Upstream } from '../shared/http.js';
 import { ceilingHandler, floorHandler, noBatchHandler, perItemCacheHandler } from './hand-written.js';
 import { createYogaServer, jitHandler } from './graphql.js';
+import { createHiveOpenApiServer } from './hive.js';
 import { dataLoaderHandler, perRequestHandler } from './lookups.js';
 
 const PEERS = {
@@ -20,9 +22,11 @@ const PEERS = {
   'yoga-dataloader': (u) => createYogaServer(u),
   'jit-dataloader': (u) => createJsonServer(jitHandler(u)),
   floor: () => createJsonServer(floorHandler()),
+  'floor-tiny': () => createJsonServer(floorHandler(TINY_BODY)),
   'lookup-per-request': (u) => createJsonServer(perRequestHandler(u)),
   'lookup-dataloader': (u) => createJsonServer(dataLoaderHandler(u)),
-} satisfies Record<string, (upstream: Upstream) => Server>;
+  'hive-openapi': (_, backendUrl) => createHiveOpenApiServer(backendUrl),
+} satisfies Record<string, (upstream: Upstream, backendUrl: string) => Server | Promise<Server>>;
 export type PeerRole = keyof typeof PEERS;
 export const POOL_IN_SERVICE = 16;
 
@@ -43,9 +47,10 @@ export function isRole(name: string): name is Role {
 export async function startRole(role: Role, options: { port?: number; backendUrl?: string } = {}): Promise<Listening> {
   if (role in SERVICES) return SERVICES[role as keyof typeof SERVICES](options.port);
   role = role as PeerRole;
-  if (role !== 'floor' && options.backendUrl === undefined) throw new Error(`${role} needs a backend URL`);
-  const upstream = createUpstream(options.backendUrl ?? 'http://127.0.0.1:9');
-  const listening = await listen(PEERS[role](upstream), options.port ?? 0, '/graphql');
+  if (!role.startsWith('floor') && options.backendUrl === undefined) throw new Error(`${role} needs a backend URL`);
+  const backendUrl = options.backendUrl ?? 'http://127.0.0.1:9';
+  const upstream = createUpstream(backendUrl);
+  const listening = await listen(await PEERS[role](upstream, backendUrl), options.port ?? 0, '/graphql');
   return {
     ...listening,
     async close() {

@@ -35,6 +35,11 @@ export const EXPECTED_ANSWER = {
 /** EXPECTED_ANSWER serialised the way a GraphQL server orders it (selection order). */
 export const EXPECTED_BODY = JSON.stringify(EXPECTED_ANSWER);
 
+/** The tiny workload (phase `tiny`): an answer that needs no backend call, so the gateway's own cost per request is what is measured. */
+export const TINY_REQUEST = JSON.stringify({ query: '{ __typename }' });
+export const TINY_ANSWER = { data: { __typename: 'Query' } };
+export const TINY_BODY = JSON.stringify(TINY_ANSWER);
+
 /**
  * The lookup workloads of the shared-batching phase: one lookup per request, a random key out of
  * RECORD_COUNT, so only batching across requests can put several keys in one backend call.

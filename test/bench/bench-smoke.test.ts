@@ -1,6 +1,6 @@
 /**
  * The benchmark's own parts against real servers (no timing assertions): the backends, the peers
- * and their subrequest counts, the checker, the verification pass, the open-loop driver and wrk's
+ * (Hive Gateway's OpenAPI source included) and their subrequest counts, the tiny workload's rows, the checker, the verification pass, the open-loop driver and wrk's
  * per-key check, the config check; and, with gqlgw started from its bench config (the ports moved to
  * this test's servers), the tracing row's exports to the OTLP sink (and the allocation meter every
  * measured server has) and the revalidation rows' 304s.
@@ -21,7 +21,16 @@ import { checkWrk, runWrk } from '../../bench/driver/wrk.js';
 import { startOtlpSink } from '../../bench/otlp-sink.js';
 import { startRole } from '../../bench/peers/roles.js';
 import { configProblem, ROWS, startRow } from '../../bench/rows.js';
-import { EXPECTED_ANSWER, EXPECTED_BODY, LOOKUP_WORKLOADS, REQUEST_BODY, lookupRequest } from '../../bench/shared/data.js';
+import {
+  EXPECTED_ANSWER,
+  EXPECTED_BODY,
+  LOOKUP_WORKLOADS,
+  REQUEST_BODY,
+  TINY_ANSWER,
+  TINY_BODY,
+  TINY_REQUEST,
+  lookupRequest,
+} from '../../bench/shared/data.js';
 import { listen, readBody, type Listening } from '../../bench/shared/http.js';
 import { BENCH_SRC_DIR } from '../../bench/shared/paths.js';
 import { pollUntil } from '../support/wait.js';
@@ -95,6 +104,33 @@ describe('bench smoke', () => {
       });
     } finally {
       await noBatch.close();
+    }
+  });
+
+  it('Hive Gateway through its OpenAPI source answers the blog query byte for byte, with 1 + 100 subrequests', async () => {
+    const hive = await startRole('hive-openapi', { backendUrl: backend.url });
+    try {
+      assert.deepEqual(await verifyServer(hive.url, backend.url, blogProbes(2)), {
+        ok: true,
+        bodies: [EXPECTED_BODY, EXPECTED_BODY],
+        subrequests: [101, 101],
+      });
+    } finally {
+      await hive.close();
+    }
+  });
+
+  it('the tiny workload: gqlgw and the floor answer { __typename } with the same bytes and no backend call', async () => {
+    const probes = [0, 1].map(() => ({ request: TINY_REQUEST, expected: TINY_ANSWER }));
+    const floor = await startRole('floor-tiny');
+    const gqlgw = await startGqlgw('gqlgw-tiny', { 4801: backend.url });
+    try {
+      const expected = { ok: true, bodies: [TINY_BODY, TINY_BODY], subrequests: [0, 0] };
+      assert.deepEqual(await verifyServer(floor.url, backend.url, probes), expected);
+      assert.deepEqual(await verifyServer(gqlgw.url, backend.url, probes), expected);
+    } finally {
+      await gqlgw.stop();
+      await floor.close();
     }
   });
 

@@ -105,6 +105,20 @@ describe('bench targets and report', () => {
     assert.equal(verdictOf(data, /^gqlgw, sharing on: CPU per query ≤ 1.1 × .*\(b\), 64/).verdict, 'not measured');
   });
 
+  it("judges gqlgw's CPU per query on { __typename } against the empty handler's, and renders its table", () => {
+    const data = fixture();
+    const text = /^gqlgw, \{ __typename \}: CPU per query ≤ 1.3 × empty handler \(floor\), \{ __typename \}'s \(16 connections\)$/;
+    assert.equal(verdictOf(data, text).verdict, 'not measured');
+    data.rows.push(row('gqlgw-tiny', { t16: [cell(9000, { serverCpuMicrosPerQuery: 140, allocatedKbPerQuery: 3 })] }));
+    data.rows.push(row('floor-tiny', { t16: [cell(12000, { serverCpuMicrosPerQuery: 100, allocatedKbPerQuery: 1 })] }));
+    const tiny = verdictOf(data, text);
+    assert.deepEqual([tiny.met, tiny.measured, tiny.verdict], [false, '1.40× (140.0 vs 100.0 µs)', 'missed by 7.7 %']);
+    assert.match(
+      renderResults(data),
+      /\| gqlgw, \{ __typename \} \| 9000 \| 9000–9000 \| 10\.0 \| 20\.0 \| 0 \| 90 \| 140 \| 140–140 \| 3\.0 \|/,
+    );
+  });
+
   it('counts wrong answers of warm-ups and cells in the one wrong-answer target', () => {
     assert.equal(verdictOf(fixture(), /^every answer right/).met, true);
     const wrong = verdictOf(fixture({ wrongInWarmup: 3 }), /^every answer right/);
