@@ -191,7 +191,7 @@ describe('the data writer answers what the shaper answers', () => {
       const { fast, yoga, status } = await both(query);
       assert.equal(status, 200);
       assert.equal(fast, yoga, 'the same text on both entrances');
-      assert.match(fast, /^\{"data":.*,"extensions":\{"gqlgw":\{"rounds":\d+,"subrequests":\d+,"batches":\d+\}\}\}$/s);
+      assert.match(fast, /^\{"data":.*,"extensions":\{"gqlgw":\{"rounds":\d+,"subrequests":\d+,"batches":\d+,"cost":\d+\}\}\}$/s);
     });
   }
 

@@ -162,6 +162,12 @@ test('gqlgw plan shows the completion as a round of its own, and the fetches bel
         'round 3:',
         '  repositories.owner.repos  User.repos  fetch github /users/{parent.login}/repos',
         'X-GQL-Subrequests counts only what this operation sends: a lookup of github (coalesce = true) that another request already has in flight waits for that call and is counted in gqlgw_coalesced_total instead',
+        // 100 owners (assumed_list_size): completed in chunks of 10 and of 100, then one repos fetch each.
+        'planned bound: 112 subrequests (X-GQL-Cost), every list at its assumed size',
+        '  round 1: 1',
+        '  round 2: 11',
+        '  round 3: 100',
+        "  on top, only what answers cause: a redirect's hops, the re-send of a reset GET, a failed chunk's halves (counted by max_subrequests)",
         '',
       ].join('\n'),
     );

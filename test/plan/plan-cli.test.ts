@@ -39,6 +39,12 @@ test('the blog query plans into three rounds, batched and cached fields named', 
       '  posts.comments.author  Comment.author  batch users /users?ids={keys} (match id, max 100; single /users/{parent.authorId}), cache 300s',
       'X-GQL-Subrequests counts only what this operation sends: a lookup of comments, posts, users (coalesce = true) that another request already has in flight waits for that call and is counted in gqlgw_coalesced_total instead',
       "@batch chunks of comments, posts, users (batch_across_requests = true) also carry the keys of concurrent requests: X-GQL-Subrequests and X-GQL-Batches count every call that carried one of this operation's keys",
+      // posts(limit: 3): 1; 3 authors and 3 posts' comments in one chunk each; 3 authors' posts in one, 300 comment authors in 3.
+      'planned bound: 7 subrequests (X-GQL-Cost), every list at its assumed size',
+      '  round 1: 1',
+      '  round 2: 2',
+      '  round 3: 4',
+      "  on top, only what answers cause: a redirect's hops, the re-send of a reset GET, a failed chunk's halves (counted by max_subrequests)",
       '',
     ].join('\n'),
   );
