@@ -112,7 +112,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const plans = new WeakMap<DocumentNode, Map<string, Plan | undefined>>();
   const costGate =
     options.cost &&
-    createCostGate({ ...options.cost, federation: blueprint.federation, onRefused: (reason) => listener.onClientRateLimited?.({ reason }) });
+    createCostGate({
+      ...options.cost,
+      federation: blueprint.federation,
+      onRefused: (reason) => listener.onClientRateLimited?.({ reason }),
+    });
 
   // The plan asked last: the fast path asks for it, then execute() for the same request.
   let last: { readonly document: DocumentNode; readonly key: string; readonly plan: Plan | undefined } | undefined;
