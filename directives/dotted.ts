@@ -33,12 +33,12 @@ export function isInheritedName(key: string): boolean {
 
 /**
  * The value of `object`'s own key `key`; undefined when it has no such key, never an inherited
- * member. A JSON value is never a function nor Object.prototype, so only a read that found one asks
- * whether the key is the object's own.
+ * member. A JSON value is never a function nor Object.prototype, so only a read that found one (or
+ * read `__proto__`, which names any object's prototype) asks whether the key is the object's own.
  */
 export function ownValue(object: object, key: string): unknown {
   const v = (object as Record<string, unknown>)[key];
-  if ((typeof v === 'function' || v === Object.prototype) && !Object.hasOwn(object, key)) return undefined;
+  if ((typeof v === 'function' || v === Object.prototype || key === '__proto__') && !Object.hasOwn(object, key)) return undefined;
   return v;
 }
 

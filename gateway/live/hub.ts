@@ -41,7 +41,7 @@ export interface SubscribeRequest {
 export interface LiveHubOptions extends PollDeps {
   readonly blueprint: Blueprint;
   readonly limits: SubscriptionsConfig;
-  /** Every request header a source may be sent (forward_headers of every source). */
+  /** Every request header a source may be sent (forward_headers of every source), and `[rate_limit] client_header`. */
   readonly forwardedHeaders: readonly string[];
   readonly tiers: CacheTiers;
   readonly authenticate?: Authenticate;

@@ -37,17 +37,9 @@ export class PollGroup {
   ) {}
 }
 
-/** A poll's tick about to run: the hook a per-client charge takes (undefined: run it; an error: skip it and send the error). */
-export type ChargeTick = (tick: {
-  readonly coordinate: string;
-  readonly header: (name: string) => string | undefined;
-}) => GraphQLError | undefined;
-
 export interface PollDeps {
   readonly executor: Executor;
   readonly listener: LiveListener;
-  /** Not wired yet: the [rate_limit] charge of a subscription's bound per tick (SPEC "Cost before anything is sent"). */
-  readonly chargeTick?: ChargeTick;
 }
 
 const UNEXPECTED: ExecutionResult = Object.freeze({
@@ -129,8 +121,6 @@ export class PolledField {
     const coordinate = this.field.coordinate;
     const header = (name: string): string | undefined => group.request.headers[name];
     if (group.request.expiresAt <= Date.now()) return this.endGroup(group, expired());
-    const refused = this.deps.chargeTick?.({ coordinate, header });
-    if (refused) return this.send(group, { errors: [refused] }, undefined);
     const running = new AbortController();
     group.running = running;
     const { document, operationName, variables } = group.request;
@@ -145,9 +135,11 @@ export class PolledField {
     group.running = undefined;
     if (running.signal.aborted || group.streams.size === 0) return;
     const result = executed?.result ?? UNEXPECTED;
-    // A request error (no data): the token, the variables or a limit; polling again would not help.
+    // A request error (no data): the token, the variables or a limit; polling again would not help,
+    // except after RATE_LIMITED: the client's `[rate_limit]` bucket refused this tick's bound, and a
+    // later tick may fit (the executor charges every tick, docs/live-data.md).
     if (!('data' in result) || result.data === undefined || result.data === null) {
-      if (result.errors?.length) return this.endGroup(group, result);
+      if (result.errors?.length && result.errors[0]!.extensions?.code !== 'RATE_LIMITED') return this.endGroup(group, result);
     }
     this.send(group, result, executed);
     if (group.again) {

@@ -41,7 +41,12 @@ export function createLiveEntrances(parts: {
     executor,
     blueprint,
     limits: config.subscriptions,
-    forwardedHeaders: [...config.sources.values()].flatMap((s) => s.forwardHeaders),
+    // The forwarded headers, and `[rate_limit] client_header`: two clients never share a poll, so
+    // each tick is charged to its own client by the executor's cost gate (docs/live-data.md).
+    forwardedHeaders: [
+      ...[...config.sources.values()].flatMap((s) => s.forwardHeaders),
+      ...(config.clientBudget?.clientHeader ? [config.clientBudget.clientHeader] : []),
+    ],
     tiers: parts.tiers,
     authenticate: parts.authenticate,
     listener: parts.listener ?? {},

@@ -124,7 +124,7 @@ describe('GraphiQL without the internet', () => {
       });
       const counted = (await page.$eval('.result-window', (element) => element.textContent ?? '')).replace(/\s+/g, '');
       assert.match(counted, /"author":\{"name":"User1"\}/);
-      assert.match(counted, /"gqlgw":\{"rounds":2,"subrequests":2,"batches":1\}/);
+      assert.match(counted, /"gqlgw":\{"rounds":2,"subrequests":2,"batches":1,"cost":2\}/);
 
       posts.reset();
       const query = '{ posts(limit: 2) { id title } }';
