@@ -52,8 +52,8 @@ test('each tick is charged to its client: past the bucket a tick sends nothing a
     assert.equal(a.events[2]!.errors?.[0]?.extensions?.code, 'RATE_LIMITED', JSON.stringify(a.events[2]));
     assert.equal(up.count(), 2, 'the refused tick sent nothing');
     // Another tick is refused too (counted, nothing sent), and the stream is still open.
-    const before = await refusals();
-    await pollUntil(refusals, (n) => n > before, 4000);
+    const refusedBefore = await refusals();
+    await pollUntil(refusals, (n) => n > refusedBefore, 4000);
     assert.equal(up.count(), 2);
     assert.equal(a.completed || a.error !== undefined, false, 'the subscription goes on');
     for (const e of a.events.slice(2)) assert.equal(e.errors?.[0]?.extensions?.code, 'RATE_LIMITED', JSON.stringify(e));
