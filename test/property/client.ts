@@ -20,6 +20,15 @@ export interface Answer {
   readonly errors: readonly ComparedError[];
   /** The body as received, for reports. */
   readonly text: string;
+  /** The planned bound (`X-GQL-Cost`) and the subrequests it sent (`X-GQL-Subrequests`); undefined where absent. */
+  readonly cost?: number;
+  readonly sent?: number;
+}
+
+/** A debug header as a number; undefined where it is absent. */
+function counted(response: Response, name: string): number | undefined {
+  const value = response.headers.get(name);
+  return value === null ? undefined : Number(value);
 }
 
 function send(url: string, entrance: Entrance, request: RenderedRequest, token: string | undefined): Promise<Response> {
@@ -50,5 +59,7 @@ export async function ask(url: string, entrance: Entrance, request: RenderedRequ
   const errors = (body.errors ?? [])
     .map((e) => ({ message: e.message, code: e.extensions?.code, path: (e.path ?? []).join('.') }))
     .sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
-  return { status: response.status, data: body.data, errors, text };
+  const cost = counted(response, 'x-gql-cost');
+  const sent = counted(response, 'x-gql-subrequests');
+  return { status: response.status, data: body.data, errors, text, cost, sent };
 }

@@ -45,6 +45,8 @@ function toml(role: Role, sourceUrl: string, memcached: string): string {
     'host = "127.0.0.1"',
     'port = 0',
     'schema = ["schema.graphqls"]',
+    // X-GQL-Cost and X-GQL-Subrequests: the planned bound is checked against what was sent (run-case.ts).
+    'debug_headers = true',
     '',
     '[sources.s]',
     `url = ${JSON.stringify(sourceUrl)}`,
