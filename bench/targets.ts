@@ -1,9 +1,10 @@
 /**
  * The benchmark's targets, defined once (issue 12's for the blog rows, issue 38's for tracing,
- * issue 33's for the shared-batching rows, issue 49's for CPU and allocation per query), and `evaluateTargets`, the only place that decides met or missed. Every
+ * issue 33's for the shared-batching rows, issue 49's for CPU and allocation per query, issue 48's for live data), and `evaluateTargets`, the only place that decides met or missed. Every
  * target is a ratio of medians measured side by side in the same run.
  */
 import { median } from './driver/stats.js';
+import type { LiveResult } from './live.js';
 import type { BenchResults, CellRun, RowResult } from './results.js';
 import { ROWS, SCALE_CONNECTIONS } from './rows.js';
 
@@ -22,7 +23,32 @@ export type TargetSpec =
   /** Peak RSS of `row` ≤ `atMost` × that of `peer`. */
   | { readonly kind: 'memory'; readonly row: string; readonly peer: string; readonly atMost: number }
   /** No wrong answer in any cell or warm-up of any row. */
-  | { readonly kind: 'wrong' };
+  | { readonly kind: 'wrong' }
+  /** The live-data phase: its `measure` ≤ the bound LIVE_BOUNDS makes of `atMost`. */
+  | { readonly kind: 'live'; readonly measure: keyof typeof LIVE_BOUNDS; readonly atMost: number };
+
+/** Per live measure: what it is, its value, its bound from `atMost`, the unit. */
+const LIVE_BOUNDS = {
+  calls: [
+    'upstream calls per tick ≤ A × ceil(keys / max)',
+    (l: LiveResult) => Math.max(...l.callsPerTick),
+    (l: LiveResult, a: number) => a * Math.ceil(l.subscribers / l.keysPerCall),
+    'calls',
+  ],
+  memory: ['RSS growth per subscriber ≤ A KB', (l: LiveResult) => l.kbPerSubscriber, (_: LiveResult, a: number) => a, 'KB'],
+  delay: [
+    'p99 delay from an upstream change to its event ≤ one tick + A ms',
+    (l: LiveResult) => l.p99Ms,
+    (l: LiveResult, a: number) => l.tickMs + a,
+    'ms',
+  ],
+  webhook: [
+    'p99 delay from a webhook delivery to its event ≤ A ms',
+    (l: LiveResult) => l.webhookP99Ms,
+    (_: LiveResult, a: number) => a,
+    'ms',
+  ],
+} as const;
 
 /** A row that answered less than this share of the rate offered did not carry it: its tail target is missed. */
 export const CARRIED_SHARE = 0.95;
@@ -58,6 +84,10 @@ export const TARGETS: readonly TargetSpec[] = [
   ]),
   { kind: 'per-query', measure: 'cpu', row: 'gqlgw-tiny', peer: 'floor-tiny', cell: 't16', atMost: 1.3 },
   { kind: 'wrong' },
+  { kind: 'live', measure: 'calls', atMost: 1.05 },
+  { kind: 'live', measure: 'memory', atMost: 10 },
+  { kind: 'live', measure: 'delay', atMost: 50 },
+  { kind: 'live', measure: 'webhook', atMost: 50 },
 ];
 
 /** Medians over the runs of one cell, with the range of req/s, how many runs were noisy, and sums of wrong answers. */
@@ -214,6 +244,18 @@ function judge(t: TargetSpec, v: View): Judgement {
         met: wrong === 0,
         measured: `${wrong} wrong of ${responses} measured responses`,
         missed: 'missed',
+      };
+    }
+    case 'live': {
+      const [text, of, bound, unit] = LIVE_BOUNDS[t.measure];
+      const [value, most] = v.data.live ? [of(v.data.live), bound(v.data.live, t.atMost)] : [NAN, NAN];
+      const measured = `${num(value, 1)} ${unit} (bound ${num(most, 1)})`;
+      return {
+        text: `live: ${text.replace('A', String(t.atMost))}`,
+        value,
+        met: value <= most,
+        measured,
+        missed: `missed by ${num(value - most, 1)} ${unit}`,
       };
     }
   }
