@@ -9,35 +9,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type StartedProcess } from './driver/processes.js';
 import { percentile } from './driver/stats.js';
 import { BENCH_SRC_DIR } from './shared/paths.js';
 import { listen } from './shared/http.js';
+import { ROWS, startRow } from './rows.js';
 
-export interface LiveOptions {
-  readonly subscribers: number;
-  readonly every: number;
-  readonly ticks: number;
-  readonly webhooks: number;
-  /** Starts gqlgw with a config file; resolves with its process (`url`: the GraphQL endpoint). */
-  readonly start: (config: string) => Promise<StartedProcess>;
-}
-
-export interface LiveResult {
-  readonly subscribers: number;
-  readonly connected: number;
-  readonly keysPerCall: number;
-  readonly callsPerTick: number[];
-  readonly cpuMicrosPerSubscriberTick: number;
-  readonly kbPerSubscriber: number;
-  readonly events: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly webhookEvents: number;
-  readonly webhookP50Ms: number;
-  readonly webhookP99Ms: number;
-  readonly tickMs: number;
-}
+export type LiveOptions = { readonly subscribers: number; readonly every: number; readonly ticks: number; readonly webhooks: number };
+export type LiveResult = Awaited<ReturnType<typeof runLive>>;
 
 const SECRET = 'bench-secret';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -47,8 +25,7 @@ async function liveBackend(periodMs: number) {
   const bumps = new Map<string, number>();
   const off = (id: string): number => (Number(id) * 7919) % periodMs;
   const value = (id: string): string => `${Math.floor((Date.now() + off(id)) / periodMs)}.${bumps.get(id) ?? 0}`;
-  const item = (id: string): string => `{"id":"${id}","value":"${value(id)}"}`;
-  const calls: number[] = [];
+  const [item, calls] = [(id: string): string => `{"id":"${id}","value":"${value(id)}"}`, [] as number[]];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const ids = url.searchParams.get('ids');
@@ -56,8 +33,7 @@ async function liveBackend(periodMs: number) {
     const body = ids !== null ? `[${ids.split(',').map(item).join(',')}]` : item(url.pathname.slice('/items/'.length));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
   });
-  /** When the value E of `id` began. */
-  const changedAt = (id: string, e: number): number => e * periodMs - off(id);
+  const changedAt = (id: string, e: number): number => e * periodMs - off(id); // when value E of `id` began
   return { ...(await listen(server, 0, '')), calls, bumps, changedAt };
 }
 
@@ -75,9 +51,8 @@ function subscribe(url: string, agent: Agent, key: string, onEvent: Arrival): Pr
       res.on('data', (chunk: string) => {
         buffer += chunk;
         for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const message = buffer.slice(0, end);
+          const value = /^event: next\ndata: .*"value":"([^"]+)"/m.exec(buffer.slice(0, end))?.[1];
           buffer = buffer.slice(end + 2);
-          const value = /^event: next\ndata: .*"value":"([^"]+)"/m.exec(message)?.[1];
           if (value === undefined) continue;
           onEvent(key, value, Date.now());
           resolve(() => req.destroy());
@@ -87,45 +62,37 @@ function subscribe(url: string, agent: Agent, key: string, onEvent: Arrival): Pr
   });
 }
 
-/** gqlgw's config for this run: bench/live.toml and its schema, with the backend's URL and `every`. */
+/** gqlgw's config for this run (its path without `.toml`): bench/live.toml and its schema, with the backend's URL and `every`. */
 function writeConfig(backendUrl: string, every: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'gqlgw-bench-live-'));
-  const schema = readFileSync(join(BENCH_SRC_DIR, 'variants/live.graphqls'), 'utf8').replace('every: 5', `every: ${every}`);
-  writeFileSync(join(dir, 'live.graphqls'), schema);
-  const toml = readFileSync(join(BENCH_SRC_DIR, 'live.toml'), 'utf8')
-    .replace('"variants/live.graphqls"', '"live.graphqls"')
-    .replace('http://127.0.0.1:4805', backendUrl);
-  writeFileSync(join(dir, 'live.toml'), toml);
-  return join(dir, 'live.toml');
+  const read = (name: string): string => readFileSync(join(BENCH_SRC_DIR, name), 'utf8');
+  writeFileSync(join(dir, 'live.graphqls'), read('variants/live.graphqls').replace('every: 5', `every: ${every}`));
+  writeFileSync(join(dir, 'live.toml'), read('live.toml').replace('variants/', '').replace('http://127.0.0.1:4805', backendUrl));
+  return join(dir, 'live');
 }
 
-/** Calls in bursts (less than a third of a tick apart): the size of each. */
-function bursts(calls: readonly number[], tickMs: number): number[] {
-  const sizes: number[] = [];
+/** The calls from t0 on in bursts (less than a third of a tick apart): the size of each. */
+function bursts(all: readonly number[], t0: number, tickMs: number): number[] {
+  const [sizes, calls] = [[] as number[], all.filter((t) => t >= t0)];
   calls.forEach((t, i) => (i > 0 && t - calls[i - 1]! < tickMs / 3 ? sizes[sizes.length - 1]!++ : sizes.push(1)));
   return sizes;
 }
 
 /** Subscribes every key (256 at a time), measures `ticks` ticks, then `webhooks` signed deliveries one by one. */
-export async function runLive(o: LiveOptions): Promise<LiveResult> {
+export async function runLive(o: LiveOptions) {
   const tickMs = o.every * 1000;
   const backend = await liveBackend(2 * tickMs);
-  const server = await o.start(writeConfig(backend.url, o.every));
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  const closers: Array<() => void> = [];
+  const server = await startRow({ ...ROWS.find((r) => r.phase === 'live')!, config: writeConfig(backend.url, o.every) }, '');
+  const [agent, closers] = [new Agent({ keepAlive: false, maxSockets: Infinity }), [] as Array<() => void>];
   try {
     const last = new Map<string, string>();
     const [delays, hookDelays] = [[] as number[], [] as number[]];
-    const waiting = new Map<string, { bump: number; since: number; done: () => void }>();
+    const waiting = new Map<string, { bump: number; done: (at: number) => void }>();
     const onEvent: Arrival = (key, value, at) => {
       const [e, b] = value.split('.').map(Number) as [number, number];
-      const before = last.get(key);
+      const [before, hook] = [last.get(key), waiting.get(key)];
       last.set(key, value);
-      const hook = waiting.get(key);
-      if (hook !== undefined && b >= hook.bump) {
-        hookDelays.push(at - hook.since);
-        return hook.done();
-      }
+      if (hook !== undefined && b >= hook.bump) return hook.done(at);
       if (before !== undefined && before !== value) delays.push(at - backend.changedAt(key, e));
     };
     const rss0 = server.peakRssMiB();
@@ -135,18 +102,14 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
     const [cpu0, t0] = [server.cpuSeconds(), Date.now()];
     delays.length = 0;
     await sleep(o.ticks * tickMs + 300);
-    const cpuSec = server.cpuSeconds() - cpu0;
-    const rss1 = server.peakRssMiB();
-    const callsPerTick = bursts(
-      backend.calls.filter((t) => t >= t0),
-      tickMs,
-    );
+    const [cpuSec, rss1] = [server.cpuSeconds() - cpu0, server.peakRssMiB()];
+    const callsPerTick = bursts(backend.calls, t0, tickMs);
     const hookUrl = new URL('/hooks/bench', server.url);
     for (let i = 0; i < o.webhooks; i++) {
       const key = keys[(i * 37) % keys.length]!;
-      const bump = (backend.bumps.get(key) ?? 0) + 1;
+      const [bump, since] = [(backend.bumps.get(key) ?? 0) + 1, Date.now()];
       const body = JSON.stringify({ item: { id: key } });
-      const seen = new Promise<void>((done) => waiting.set(key, { bump, since: Date.now(), done }));
+      const seen = new Promise<void>((done) => waiting.set(key, { bump, done: (at) => done(void hookDelays.push(at - since)) }));
       backend.bumps.set(key, bump);
       const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
       const res = await fetch(hookUrl, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-signature': signature } });
@@ -154,22 +117,13 @@ export async function runLive(o: LiveOptions): Promise<LiveResult> {
       await Promise.race([seen, sleep(tickMs + 1000)]);
       waiting.delete(key);
     }
-    const sorted = (a: number[]): number[] => a.sort((x, y) => x - y);
-    return {
-      subscribers: o.subscribers,
-      connected: closers.length,
-      keysPerCall: 100,
-      callsPerTick,
-      cpuMicrosPerSubscriberTick: (cpuSec * 1e6) / o.subscribers / Math.max(1, callsPerTick.length),
-      kbPerSubscriber: ((rss1 - rss0) * 1024) / o.subscribers,
-      events: delays.length,
-      p50Ms: percentile(sorted(delays), 50),
-      p99Ms: percentile(delays, 99),
-      webhookEvents: hookDelays.length,
-      webhookP50Ms: percentile(sorted(hookDelays), 50),
-      webhookP99Ms: percentile(hookDelays, 99),
-      tickMs,
-    };
+    const q = (a: number[]): number[] => (a.sort((x, y) => x - y), [percentile(a, 50), percentile(a, 99)]);
+    const [[p50Ms, p99Ms], [webhookP50Ms, webhookP99Ms]] = [q(delays), q(hookDelays)] as [[number, number], [number, number]];
+    const load = { subscribers: o.subscribers, connected: closers.length, keysPerCall: 100, callsPerTick, tickMs };
+    const cost = { cpuMicrosPerSubscriberTick: (cpuSec * 1e6) / o.subscribers / Math.max(1, callsPerTick.length) };
+    const kbPerSubscriber = ((rss1 - rss0) * 1024) / o.subscribers;
+    const hooks = { webhookEvents: hookDelays.length, webhookP50Ms, webhookP99Ms };
+    return { ...load, ...cost, kbPerSubscriber, events: delays.length, p50Ms, p99Ms, ...hooks };
   } finally {
     for (const close of closers) close();
     await server.stop();

@@ -34,25 +34,21 @@ const MORE_RATIOS =
     .split(/\s+/)
     .map((pair) => pair.split('/') as [string, string]);
 
+const LIVE_HEADER = [
+  'subscribed',
+  'upstream calls per tick',
+  'CPU µs/subscriber/tick',
+  'KB/subscriber',
+  'change → event p50 / p99 ms (events)',
+];
+
 /** The live-data phase's table (bench/live.ts), when it ran. */
 function liveTable(l: BenchResults['live']): string {
   if (l === undefined) return '';
-  const values = [
-    `${l.connected} / ${l.subscribers}`,
-    l.callsPerTick.join(', '),
-    num(l.cpuMicrosPerSubscriberTick, 2),
-    num(l.kbPerSubscriber, 2),
-  ];
+  const [calls, cpu, kb] = [l.callsPerTick.join(', '), num(l.cpuMicrosPerSubscriberTick, 2), num(l.kbPerSubscriber, 2)];
   const delays = [`${ms(l.p50Ms)} / ${ms(l.p99Ms)} (${l.events})`, `${ms(l.webhookP50Ms)} / ${ms(l.webhookP99Ms)} (${l.webhookEvents})`];
-  const header = [
-    'subscribed',
-    'upstream calls per tick',
-    'CPU µs/subscriber/tick',
-    'KB/subscriber',
-    'change → event p50 / p99 ms (events)',
-    'webhook → event p50 / p99 ms',
-  ];
-  return `\n## Live data: SSE subscribers of \`@poll(every: ${l.tickMs / 1000})\` \`@batch(max: ${l.keysPerCall})\`, one key each\n\n${table(header, [[...values, ...delays]])}\n`;
+  const rows = [[`${l.connected} / ${l.subscribers}`, calls, cpu, kb, ...delays]];
+  return `\n## Live data: SSE subscribers of \`@poll(every: ${l.tickMs / 1000})\` \`@batch(max: ${l.keysPerCall})\`, one key each\n\n${table([...LIVE_HEADER, 'webhook → event p50 / p99 ms'], rows)}\n`;
 }
 
 export function renderResults(data: BenchResults): string {

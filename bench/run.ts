@@ -111,7 +111,6 @@ async function measure(server: StartedProcess, backend: StartedProcess, load: ()
 }
 
 type WrkPhase = Exclude<Phase, 'blog' | 'live'>;
-
 /** Every key's exchange of each lookup workload (the bytes each answer must be), and the verification's probes. */
 const keyExchanges = (w: LookupWorkload): Exchange[] =>
   Array.from({ length: RECORD_COUNT }, (_, i) => ({
@@ -229,9 +228,8 @@ async function session(row: RowSpec, result: RowResult, backend: StartedProcess,
       result.warmupWrong += warm.wrong;
       log(`  ${tag} warm-up ${warm.rps.map((r) => fmt(r)).join(' → ')} req/s, wrong ${warm.wrong}`);
     } else {
-      const cells = LOOKUP_CELLS[row.phase as WrkPhase];
-      const lists = [...new Set(cells.map((c) => c[2]))];
-      const connections = Math.max(...cells.map((c) => c[1]));
+      const lists = [...new Set(LOOKUP_CELLS[row.phase as WrkPhase].map((c) => c[2]))];
+      const connections = Math.max(...LOOKUP_CELLS[row.phase as WrkPhase].map((c) => c[1]));
       for (const ex of lists)
         result.warmupWrong += (await warmUp(server.url, Math.ceil(settings.warmupSec / lists.length), connections, ex)).wrong;
     }
@@ -263,20 +261,13 @@ async function session(row: RowSpec, result: RowResult, backend: StartedProcess,
 }
 
 /** The live-data phase (bench/live.ts): 10,000 subscribers; 3 measured ticks and 300 webhook deliveries (quick: 2 and 100). */
-async function livePhase(settings: Settings, row: RowSpec, result: RowResult): Promise<LiveResult | undefined> {
+async function livePhase(settings: Settings, result: RowResult): Promise<LiveResult | undefined> {
   const [ticks, webhooks] = settings.quick ? [2, 100] : [3, 300];
-  const start = (config: string): Promise<StartedProcess> => startRow({ ...row, config: config.replace(/\.toml$/, '') }, '');
-  try {
-    const r = await runLive({ subscribers: 10_000, every: 5, ticks, webhooks, start });
-    log(
-      `  ${r.connected} subscribed; calls/tick ${r.callsPerTick.join(', ')}; ${fmt(r.cpuMicrosPerSubscriberTick, 1)} µs CPU/subscriber/tick; ${fmt(r.kbPerSubscriber, 2)} KB/subscriber; delay p50 ${fmt(r.p50Ms)} p99 ${fmt(r.p99Ms)} ms (${r.events} events); webhook p50 ${fmt(r.webhookP50Ms, 1)} p99 ${fmt(r.webhookP99Ms, 1)} ms (${r.webhookEvents})`,
-    );
-    return r;
-  } catch (error) {
-    result.failures.push(`live: ${String(error).slice(0, 1500)}`);
-    log(`  live phase failed: ${String(error).split('\n')[0]}`);
-    return undefined;
-  }
+  const failed = (e: unknown): undefined => void result.failures.push(`live: ${String(e)}`);
+  const r = await runLive({ subscribers: 10_000, every: 5, ticks, webhooks }).catch(failed);
+  const said = r && `calls/tick ${r.callsPerTick.join(', ')}, delay p99 ${fmt(r.p99Ms)} ms, webhook p99 ${fmt(r.webhookP99Ms)} ms`;
+  log(`  ${said ?? `failed: ${result.failures.at(-1)}`}`);
+  return r;
 }
 
 async function main(): Promise<void> {
@@ -311,7 +302,7 @@ async function main(): Promise<void> {
     if (phaseRows.length === 0) continue;
     log(`\nPhase ${phase}`);
     if (phase === 'live') {
-      live = await livePhase(settings, phaseRows[0]!, results[rows.indexOf(phaseRows[0]!)]!);
+      live = await livePhase(settings, results[rows.indexOf(phaseRows[0]!)]!);
       continue;
     }
     const backend = await startService(...BACKENDS[phase]);
@@ -328,13 +319,8 @@ async function main(): Promise<void> {
       await backend.stop();
     }
   }
-  const data: BenchResults = {
-    settings,
-    environment: environment(wrk),
-    rows: results,
-    elapsedSec: (performance.now() - startedAt) / 1000,
-    live,
-  };
+  const elapsedSec = (performance.now() - startedAt) / 1000;
+  const data: BenchResults = { settings, environment: environment(wrk), rows: results, elapsedSec, live };
   writeFileSync(join(BENCH_OUT_DIR, 'results.json'), JSON.stringify(data, null, 2));
   const partial = settings.quick || process.env.BENCH_ROWS || settings.phases.length < PHASES.length;
   const outFile = resolve(process.env.BENCH_RESULTS || (partial ? join(BENCH_OUT_DIR, 'RESULTS.md') : join(BENCH_SRC_DIR, 'RESULTS.md')));
