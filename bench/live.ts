@@ -95,14 +95,13 @@ export async function runLive(o: LiveOptions) {
       if (hook !== undefined && b >= hook.bump) return hook.done(at);
       if (before !== undefined && before !== value) delays.push(at - backend.changedAt(key, e));
     };
-    const rss0 = server.peakRssMiB();
-    const keys = Array.from({ length: o.subscribers }, (_, i) => String(i + 1));
+    const [rss0, keys] = [server.peakRssMiB(), Array.from({ length: o.subscribers }, (_, i) => String(i + 1))];
     for (let i = 0; i < keys.length; i += 256)
       closers.push(...(await Promise.all(keys.slice(i, i + 256).map((k) => subscribe(server.url, agent, k, onEvent)))));
-    const [cpu0, t0] = [server.cpuSeconds(), Date.now()];
+    const [cpu0, t0, own0] = [server.cpuSeconds(), Date.now(), process.cpuUsage()];
     delays.length = 0;
     await sleep(o.ticks * tickMs + 300);
-    const [cpuSec, rss1] = [server.cpuSeconds() - cpu0, server.peakRssMiB()];
+    const [cpuSec, rss1, own, wallMs] = [server.cpuSeconds() - cpu0, server.peakRssMiB(), process.cpuUsage(own0), Date.now() - t0];
     const callsPerTick = bursts(backend.calls, t0, tickMs);
     const hookUrl = new URL('/hooks/bench', server.url);
     for (let i = 0; i < o.webhooks; i++) {
@@ -120,10 +119,10 @@ export async function runLive(o: LiveOptions) {
     const q = (a: number[]): number[] => (a.sort((x, y) => x - y), [percentile(a, 50), percentile(a, 99)]);
     const [[p50Ms, p99Ms], [webhookP50Ms, webhookP99Ms]] = [q(delays), q(hookDelays)] as [[number, number], [number, number]];
     const load = { subscribers: o.subscribers, connected: closers.length, keysPerCall: 100, callsPerTick, tickMs };
-    const cost = { cpuMicrosPerSubscriberTick: (cpuSec * 1e6) / o.subscribers / Math.max(1, callsPerTick.length) };
-    const kbPerSubscriber = ((rss1 - rss0) * 1024) / o.subscribers;
+    const cpuMicrosPerSubscriberTick = (cpuSec * 1e6) / o.subscribers / Math.max(1, callsPerTick.length);
+    const [driverCpuPct, kbPerSubscriber] = [(own.user + own.system) / 10 / wallMs, ((rss1 - rss0) * 1024) / o.subscribers]; // driver: % of a core
     const hooks = { webhookEvents: hookDelays.length, webhookP50Ms, webhookP99Ms };
-    return { ...load, ...cost, kbPerSubscriber, events: delays.length, p50Ms, p99Ms, ...hooks };
+    return { ...load, cpuMicrosPerSubscriberTick, driverCpuPct, kbPerSubscriber, events: delays.length, p50Ms, p99Ms, ...hooks };
   } finally {
     for (const close of closers) close();
     await server.stop();

@@ -265,7 +265,9 @@ async function livePhase(settings: Settings, result: RowResult): Promise<LiveRes
   const [ticks, webhooks] = settings.quick ? [2, 100] : [3, 300];
   const failed = (e: unknown): undefined => void result.failures.push(`live: ${String(e)}`);
   const r = await runLive({ subscribers: 10_000, every: 5, ticks, webhooks }).catch(failed);
-  const said = r && `calls/tick ${r.callsPerTick.join(', ')}, delay p99 ${fmt(r.p99Ms)} ms, webhook p99 ${fmt(r.webhookP99Ms)} ms`;
+  const said =
+    r &&
+    `calls/tick ${r.callsPerTick.join(', ')}, p99 ${fmt(r.p99Ms)}, webhook ${fmt(r.webhookP99Ms)} ms, runner ${fmt(r.driverCpuPct)} % CPU`;
   log(`  ${said ?? `failed: ${result.failures.at(-1)}`}`);
   return r;
 }
