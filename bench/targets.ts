@@ -1,7 +1,7 @@
 /**
  * The benchmark's targets, defined once (issue 12's for the blog rows, issue 38's for tracing,
  * issue 33's for the shared-batching rows, issue 49's for CPU and allocation per query, issue 48's for live data), and `evaluateTargets`, the only place that decides met or missed. Every
- * target is a ratio of medians measured side by side in the same run.
+ * target but the live ones (absolute bounds, bench/live.ts) is a ratio of medians measured side by side in the same run.
  */
 import { median } from './driver/stats.js';
 import type { LiveResult } from './live.js';
