@@ -34,6 +34,23 @@ const MORE_RATIOS =
     .split(/\s+/)
     .map((pair) => pair.split('/') as [string, string]);
 
+const LIVE_HEADER = [
+  'subscribed',
+  'upstream calls per tick',
+  'CPU µs/subscriber/tick',
+  'KB/subscriber',
+  'change → event p50 / p99 ms (events)',
+];
+
+/** The live-data phase's table (bench/live.ts), when it ran. */
+function liveTable(l: BenchResults['live']): string {
+  if (l === undefined) return '';
+  const [calls, cpu, kb] = [l.callsPerTick.join(', '), num(l.cpuMicrosPerSubscriberTick, 2), num(l.kbPerSubscriber, 2)];
+  const delays = [`${ms(l.p50Ms)} / ${ms(l.p99Ms)} (${l.events})`, `${ms(l.webhookP50Ms)} / ${ms(l.webhookP99Ms)} (${l.webhookEvents})`];
+  const rows = [[`${l.connected} / ${l.subscribers}`, calls, cpu, kb, ...delays]];
+  return `\n## Live data: SSE subscribers of \`@poll(every: ${l.tickMs / 1000})\` \`@batch(max: ${l.keysPerCall})\`, one key each\n\n${table([...LIVE_HEADER, 'webhook → event p50 / p99 ms'], rows)}\n`;
+}
+
 export function renderResults(data: BenchResults): string {
   const v = new View(data);
   const s = data.settings;
@@ -125,5 +142,6 @@ ${table(['revalidate = true / revalidate = false', 'req/s', 'upstream body bytes
 ## Tiny answer: \`{ __typename }\`, no backend call, 16 connections
 
 ${cellTable(v, ['tiny', ['t16']], ['row', 'req/s', 'range', 'p50 ms', 'p99 ms', 'wrong', 'server CPU %', 'CPU µs/query', 'CPU range', 'KB alloc/query'], (a) => [rpsOf(a), range(a), ms(a.p50Ms), ms(a.p99Ms), String(a.wrong), num(a.serverCpuPct), num(a.cpuMicrosPerQuery), cpuRange(a), num(a.allocatedKb, 1)])}
+${liveTable(data.live)}
 ${problems.length > 0 ? `\n## Failures and wrong answers\n\n${problems.join('\n')}\n` : ''}`;
 }

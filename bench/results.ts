@@ -1,4 +1,5 @@
 /** The data one `npm run bench` produces (saved as bench/out/results.json, rendered to RESULTS.md). */
+import type { LiveResult } from './live.js';
 import type { Phase } from './rows.js';
 
 /** What one load run (wrk or the open-loop driver) measured. */
@@ -68,4 +69,6 @@ export interface BenchResults {
   readonly environment: Readonly<Record<string, string>>;
   readonly rows: RowResult[];
   readonly elapsedSec: number;
+  /** The live-data phase (bench/live.ts), when it ran. */
+  live?: LiveResult;
 }

@@ -12,7 +12,7 @@ import { ALL_CORES, LOAD_CORE, SERVER_CORE, startProcess, type StartedProcess } 
 import { BENCH_SRC_DIR, distEntry, ROOT_DIR } from './shared/paths.js';
 
 /** `blog`: the posts query (closed and open loop); `shared-batching`: the lookup workloads; `revalidation`: cached lookups that expire under load; `tiny`: `{ __typename }`. */
-export const PHASES = ['blog', 'shared-batching', 'revalidation', 'tiny'] as const;
+export const PHASES = ['blog', 'shared-batching', 'revalidation', 'tiny', 'live'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface RowSpec {
@@ -57,6 +57,7 @@ export const ROWS: readonly RowSpec[] = [
   revalidation('gqlgw-revalidate-off', 'gqlgw, cache ttl 1 s, revalidate = false', 'revalidate-off'),
   tiny('gqlgw-tiny', 'gqlgw, { __typename }', { config: 'batch' }),
   tiny('floor-tiny', 'empty handler (floor), { __typename }', { role: 'floor-tiny' }),
+  { id: 'gqlgw-live', label: 'gqlgw, SSE subscribers of a @poll @batch field', phase: 'live', config: 'live' },
 ];
 
 /** The connection counts of the shared-batching phase's scale curve, workload (a). */
@@ -68,7 +69,7 @@ export function measureOrder<T>(rows: readonly T[], run: number): T[] {
 }
 
 /** Fixed, because bench/*.toml name them: each phase's backend (its role) and port, and the OTLP sink's port. */
-export const BACKENDS: Readonly<Record<Phase, readonly [Role, number]>> = {
+export const BACKENDS: Readonly<Record<Exclude<Phase, 'live'>, readonly [Role, number]>> = {
   blog: ['backend', 4801],
   'shared-batching': ['pool-backend', 4802],
   revalidation: ['etag-backend', 4803],

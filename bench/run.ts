@@ -15,6 +15,7 @@ import { runOpenLoop } from './driver/open-loop.js';
 import { LOAD_CORE, pinning, pinSelf, type StartedProcess } from './driver/processes.js';
 import { serviceStats, verifyServer, type Probe } from './driver/verify.js';
 import { checkWrk, runWrk, warmUp, type Exchange } from './driver/wrk.js';
+import { runLive, type LiveResult } from './live.js';
 import { renderResults } from './report.js';
 import type { BenchResults, CellRun, LoadResult, RowResult, Settings } from './results.js';
 import {
@@ -109,6 +110,7 @@ async function measure(server: StartedProcess, backend: StartedProcess, load: ()
   };
 }
 
+type WrkPhase = Exclude<Phase, 'blog' | 'live'>;
 /** Every key's exchange of each lookup workload (the bytes each answer must be), and the verification's probes. */
 const keyExchanges = (w: LookupWorkload): Exchange[] =>
   Array.from({ length: RECORD_COUNT }, (_, i) => ({
@@ -126,7 +128,7 @@ const LOOKUP_PROBES: Probe[] = (['a', 'b'] as const).flatMap((w) => [1, 4242, RE
 const REVALIDATION_PROBES = [1, 50, 100, 1].map((key) => probe('a', key));
 const TINY_EXCHANGES: Exchange[] = [{ request: TINY_REQUEST, expected: TINY_BODY }];
 /** Per phase other than blog: the verification's probes, and the subrequests they must cause (and why), when fixed. */
-const PROBES: Readonly<Record<Exclude<Phase, 'blog'>, readonly [Probe[], string?, string?]>> = {
+const PROBES: Readonly<Record<WrkPhase, readonly [Probe[], string?, string?]>> = {
   'shared-batching': [LOOKUP_PROBES],
   revalidation: [REVALIDATION_PROBES, '1, 1, 1, 0', 'the cache did not answer the repeated key'],
   tiny: [
@@ -136,7 +138,7 @@ const PROBES: Readonly<Record<Exclude<Phase, 'blog'>, readonly [Probe[], string?
   ],
 };
 /** The cells of the lookup phases: key, connections, exchanges; each phase warms up on its exchanges at its most connections. */
-const LOOKUP_CELLS: Readonly<Record<Exclude<Phase, 'blog'>, ReadonlyArray<readonly [string, number, Exchange[]]>>> = {
+const LOOKUP_CELLS: Readonly<Record<WrkPhase, ReadonlyArray<readonly [string, number, Exchange[]]>>> = {
   // (a) over the scale curve (1 to 1,024 connections), (b) at 16 and 64.
   'shared-batching': [
     ...SCALE_CONNECTIONS.map((c) => [`a${c}`, c, LOOKUP_EXCHANGES.a] as const),
@@ -152,7 +154,7 @@ type CellPlan = { readonly key: string; readonly load: (previous: ReadonlyMap<st
 /** Verifies a started server; the exchanges wrk checks it with, or why it cannot be measured. */
 async function verified(row: RowSpec, server: StartedProcess, backend: StartedProcess): Promise<Exchange[] | string> {
   if (row.phase !== 'blog') {
-    const [probes, calls, why] = PROBES[row.phase];
+    const [probes, calls, why] = PROBES[row.phase as WrkPhase];
     const v = await verifyServer(server.url, backend.url, probes);
     if (!v.ok) return v.reason;
     const made = v.subrequests.join(', ');
@@ -168,7 +170,8 @@ async function verified(row: RowSpec, server: StartedProcess, backend: StartedPr
 
 function cellPlans(row: RowSpec, url: string, settings: Settings, exchanges: Exchange[]): CellPlan[] {
   const closed = (key: string, conns: number, sec: number, ex: Exchange[]): CellPlan => ({ key, load: () => runWrk(url, conns, sec, ex) });
-  if (row.phase !== 'blog') return LOOKUP_CELLS[row.phase].map(([key, c, ex]) => closed(key, c, settings.secondaryDurationSec, ex));
+  if (row.phase !== 'blog')
+    return LOOKUP_CELLS[row.phase as WrkPhase].map(([key, c, ex]) => closed(key, c, settings.secondaryDurationSec, ex));
   const open = (percent: number): CellPlan => ({
     key: `open${percent}`,
     // The rate is a share of this session's closed-loop maximum, the better of 16 and 64 connections.
@@ -225,8 +228,8 @@ async function session(row: RowSpec, result: RowResult, backend: StartedProcess,
       result.warmupWrong += warm.wrong;
       log(`  ${tag} warm-up ${warm.rps.map((r) => fmt(r)).join(' → ')} req/s, wrong ${warm.wrong}`);
     } else {
-      const lists = [...new Set(LOOKUP_CELLS[row.phase].map((c) => c[2]))];
-      const connections = Math.max(...LOOKUP_CELLS[row.phase].map((c) => c[1]));
+      const lists = [...new Set(LOOKUP_CELLS[row.phase as WrkPhase].map((c) => c[2]))];
+      const connections = Math.max(...LOOKUP_CELLS[row.phase as WrkPhase].map((c) => c[1]));
       for (const ex of lists)
         result.warmupWrong += (await warmUp(server.url, Math.ceil(settings.warmupSec / lists.length), connections, ex)).wrong;
     }
@@ -257,6 +260,18 @@ async function session(row: RowSpec, result: RowResult, backend: StartedProcess,
   }
 }
 
+/** The live-data phase (bench/live.ts): 10,000 subscribers; 3 measured ticks and 300 webhook deliveries (quick: 2 and 100). */
+async function livePhase(settings: Settings, result: RowResult): Promise<LiveResult | undefined> {
+  const [ticks, webhooks] = settings.quick ? [2, 100] : [3, 300];
+  const failed = (e: unknown): undefined => void result.failures.push(`live: ${String(e)}`);
+  const r = await runLive({ subscribers: 10_000, every: 5, ticks, webhooks }).catch(failed);
+  const said =
+    r &&
+    `calls/tick ${r.callsPerTick.join(', ')}, p99 ${fmt(r.p99Ms)}, webhook ${fmt(r.webhookP99Ms)} ms, runner ${fmt(r.driverCpuPct)} % CPU`;
+  log(`  ${said ?? `failed: ${result.failures.at(-1)}`}`);
+  return r;
+}
+
 async function main(): Promise<void> {
   const startedAt = performance.now();
   const wrk = checkWrk();
@@ -283,10 +298,15 @@ async function main(): Promise<void> {
   }));
   const noise = new NoiseCheck();
   for (let i = 0; i < 3; i++) await noise.check([]);
+  let live: LiveResult | undefined;
   for (const phase of settings.phases) {
     const phaseRows = rows.filter((r) => r.phase === phase);
     if (phaseRows.length === 0) continue;
     log(`\nPhase ${phase}`);
+    if (phase === 'live') {
+      live = await livePhase(settings, results[rows.indexOf(phaseRows[0]!)]!);
+      continue;
+    }
     const backend = await startService(...BACKENDS[phase]);
     const sink = phaseRows.some((r) => r.tracing) ? await startService('otlp-sink', OTLP_SINK_PORT) : undefined;
     try {
@@ -301,7 +321,8 @@ async function main(): Promise<void> {
       await backend.stop();
     }
   }
-  const data: BenchResults = { settings, environment: environment(wrk), rows: results, elapsedSec: (performance.now() - startedAt) / 1000 };
+  const elapsedSec = (performance.now() - startedAt) / 1000;
+  const data: BenchResults = { settings, environment: environment(wrk), rows: results, elapsedSec, live };
   writeFileSync(join(BENCH_OUT_DIR, 'results.json'), JSON.stringify(data, null, 2));
   const partial = settings.quick || process.env.BENCH_ROWS || settings.phases.length < PHASES.length;
   const outFile = resolve(process.env.BENCH_RESULTS || (partial ? join(BENCH_OUT_DIR, 'RESULTS.md') : join(BENCH_SRC_DIR, 'RESULTS.md')));

@@ -1,9 +1,10 @@
 /**
  * The benchmark's targets, defined once (issue 12's for the blog rows, issue 38's for tracing,
- * issue 33's for the shared-batching rows, issue 49's for CPU and allocation per query), and `evaluateTargets`, the only place that decides met or missed. Every
- * target is a ratio of medians measured side by side in the same run.
+ * issue 33's for the shared-batching rows, issue 49's for CPU and allocation per query, issue 48's for live data), and `evaluateTargets`, the only place that decides met or missed. Every
+ * target but the live ones (absolute bounds, bench/live.ts) is a ratio of medians measured side by side in the same run.
  */
 import { median } from './driver/stats.js';
+import type { LiveResult } from './live.js';
 import type { BenchResults, CellRun, RowResult } from './results.js';
 import { ROWS, SCALE_CONNECTIONS } from './rows.js';
 
@@ -22,13 +23,29 @@ export type TargetSpec =
   /** Peak RSS of `row` ≤ `atMost` × that of `peer`. */
   | { readonly kind: 'memory'; readonly row: string; readonly peer: string; readonly atMost: number }
   /** No wrong answer in any cell or warm-up of any row. */
-  | { readonly kind: 'wrong' };
+  | { readonly kind: 'wrong' }
+  /** The live-data phase (bench/live.ts): `value` ≤ `bound`, in `unit`. */
+  | { readonly kind: 'live'; readonly text: string; readonly unit: string; value(l: LiveResult): number; bound(l: LiveResult): number };
 
 /** A row that answered less than this share of the rate offered did not carry it: its tail target is missed. */
 export const CARRIED_SHARE = 0.95;
 
 const GQLGW_BLOG_ROWS = ROWS.filter((r) => r.phase === 'blog' && r.config !== undefined);
 const SHARING = 'gqlgw-sharing-on';
+
+type Of = (l: LiveResult) => number;
+/** The live-data targets: what, the unit, the value, its bound. */
+const LIVE: ReadonlyArray<readonly [string, string, Of, Of]> = [
+  [
+    'upstream calls per tick ≤ 1.05 × ceil(keys / max)',
+    'calls',
+    (l) => Math.max(...l.callsPerTick),
+    (l) => 1.05 * Math.ceil(l.subscribers / l.keysPerCall),
+  ],
+  ['RSS growth per subscriber ≤ 10 KB', 'KB', (l) => l.kbPerSubscriber, () => 10],
+  ['p99 delay from an upstream change to its event ≤ one tick + 50 ms', 'ms', (l) => l.p99Ms, (l) => l.tickMs + 50],
+  ['p99 delay from a webhook delivery to its event ≤ 50 ms', 'ms', (l) => l.webhookP99Ms, () => 50],
+];
 
 export const TARGETS: readonly TargetSpec[] = [
   { kind: 'throughput', row: 'gqlgw-batch-tracing', peer: 'gqlgw-batch', cell: 'c16', atLeast: 0.85 },
@@ -58,6 +75,7 @@ export const TARGETS: readonly TargetSpec[] = [
   ]),
   { kind: 'per-query', measure: 'cpu', row: 'gqlgw-tiny', peer: 'floor-tiny', cell: 't16', atMost: 1.3 },
   { kind: 'wrong' },
+  ...LIVE.map(([text, unit, value, bound]): TargetSpec => ({ kind: 'live', text, unit, value, bound })),
 ];
 
 /** Medians over the runs of one cell, with the range of req/s, how many runs were noisy, and sums of wrong answers. */
@@ -215,6 +233,11 @@ function judge(t: TargetSpec, v: View): Judgement {
         measured: `${wrong} wrong of ${responses} measured responses`,
         missed: 'missed',
       };
+    }
+    case 'live': {
+      const [value, most] = v.data.live ? [t.value(v.data.live), t.bound(v.data.live)] : [NAN, NAN];
+      const [measured, missed] = [`${num(value, 1)} ${t.unit} (bound ${num(most, 1)})`, `missed by ${num(value - most, 1)} ${t.unit}`];
+      return { text: `live: ${t.text}`, value, met: value <= most, measured, missed };
     }
   }
 }

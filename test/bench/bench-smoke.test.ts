@@ -19,6 +19,7 @@ import type { StartedProcess } from '../../bench/driver/processes.js';
 import { backendRequestCount, checkAnswer, queryOnce, serviceStats, verifyServer } from '../../bench/driver/verify.js';
 import { checkWrk, runWrk } from '../../bench/driver/wrk.js';
 import { startOtlpSink } from '../../bench/otlp-sink.js';
+import { runLive } from '../../bench/live.js';
 import { startRole } from '../../bench/peers/roles.js';
 import { configProblem, ROWS, startRow } from '../../bench/rows.js';
 import {
@@ -277,5 +278,10 @@ describe('bench smoke', () => {
     const [on, off] = await Promise.all([refetch('gqlgw-revalidate-on'), refetch('gqlgw-revalidate-off')]);
     assert.deepEqual(on, { requests: 2, maxInService: 1, bodyBytes: body.length, notModified: 1 });
     assert.deepEqual(off, { requests: 2, maxInService: 1, bodyBytes: 2 * body.length, notModified: 0 });
+  });
+  it('the live phase: 50 SSE subscribers of 50 keys, one @batch call per tick, events after changes and webhook deliveries', async () => {
+    const live = await runLive({ subscribers: 50, every: 1, ticks: 2, webhooks: 5 });
+    assert.deepEqual([live.connected, live.webhookEvents, live.events > 0], [50, 5, true], 'subscribed, webhook events, change events');
+    assert.ok(live.callsPerTick.length >= 1 && live.callsPerTick.every((n) => n === 1), `calls per tick ${live.callsPerTick.join(', ')}`);
   });
 });

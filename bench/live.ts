@@ -1,0 +1,131 @@
+/**
+ * The live-data phase (bench/README.md): N SSE subscribers over N keys of `Subscription.item`
+ * (`@poll(every)`, `@batch(max: 100)`, `@webhook`), from this process. Its backend runs here too, so
+ * change times and arrival times share one clock: key k's value is `E.B`, E = floor((now + off(k)) / P)
+ * (it changes every P = 2 × every seconds at a known phase), B = webhook bumps of k.
+ */
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { percentile } from './driver/stats.js';
+import { BENCH_SRC_DIR } from './shared/paths.js';
+import { listen } from './shared/http.js';
+import { ROWS, startRow } from './rows.js';
+
+export type LiveOptions = { readonly subscribers: number; readonly every: number; readonly ticks: number; readonly webhooks: number };
+export type LiveResult = Awaited<ReturnType<typeof runLive>>;
+
+const SECRET = 'bench-secret';
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The backend: `/items/{id}`, `/items?ids=`; `calls` holds the time of every `?ids=` call. */
+async function liveBackend(periodMs: number) {
+  const bumps = new Map<string, number>();
+  const off = (id: string): number => (Number(id) * 7919) % periodMs;
+  const value = (id: string): string => `${Math.floor((Date.now() + off(id)) / periodMs)}.${bumps.get(id) ?? 0}`;
+  const [item, calls] = [(id: string): string => `{"id":"${id}","value":"${value(id)}"}`, [] as number[]];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const ids = url.searchParams.get('ids');
+    if (ids !== null) calls.push(Date.now());
+    const body = ids !== null ? `[${ids.split(',').map(item).join(',')}]` : item(url.pathname.slice('/items/'.length));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  });
+  const changedAt = (id: string, e: number): number => e * periodMs - off(id); // when value E of `id` began
+  return { ...(await listen(server, 0, '')), calls, bumps, changedAt };
+}
+
+type Arrival = (key: string, value: string, at: number) => void;
+
+/** One SSE subscription (graphql-sse distinct connections); resolves at its first event. */
+function subscribe(url: string, agent: Agent, key: string, onEvent: Arrival): Promise<() => void> {
+  const body = JSON.stringify({ query: 'subscription ($id: ID!) { item(id: $id) { value } }', variables: { id: key } });
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { accept: 'text/event-stream', 'content-type': 'application/json' } });
+    req.on('error', reject).end(body);
+    req.on('response', (res) => {
+      let buffer = '';
+      res.setEncoding('utf8').on('error', reject);
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const value = /^event: next\ndata: .*"value":"([^"]+)"/m.exec(buffer.slice(0, end))?.[1];
+          buffer = buffer.slice(end + 2);
+          if (value === undefined) continue;
+          onEvent(key, value, Date.now());
+          resolve(() => req.destroy());
+        }
+      });
+    });
+  });
+}
+
+/** gqlgw's config for this run (its path without `.toml`): bench/live.toml and its schema, with the backend's URL and `every`. */
+function writeConfig(backendUrl: string, every: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gqlgw-bench-live-'));
+  const read = (name: string): string => readFileSync(join(BENCH_SRC_DIR, name), 'utf8');
+  writeFileSync(join(dir, 'live.graphqls'), read('variants/live.graphqls').replace('every: 5', `every: ${every}`));
+  writeFileSync(join(dir, 'live.toml'), read('live.toml').replace('variants/', '').replace('http://127.0.0.1:4805', backendUrl));
+  return join(dir, 'live');
+}
+
+/** The calls from t0 on in bursts (less than a third of a tick apart): the size of each. */
+function bursts(all: readonly number[], t0: number, tickMs: number): number[] {
+  const [sizes, calls] = [[] as number[], all.filter((t) => t >= t0)];
+  calls.forEach((t, i) => (i > 0 && t - calls[i - 1]! < tickMs / 3 ? sizes[sizes.length - 1]!++ : sizes.push(1)));
+  return sizes;
+}
+
+/** Subscribes every key (256 at a time), measures `ticks` ticks, then `webhooks` signed deliveries one by one. */
+export async function runLive(o: LiveOptions) {
+  const tickMs = o.every * 1000;
+  const backend = await liveBackend(2 * tickMs);
+  const server = await startRow({ ...ROWS.find((r) => r.phase === 'live')!, config: writeConfig(backend.url, o.every) }, '');
+  const [agent, closers] = [new Agent({ keepAlive: false, maxSockets: Infinity }), [] as Array<() => void>];
+  try {
+    const last = new Map<string, string>();
+    const [delays, hookDelays] = [[] as number[], [] as number[]];
+    const waiting = new Map<string, { bump: number; done: (at: number) => void }>();
+    const onEvent: Arrival = (key, value, at) => {
+      const [e, b] = value.split('.').map(Number) as [number, number];
+      const [before, hook] = [last.get(key), waiting.get(key)];
+      last.set(key, value);
+      if (hook !== undefined && b >= hook.bump) return hook.done(at);
+      if (before !== undefined && before !== value) delays.push(at - backend.changedAt(key, e));
+    };
+    const [rss0, keys] = [server.peakRssMiB(), Array.from({ length: o.subscribers }, (_, i) => String(i + 1))];
+    for (let i = 0; i < keys.length; i += 256)
+      closers.push(...(await Promise.all(keys.slice(i, i + 256).map((k) => subscribe(server.url, agent, k, onEvent)))));
+    const [cpu0, t0, own0] = [server.cpuSeconds(), Date.now(), process.cpuUsage()];
+    delays.length = 0;
+    await sleep(o.ticks * tickMs + 300);
+    const [cpuSec, rss1, own, wallMs] = [server.cpuSeconds() - cpu0, server.peakRssMiB(), process.cpuUsage(own0), Date.now() - t0];
+    const callsPerTick = bursts(backend.calls, t0, tickMs);
+    const hookUrl = new URL('/hooks/bench', server.url);
+    for (let i = 0; i < o.webhooks; i++) {
+      const key = keys[(i * 37) % keys.length]!;
+      const [bump, since] = [(backend.bumps.get(key) ?? 0) + 1, Date.now()];
+      const body = JSON.stringify({ item: { id: key } });
+      const seen = new Promise<void>((done) => waiting.set(key, { bump, done: (at) => done(void hookDelays.push(at - since)) }));
+      backend.bumps.set(key, bump);
+      const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+      const res = await fetch(hookUrl, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-signature': signature } });
+      if (res.status !== 204) throw new Error(`webhook delivery answered ${res.status}`);
+      await Promise.race([seen, sleep(tickMs + 1000)]);
+      waiting.delete(key);
+    }
+    const q = (a: number[]): number[] => (a.sort((x, y) => x - y), [percentile(a, 50), percentile(a, 99)]);
+    const [[p50Ms, p99Ms], [webhookP50Ms, webhookP99Ms]] = [q(delays), q(hookDelays)] as [[number, number], [number, number]];
+    const load = { subscribers: o.subscribers, connected: closers.length, keysPerCall: 100, callsPerTick, tickMs };
+    const cpuMicrosPerSubscriberTick = (cpuSec * 1e6) / o.subscribers / Math.max(1, callsPerTick.length);
+    const [driverCpuPct, kbPerSubscriber] = [(own.user + own.system) / 10 / wallMs, ((rss1 - rss0) * 1024) / o.subscribers]; // driver: % of a core
+    const hooks = { webhookEvents: hookDelays.length, webhookP50Ms, webhookP99Ms };
+    return { ...load, cpuMicrosPerSubscriberTick, driverCpuPct, kbPerSubscriber, events: delays.length, p50Ms, p99Ms, ...hooks };
+  } finally {
+    for (const close of closers) close();
+    await server.stop();
+    await backend.close();
+  }
+}
