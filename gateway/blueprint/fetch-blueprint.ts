@@ -57,6 +57,7 @@ export function compileFetchBlueprint(
       select: compiled.batch.select,
       method: compiled.batch.method,
       body: compiled.batch.body,
+      bodyWire: compiled.batch.body && inputWire.argsWire(compiled.batch.body, field),
     },
     cache: compiled.cache,
     method: compiled.request?.method ?? 'GET',

@@ -8,7 +8,7 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import type { BodyPlaceholder } from '../../directives/body-template.js';
+import type { BodyPlaceholder, BodyTemplate } from '../../directives/body-template.js';
 import type { CompiledRequest } from '../../directives/request.js';
 import type { Problem } from '../../directives/problem.js';
 
@@ -58,9 +58,15 @@ export class InputWireNames {
 
   /** The body with `argsWire` set when one of its `{args.…}` values holds wire names; else the body itself. */
   body(body: CompiledRequest['body'], field: GraphQLField<unknown, unknown>): WiredBody | undefined {
-    if (!body || this.names.size === 0) return body;
+    const argsWire = body && this.argsWire(body.template, field);
+    return argsWire ? { ...body, argsWire } : body;
+  }
+
+  /** The wire form of each `{args.…}` of `template` whose value holds an input object with wire names; undefined: none does. */
+  argsWire(template: BodyTemplate, field: GraphQLField<unknown, unknown>): ReadonlyMap<BodyPlaceholder, WireValue> | undefined {
+    if (this.names.size === 0) return undefined;
     const argsWire = new Map<BodyPlaceholder, WireValue>();
-    for (const p of body.template.placeholders) {
+    for (const p of template.placeholders) {
       if (p.kind !== 'args') continue;
       let type: GraphQLInputType | undefined = field.args.find((a) => a.name === p.path[0])?.type;
       for (let i = 1; type && i < p.path.length; i++) {
@@ -70,7 +76,7 @@ export class InputWireNames {
       const wire = type && this.wireOf(type);
       if (wire) argsWire.set(p, wire);
     }
-    return argsWire.size > 0 ? { ...body, argsWire } : body;
+    return argsWire.size > 0 ? argsWire : undefined;
   }
 
   /** The wire form of values of `type`; undefined when no input object it holds has a wire name. */

@@ -3,7 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { CompiledCache } from '../../directives/cache.js';
 import type { PathTemplate } from '../../directives/template.js';
 import type { HttpMethod } from '../../directives/request.js';
-import type { BodyTemplate } from '../../directives/body-template.js';
+import type { BodyPlaceholder, BodyTemplate } from '../../directives/body-template.js';
 import type { DottedReader } from '../../directives/dotted.js';
 import type { SourceBase } from '../../directives/url-link.js';
 import type { PrefixRule } from '../../directives/prefix-rule.js';
@@ -167,6 +167,8 @@ export interface BatchBlueprint {
   readonly method: 'GET' | 'POST';
   /** The JSON body template of a POST batch. */
   readonly body: BodyTemplate | undefined;
+  /** The wire form of the body's `{args.…}` values that hold input objects with wire names (blueprint/input-wire.ts). */
+  readonly bodyWire?: ReadonlyMap<BodyPlaceholder, (value: unknown) => unknown>;
   /** The batch path has `{args.*}`: fields with other argument values are batched apart. */
   readonly hasArgs: boolean;
   /**

@@ -368,7 +368,7 @@ function resolveChunk(chunk: BatchChunk): PathRefusal | undefined {
   for (let i = 0; i < entries.length; i++) values[i] = entries[i]!.batchKeyValue;
   const path = resolvePathTemplate(group.batch.template, { parent: undefined, args: group.args, keys: values, key: NO_KEY });
   if (path === null) throw new Error(`internal: the @batch path of ${group.coordinate} resolved to null for a group`);
-  chunk.body = group.batch.body && renderBatchBody(group.batch.body, group.args, values);
+  chunk.body = group.batch.body && renderBatchBody(group.batch.body, group.args, values, group.batch.bodyWire);
   // Keys that would make a path segment `.`, `..` or empty: the chunk is never sent.
   if (typeof path !== 'string') return path;
   chunk.path = path;
@@ -379,7 +379,7 @@ function resolveChunk(chunk: BatchChunk): PathRefusal | undefined {
 function batchVariant(batch: BatchBlueprint, args: Readonly<Record<string, unknown>>): string | null {
   const path = resolvePathTemplate(batch.template, { parent: undefined, args, keys: VARIANT_KEYS, key: NO_KEY });
   if (typeof path !== 'string') return null; // a refused argument: as null, the keys' single fetches were checked
-  return batch.body ? `${path} ${renderBatchBody(batch.body, args, VARIANT_KEYS)}` : path;
+  return batch.body ? `${path} ${renderBatchBody(batch.body, args, VARIANT_KEYS, batch.bodyWire)}` : path;
 }
 
 /** Splits a group into chunks of at most its `max` keys. */
@@ -471,9 +471,23 @@ function halfOf(chunk: BatchChunk, keys: string[], entries: MemoEntry[], from: n
   return { ...chunk, keys, entries, positions: undefined, blocks, path: '', body: undefined };
 }
 
-/** A batch body: `{keys}` is the keys' array, `{args.a.b}` the field's argument values. */
-export function renderBatchBody(template: BodyTemplate, args: Readonly<Record<string, unknown>>, keys: readonly unknown[]): string {
-  return renderBodyTemplate(template, (p) => (p.kind === 'keys' ? keys : p.kind === 'args' ? readDotted(args, p.path) : undefined));
+/**
+ * A batch body: `{keys}` is the keys' array, `{args.a.b}` the field's argument values (an input
+ * object renders with its fields' wire names, as in a single fetch's body: execute/body.ts).
+ */
+export function renderBatchBody(
+  template: BodyTemplate,
+  args: Readonly<Record<string, unknown>>,
+  keys: readonly unknown[],
+  wires?: BatchBlueprint['bodyWire'],
+): string {
+  return renderBodyTemplate(template, (p) => {
+    if (p.kind === 'keys') return keys;
+    if (p.kind !== 'args') return undefined;
+    const value = readDotted(args, p.path);
+    const wire = wires?.get(p);
+    return wire && value !== null && value !== undefined ? wire(value) : value;
+  });
 }
 
 /**

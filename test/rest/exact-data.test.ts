@@ -6,7 +6,7 @@
  * - an `Int64` literal keeps its digits, and `Int64` fields are JSON strings of digits in both
  *   writers (the fast path's data writer and yoga's shaper), small or large;
  * - a body member whose argument was not given is left out, `null` only when given null;
- * - `@from(key:)` on an input field is its wire name where its object renders;
+ * - `@from(key:)` on an input field is its wire name where its object renders (a @batch body too);
  * - brackets around no placeholder are literal in a path's query;
  * - a `{auth.sub}` that cannot be a header value is a BAD_USER_INPUT naming the header, nothing sent.
  */
@@ -36,7 +36,12 @@ type Query {
   me: Person @fetch(source: "people", path: "/me")
 }
 type Ticket { id: ID  big: Int64  small: Int64  assignee: Int64 }
-type Foo { barId: ID  bar: Bar @fetch(source: "zd", path: "/bar?baz=static_value&barId[]={parent.barId}&page[size]=25") }
+type Foo {
+  barId: ID
+  bar: Bar @fetch(source: "zd", path: "/bar?baz=static_value&barId[]={parent.barId}&page[size]=25")
+  barFor(patch: AssignPatch): Bar @fetch(source: "zd", path: "/bar/{parent.barId}")
+    @batch(method: "POST", path: "/bars", body: """{"ids": {keys}, "patch": {args.patch}}""", match: "id")
+}
 type Bar { name: String }
 type Person { name: String }
 input TicketPatch { status: String  priority: String }
@@ -76,6 +81,7 @@ describe('exact data in both directions', () => {
       'POST /links': () => raw(ticketJson('5')),
       'GET /foo': () => ({ json: { barId: 'b7' } }),
       'GET /bar': () => ({ json: { name: 'bar' } }),
+      'POST /bars': () => ({ json: [{ id: 'b7', name: 'bar b7' }] }),
     });
     people = await startUpstream({ 'GET /me': ({ headers }) => ({ json: { name: `person ${String(headers['x-user'])}` } }) });
     gw = await startTestGateway({
@@ -211,6 +217,18 @@ describe('exact data in both directions', () => {
       [
         'PUT /tickets/7.json?assignee=42 {"ticket": {"assignee_id":"42","tags":[{"tag_name":"vip"}]}, "who": "42", "text": "[{\\"tag_name\\":\\"vip\\"}]"}',
       ],
+    );
+  });
+
+  it('a @batch body renders an input object with its wire names too', async () => {
+    zd.reset();
+    const res = await gw.query('query($p: AssignPatch) { foo { barFor(patch: $p) { name } } }', {
+      p: { assigneeId: '42', tags: [{ tagName: 'vip' }] },
+    });
+    assert.deepEqual(res.body, { data: { foo: { barFor: { name: 'bar b7' } } } });
+    assert.deepEqual(
+      zd.requests.map((r) => `${r.method} ${r.url} ${r.body}`),
+      ['GET /foo ', 'POST /bars {"ids": ["b7"], "patch": {"assignee_id":"42","tags":[{"tag_name":"vip"}]}}'],
     );
   });
 
