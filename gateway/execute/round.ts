@@ -375,7 +375,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       const call = deps.inFlight.leadSingle(m, m.revalidate ? undefined : wholeAnswer(m, alongside));
       const callScope = new DeadlineScope(call.signal);
       const ctx: DispatchContext = { for: [state], signal: call.signal, deadlines: callScope, call };
-      call.done = releasing(callScope, sendSingle(m, ctx, deps, { call, riders: alongside })).catch(ignore);
+      call.sends(releasing(callScope, sendSingle(m, ctx, deps, { call, riders: alongside })));
       waits.wait(call, false);
     }
     for (const c of chunks) {
@@ -392,7 +392,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       }
       const call = deps.inFlight.lead(chunkEntries(c));
       const callScope = new DeadlineScope(call.signal);
-      call.done = releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)).catch(ignore);
+      call.sends(releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)));
       waits.wait(call, false);
       (shared ??= []).push(c);
     }
