@@ -14,7 +14,7 @@ import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
 import { ResultStore } from './result-store.js';
 import type { HeaderForwarder } from './forwarded-headers.js';
-import type { MemoEntry, OutcomeSlot } from './memo-entry.js';
+import { newMemoEntry, type MemoEntry, type OutcomeSlot } from './memo-entry.js';
 import type { OperationStats } from './operation-stats.js';
 import { memoKey } from '../cache/cache-key.js';
 import { lookupPath } from './fetch-path.js';
@@ -231,25 +231,7 @@ class RoundLookups {
       if (memo.sideloaded) keepSideloaded(memo, fetch, this.tiers);
       return memo;
     }
-    memo = {
-      key,
-      requestKey,
-      coordinate,
-      fetch,
-      path,
-      batchKey,
-      batchKeyValue,
-      args: this.input.args,
-      body,
-      forwarded,
-      outcome: undefined,
-      call: undefined,
-      leader: undefined,
-      revalidate: undefined,
-      fallback: undefined,
-      genKeys: undefined,
-      generation: undefined,
-    };
+    memo = newMemoEntry({ key, requestKey, coordinate, fetch, path, batchKey, batchKeyValue, args: this.input.args, body, forwarded });
     // A new entry's lookup was not claimed before: that claim would have made the entry.
     if (parent !== undefined) this.claim(entry, parent, memo, true);
     this.state.memo.set(key, memo);
