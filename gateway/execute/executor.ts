@@ -1,7 +1,6 @@
 import { GraphQLError, getVariableValues, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Blueprint } from '../blueprint/types.js';
 import type { Abortable } from '../upstream/canceller.js';
-import { ByteBudget } from '../upstream/byte-budget.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
 import { InFlight } from './coalesce.js';
@@ -9,10 +8,10 @@ import { BatchCollector } from './batch-collector.js';
 import { SubrequestKeys } from './subrequest-keys.js';
 import type { ExecutionListener, ObserveRequests, RequestObserver } from './listener.js';
 import { runMutationFields, type MutationDeps } from './mutation.js';
-import { SubrequestBudget, SubrequestLimitError } from './budget.js';
+import { SubrequestLimitError } from './budget.js';
 import { createCostGate, type CostPolicy } from './cost-gate.js';
 import { createDispatch, traceLayer, type DispatchDeps } from './dispatch.js';
-import type { RequestState, RoundDeps } from './request-context.js';
+import { requestState, type RoundDeps } from './request-context.js';
 import { runRounds } from './run-rounds.js';
 import { ResponseShaper } from './shape.js';
 import { presentValueErrors } from './value-errors.js';
@@ -24,7 +23,6 @@ import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
 import { unauthenticatedRequest, type Authenticate, type RequestAccess } from './access.js';
 import { seedEntities } from './entities.js';
-import { FirstKeyMap } from './first-key-map.js';
 import { FTV1_HEADER, ftv1Trace } from './ftv1.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
@@ -71,8 +69,6 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly observe?: ObserveRequests;
   /** limits.max_json_depth: deeper variables are refused before coercion. */
   readonly maxJsonDepth: number;
-  /** limits.max_operation_upstream_bytes: the body bytes one operation may take from its sources. */
-  readonly maxOperationUpstreamBytes: number;
   /** limits.max_result_nodes and max_response_bytes: an answer over either is never shaped. */
   readonly answerLimits: AnswerLimits;
   /** The planned bound, its limit and the client budgets (execute/cost-gate.ts); absent: none of them. */
@@ -170,12 +166,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const p = plan(request.document, request.operationName);
     // A subgraph's root holds `_service` (docs/federation.md): read like any plain field.
     const root: object = blueprint.federation ? { _service: { sdl: blueprint.federation.sdl } } : {};
-    const store = new ResultStore();
     let result: ExecutionResult;
     let dataJson: string | undefined;
     if (!p) {
       // Unknown operation: graphql-js reports it precisely, and nothing is fetched.
-      result = await shaper.shape(request, root, { store, debugHeaders: options.debugHeaders });
+      result = await shaper.shape(request, root, { store: new ResultStore(), debugHeaders: options.debugHeaders });
       return { result, stats };
     }
     // A router asks a subgraph for its federated trace (docs/federation.md).
@@ -202,23 +197,18 @@ export function createExecutor(options: ExecutorOptions): Executor {
       stats.cost = verdict.cost;
       if (verdict.refused) return { result: { errors: [verdict.refused] }, stats };
     }
-    const state: RequestState = {
+    const state = requestState(deps, stats, {
       variables,
-      store,
-      memo: new Map(),
-      stats,
-      budget: new SubrequestBudget(stats, options.maxSubrequests),
       forwarder: new HeaderForwarder(request.header, access?.claims),
-      args: new FirstKeyMap(),
-      signal: request.signal,
-      warnings: options.debugHeaders ? [] : undefined,
-      coalesce: p.operation.operation !== 'mutation',
-      poll: request.poll,
       access,
+      coalesce: p.operation.operation !== 'mutation',
+      signal: request.signal,
+      poll: request.poll,
       observer,
-      roundEnds: tracing ? [] : undefined,
-      upstreamBytes: new ByteBudget(options.maxOperationUpstreamBytes),
-    };
+      warns: options.debugHeaders,
+      traced: tracing,
+    });
+    const { store } = state;
     try {
       if (p.operation.operation === 'mutation') {
         await runMutationFields(p.root, root, state, deps);
