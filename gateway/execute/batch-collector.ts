@@ -2,20 +2,15 @@ import { DeadlineScope } from '../upstream/deadline.js';
 import { mergeChunk, sendChunk, type BatchChunk, type ChunkDeps } from './batch.js';
 import { SharedCall } from './coalesce.js';
 import { releasing } from './dispatch.js';
-import { SlicedRelease } from './sliced-release.js';
 
 /** A chunk being filled by the requests of one event-loop turn (or of one `batch_window_ms`). */
 interface OpenChunk {
   readonly chunk: BatchChunk;
   readonly call: SharedCall;
-  /** Resolves `call.done` once the chunk's life has ended. */
-  readonly finished: () => void;
   /** Whether it still takes keys (not full, not sent). */
   open: boolean;
   timer: NodeJS.Timeout | undefined;
 }
-
-const ignore = (): void => undefined;
 
 /**
  * Batching across requests (docs/caching.md): the @batch chunks of concurrent
@@ -64,18 +59,8 @@ export class BatchCollector {
       list = [];
       this.open.set(partition, list);
     }
-    const call = new SharedCall([]);
-    call.waiters = 0;
-    call.runsOn = true;
-    const sliced = new SlicedRelease();
-    call.sliced = sliced;
-    let resolveDone = ignore;
-    call.done = new Promise<void>((resolve) => (resolveDone = resolve));
-    const finished = (): void => {
-      resolveDone();
-      sliced.release();
-    };
-    const o: OpenChunk = { chunk: block, call, finished, open: true, timer: undefined };
+    const call = SharedCall.forOpenChunk();
+    const o: OpenChunk = { chunk: block, call, open: true, timer: undefined };
     this.joined(o, block, deps);
     list.push(o);
     if (block.keys.length >= block.max) this.close(o, list);
@@ -137,7 +122,7 @@ export class BatchCollector {
       }
       const scope = new DeadlineScope(undefined);
       const sent = sendChunk(o.chunk, { signal: undefined, deadlines: scope, call: o.call }, deps);
-      void releasing(scope, sent).catch(ignore).then(o.finished);
+      o.call.sends(releasing(scope, sent));
     }
     for (const [partition, list] of this.open) if (list.length === 0) this.open.delete(partition);
   }

@@ -286,7 +286,7 @@ export async function sendChunk(chunk: BatchChunk, sending: ChunkSending, deps: 
     const shared = senders.length > 1 || call?.joined === true;
     if (shared && answer.kind === 'error') {
       const outcome = sharedFailure(answer, chunk);
-      if (call && sharedFaults.has(outcome)) call.fault = outcome;
+      if (call && sharedFaults.has(outcome)) call.faulted(outcome);
       settleBatchChunk(chunk, outcome);
     } else if (answer.kind === 'error' && shouldSplitChunk(answer.error, chunk.keys.length) && affords(ctx.for, 2)) {
       const halves = splitBatchChunk(chunk);

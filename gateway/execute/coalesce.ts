@@ -1,6 +1,9 @@
 import { Canceller, type Abortable } from '../upstream/canceller.js';
-import type { SlicedRelease } from './sliced-release.js';
+import { SlicedRelease } from './sliced-release.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
+
+const ignore = (): void => undefined;
+const DONE: Promise<void> = Promise.resolve();
 
 /**
  * Coalescing across requests (docs/caching.md): the GET subrequests and @batch
@@ -20,7 +23,7 @@ import type { UpstreamOutcome } from '../upstream/outcome.js';
  *   source's, and its AbortSignal fires only when every round waiting for it has left (its leader's
  *   included), so one caller giving up never fails the others. Once aborted or settled, its keys are
  *   no longer joinable.
- * - `done` never rejects; a failed call gives every waiter its error outcome (and is never cached,
+ * - `waitFor()` never rejects; a failed call gives every waiter its error outcome (and is never cached,
  *   see cache-tiers.ts). Only sources with `coalesce = true` lead or join; mutations never do.
  * - Background refreshes of stale entries (`refreshing`) run at most once per key per process.
  */
@@ -60,15 +63,15 @@ export class InFlight {
     if (leader !== undefined && leader.call !== undefined) {
       memo.leader = leader;
       memo.call = leader.call;
-      leader.call.joined = true;
+      leader.call.joinedBy();
       return leader.call;
     }
     if (whole === undefined || this.requests.size === 0) return undefined;
     const call = this.requests.get(memo.requestKey);
-    if (call === undefined || (whole && !call.single!.whole)) return undefined;
+    if (call === undefined || (whole && !call.whole)) return undefined;
     memo.leader = call.memos[0];
     memo.call = call;
-    call.joined = true;
+    call.joinedBy();
     return call;
   }
 
@@ -77,36 +80,37 @@ export class InFlight {
    * revalidation, whose answer is its own entry's) the call answers its request key as well.
    */
   leadSingle(memo: CallMember, whole: boolean | undefined): SharedCall {
-    const call = this.lead([memo]);
+    const call = SharedCall.lead(whole);
+    this.leads(call, memo);
     if (whole === undefined) return call;
-    call.single = { whole, answer: undefined };
     if (!this.requests.has(memo.requestKey)) this.requests.set(memo.requestKey, call);
     return call;
   }
 
   /** Starts a call for these memo entries (they lead their keys from now on); its leader is one waiter. */
   lead(memos: readonly CallMember[]): SharedCall {
-    const call = new SharedCall([]);
+    const call = SharedCall.lead();
     this.add(call, memos);
     return call;
   }
 
   /** Makes these memo entries lead their keys in `call` (a shared @batch chunk that grows, batch-collector.ts). */
   add(call: SharedCall, memos: readonly CallMember[]): void {
-    for (const m of memos) {
-      call.memos.push(m);
-      m.call = call;
-      if (!this.leaders.has(m.key)) this.leaders.set(m.key, m);
-    }
+    for (const m of memos) this.leads(call, m);
+  }
+
+  private leads(call: SharedCall, m: CallMember): void {
+    call.add(m);
+    m.call = call;
+    if (!this.leaders.has(m.key)) this.leaders.set(m.key, m);
   }
 
   /** The call has its outcomes (or was given up): its keys are no longer joinable. */
   settle(call: SharedCall): void {
-    if (call.settled) return;
-    call.settled = true;
+    if (!call.settle()) return;
     for (const m of call.memos) if (this.leaders.get(m.key) === m) this.leaders.delete(m.key);
     if (this.leaders.size === 0) this.leaders = new Map();
-    if (call.single === undefined) return;
+    if (call.whole === undefined) return;
     const requestKey = call.memos[0]!.requestKey;
     if (this.requests.get(requestKey) === call) this.requests.delete(requestKey);
     if (this.requests.size === 0) this.requests = new Map();
@@ -117,43 +121,141 @@ export class InFlight {
    * aborts it, unless it `runsOn` (a chunk shared across requests is settled and fills the caches).
    */
   leave(call: SharedCall): void {
-    call.waiters--;
-    if (call.waiters > 0 || call.settled || call.runsOn) return;
+    if (!call.left()) return;
     this.settle(call);
-    call.controller.abort(new Error('every caller waiting for this subrequest went away'));
+    call.abort(new Error('every caller waiting for this subrequest went away'));
   }
 }
 
+/**
+ * One call other requests may wait for (docs/caching.md), made by one of its named constructors
+ * (`lead`, `forOpenChunk`). Its state changes only through its methods:
+ * - it `sends` its work once; `waitFor()` resolves (never rejects) once that ended, or for a sliced
+ *   call once its release reaches the waiter;
+ * - each round waiting for it is counted (`waiting`, `left`); a led call is its leader's first
+ *   waiter, and is given up (aborted) when the last one leaves it unsettled; a call that `runsOn`
+ *   is never given up;
+ * - it is `settle`d once (InFlight.settle): its keys are no longer joinable;
+ * - `joined`, `fault` and `answer` are set once each, by the one party that knows them.
+ */
 export class SharedCall {
-  /** Resolves (never rejects) once the memo entries have their outcomes or the call was given up. */
-  done: Promise<void> = Promise.resolve();
+  private done: Promise<void> = DONE;
   /** Rounds waiting for this call, the leader's included. */
-  waiters = 1;
-  settled = false;
-  /** Never aborted when every waiter left (docs/caching.md). */
-  runsOn = false;
-  /** A lookup of another request joined it: its keys are not all its leaders' (execute/isolate.ts). */
-  joined = false;
-  /** Its failure when a key may have caused it: every request resends its own keys (execute/isolate.ts). */
-  fault: UpstreamOutcome | undefined = undefined;
-  readonly controller = new Canceller();
-  /** Waiters answered a slice at a time (a chunk shared across requests, batch-collector.ts); else all at `done`. */
-  sliced: SlicedRelease | undefined;
+  private waiters: number;
+  private isSettled = false;
+  private isJoined = false;
+  private faultOf: UpstreamOutcome | undefined = undefined;
+  private answerOf: UpstreamOutcome | undefined = undefined;
+  private readonly controller = new Canceller();
+  private readonly members: CallMember[] = [];
+
+  private constructor(
+    /** Never aborted when every waiter left (a chunk shared across requests, docs/caching.md). */
+    readonly runsOn: boolean,
+    /** Waiters answered a slice at a time (a chunk shared across requests, batch-collector.ts); else all at once. */
+    readonly sliced: SlicedRelease | undefined,
+    /**
+     * A single fetch's call that answers its request key too (InFlight.leadSingle): whether it asks
+     * for the whole answer; undefined for any other call.
+     */
+    readonly whole: boolean | undefined,
+  ) {
+    this.waiters = runsOn ? 0 : 1;
+  }
+
+  /** A call a round leads (InFlight.lead, leadSingle): that round is its first waiter. */
+  static lead(whole?: boolean): SharedCall {
+    return new SharedCall(false, undefined, whole);
+  }
+
   /**
-   * A single fetch's call (InFlight.leadSingle): whether it asks for the whole answer, and its
-   * answer before any field's read of it (set when it arrives), for waiters that read it another way.
+   * The call of a chunk the collector fills (batch-collector.ts): no round leads it, it runs on
+   * when every waiter left, and its waiters are released a slice at a time.
    */
-  single: { readonly whole: boolean; answer: UpstreamOutcome | undefined } | undefined;
+  static forOpenChunk(): SharedCall {
+    return new SharedCall(true, new SlicedRelease(), undefined);
+  }
 
-  constructor(readonly memos: CallMember[]) {}
+  /** Its work, once: the call ends when `work` settles (a failure is its entries' outcomes, never a rejection here). */
+  sends(work: Promise<void>): void {
+    const sliced = this.sliced;
+    this.done = sliced ? work.catch(ignore).then(() => sliced.release()) : work.catch(ignore);
+  }
 
-  /** What one waiting round awaits: `done`, or its place in the sliced release. */
+  /** What one waiting round awaits: the end of the call, or its place in the sliced release. */
   waitFor(): Promise<void> {
     return this.sliced ? this.sliced.waiter() : this.done;
   }
 
   get signal(): Abortable {
     return this.controller;
+  }
+
+  /** The memo entries that lead their keys in this call (InFlight.add). */
+  get memos(): readonly CallMember[] {
+    return this.members;
+  }
+
+  get settled(): boolean {
+    return this.isSettled;
+  }
+
+  /** A lookup of another request joined it: its keys are not all its leaders' (execute/isolate.ts). */
+  get joined(): boolean {
+    return this.isJoined;
+  }
+
+  /** Its failure when a key may have caused it: every request resends its own keys (execute/isolate.ts). */
+  get fault(): UpstreamOutcome | undefined {
+    return this.faultOf;
+  }
+
+  /** A single fetch's answer before any field's read of it, for waiters that read it another way. */
+  get answer(): UpstreamOutcome | undefined {
+    return this.answerOf;
+  }
+
+  /** The call failed in a way one of its keys may have caused (batch.ts sendChunk). */
+  faulted(outcome: UpstreamOutcome): void {
+    this.faultOf = outcome;
+  }
+
+  /** A single fetch's answer arrived (single.ts); kept only by a call that answers its request key. */
+  answered(outcome: UpstreamOutcome): void {
+    if (this.whole !== undefined) this.answerOf = outcome;
+  }
+
+  /** InFlight.add: `m` leads its key in this call. */
+  add(m: CallMember): void {
+    this.members.push(m);
+  }
+
+  /** InFlight.join: a lookup of another request waits for it. */
+  joinedBy(): void {
+    this.isJoined = true;
+  }
+
+  /** RoundWaits.wait: one more round waits for it. */
+  waiting(): void {
+    this.waiters++;
+  }
+
+  /** InFlight.leave: a round stopped waiting; whether the call is to be given up (nobody waits, unsettled, not running on). */
+  left(): boolean {
+    this.waiters--;
+    return this.waiters <= 0 && !this.isSettled && !this.runsOn;
+  }
+
+  /** InFlight.settle: marks it settled; false when it already was. */
+  settle(): boolean {
+    if (this.isSettled) return false;
+    this.isSettled = true;
+    return true;
+  }
+
+  /** InFlight.leave: gives it up (its signal aborts). */
+  abort(reason: Error): void {
+    this.controller.abort(reason);
   }
 }
 
@@ -173,7 +275,7 @@ export class RoundWaits {
     if (this.first === undefined) this.first = call;
     else if (this.first === call || this.more?.has(call)) return;
     else (this.more ??= new Set()).add(call);
-    if (joined) call.waiters++;
+    if (joined) call.waiting();
   }
 
   /**
@@ -247,8 +349,6 @@ export class RoundWaits {
     if (more) for (const call of more) this.inFlight.leave(call);
   }
 }
-
-const ignore = (): void => undefined;
 
 /** `work`, or a rejection with the signal's reason as soon as it aborts. */
 function abortable<T>(work: Promise<T>, signal: Abortable | undefined): Promise<T> {

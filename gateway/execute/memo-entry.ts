@@ -58,6 +58,38 @@ export interface MemoEntry {
   sideloaded?: boolean;
 }
 
+/** What a memo entry is made of: its identity, MemoEntry's readonly fields of the same names (read, never kept). */
+export type MemoEntryParts = Pick<
+  MemoEntry,
+  'key' | 'requestKey' | 'coordinate' | 'fetch' | 'path' | 'batchKey' | 'batchKeyValue' | 'args' | 'body' | 'forwarded'
+>;
+
+/**
+ * The one way a memo entry is made: answered by `outcome` (a sideload's object) or not yet, leading
+ * and waiting for no call, revalidating and falling back to nothing, with no generations read.
+ */
+export function newMemoEntry(parts: MemoEntryParts, outcome?: UpstreamOutcome): MemoEntry {
+  return {
+    key: parts.key,
+    requestKey: parts.requestKey,
+    coordinate: parts.coordinate,
+    fetch: parts.fetch,
+    path: parts.path,
+    batchKey: parts.batchKey,
+    batchKeyValue: parts.batchKeyValue,
+    args: parts.args,
+    body: parts.body,
+    forwarded: parts.forwarded,
+    outcome,
+    call: undefined,
+    leader: undefined,
+    revalidate: undefined,
+    fallback: undefined,
+    genKeys: undefined,
+    generation: undefined,
+  };
+}
+
 /**
  * Where a claimed lookup's outcome is once it is answered: its memo entry (shared by every lookup it
  * answers), or a slot of its own (a list key's assembled value, a mutation field's answer).

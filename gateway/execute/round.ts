@@ -4,25 +4,20 @@ import { DeadlineScope } from '../upstream/deadline.js';
 import { NULL_BODY, type ElementsOutcome, type UpstreamOutcome } from '../upstream/outcome.js';
 import { BatchGroups, chunkEntries, sendChunk, type BatchChunk } from './batch.js';
 import { resendApart } from './isolate.js';
-import { SubrequestBudget } from './budget.js';
 import { readCaches, servedDuringHold } from './cache-tiers.js';
 import { RoundWaits } from './coalesce.js';
 import { releasing, type DispatchContext } from './dispatch.js';
-import { argsOf, type RequestState, type RoundDeps } from './request-context.js';
+import { argsOf, refreshState, type RequestState, type RoundDeps } from './request-context.js';
 import { joinedOutcome, sendSingle, wholeAnswer } from './single.js';
 import { RoundTally } from './tally.js';
 import type { KnownKey, SubrequestKeys } from './subrequest-keys.js';
-import { ResultStore } from './result-store.js';
-import type { HeaderForwarder } from './forwarded-headers.js';
-import type { MemoEntry, OutcomeSlot } from './memo-entry.js';
-import type { OperationStats } from './operation-stats.js';
+import { newMemoEntry, type MemoEntry, type OutcomeSlot } from './memo-entry.js';
 import { memoKey } from '../cache/cache-key.js';
 import { lookupPath } from './fetch-path.js';
 import { shareRequests } from './select-sharing.js';
 import { renderFetchBody } from './body.js';
 import type { Lookups } from './walk.js';
 import { appended } from './appended.js';
-import { FirstKeyMap } from './first-key-map.js';
 import { keepSideloaded, takeSideloads } from './sideload.js';
 import type { CacheTiers } from '../cache/tier.js';
 
@@ -48,7 +43,7 @@ export function runRound(lookups: Lookups, state: RequestState, deps: RoundDeps)
     const stale: MemoEntry[] = [];
     const read = readCaches(round.created, deps, tally, { stale, polled: state.poll });
     const sendRest = (fromNetwork: MemoEntry[]): Promise<void> => {
-      if (stale.length > 0) refreshInBackground(stale, state.forwarder, deps);
+      if (stale.length > 0) refreshInBackground(stale, state, deps);
       tally.flush(deps.listener);
       return fromNetwork.length > 0 ? send(fromNetwork, state, deps, tally) : NOTHING_SENT;
     };
@@ -231,25 +226,7 @@ class RoundLookups {
       if (memo.sideloaded) keepSideloaded(memo, fetch, this.tiers);
       return memo;
     }
-    memo = {
-      key,
-      requestKey,
-      coordinate,
-      fetch,
-      path,
-      batchKey,
-      batchKeyValue,
-      args: this.input.args,
-      body,
-      forwarded,
-      outcome: undefined,
-      call: undefined,
-      leader: undefined,
-      revalidate: undefined,
-      fallback: undefined,
-      genKeys: undefined,
-      generation: undefined,
-    };
+    memo = newMemoEntry({ key, requestKey, coordinate, fetch, path, batchKey, batchKeyValue, args: this.input.args, body, forwarded });
     // A new entry's lookup was not claimed before: that claim would have made the entry.
     if (parent !== undefined) this.claim(entry, parent, memo, true);
     this.state.memo.set(key, memo);
@@ -268,10 +245,11 @@ function elementsOf(memos: ReadonlyArray<OutcomeSlot | null>): ElementsOutcome {
 
 /**
  * Renews stale entries that just answered (docs/caching.md stale): at most one refresh per key per
- * process at a time, sent like a round of its own but for no request: not counted in any request's
- * stats, bound to no client's abort, its errors dropped (the stale entry serves on until it expires).
+ * process at a time, sent like a round of its own for the caller of `state` but for no request
+ * (request-context.ts refreshState): not counted in any request's stats, bound to no client's abort,
+ * its errors dropped (the stale entry serves on until it expires).
  */
-function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwarder, deps: RoundDeps): void {
+function refreshInBackground(stale: readonly MemoEntry[], of: RequestState, deps: RoundDeps): void {
   const { refreshing } = deps.inFlight;
   const renew: MemoEntry[] = [];
   for (const m of stale) {
@@ -283,17 +261,7 @@ function refreshInBackground(stale: readonly MemoEntry[], forwarder: HeaderForwa
   const tally = new RoundTally();
   for (const m of renew) tally.lookupEvent(m.coordinate, m.fetch.source.name, 'refreshed');
   tally.flush(deps.listener);
-  const stats: OperationStats = { rounds: 1, subrequests: 0, batches: 0 };
-  const state: RequestState = {
-    variables: {},
-    store: new ResultStore(),
-    memo: new Map(),
-    stats,
-    budget: new SubrequestBudget(stats, deps.maxSubrequests),
-    forwarder,
-    args: new FirstKeyMap(),
-    coalesce: true,
-  };
+  const state = refreshState(of, deps, renew);
   void send(renew, state, deps, tally)
     .catch(ignore)
     .finally(() => {
@@ -375,7 +343,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       const call = deps.inFlight.leadSingle(m, m.revalidate ? undefined : wholeAnswer(m, alongside));
       const callScope = new DeadlineScope(call.signal);
       const ctx: DispatchContext = { for: [state], signal: call.signal, deadlines: callScope, call };
-      call.done = releasing(callScope, sendSingle(m, ctx, deps, { call, riders: alongside })).catch(ignore);
+      call.sends(releasing(callScope, sendSingle(m, ctx, deps, { call, riders: alongside })));
       waits.wait(call, false);
     }
     for (const c of chunks) {
@@ -392,7 +360,7 @@ function startSending(entries: MemoEntry[], state: RequestState, deps: RoundDeps
       }
       const call = deps.inFlight.lead(chunkEntries(c));
       const callScope = new DeadlineScope(call.signal);
-      call.done = releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)).catch(ignore);
+      call.sends(releasing(callScope, sendChunk(c, { signal: call.signal, deadlines: callScope, call }, deps)));
       waits.wait(call, false);
       (shared ??= []).push(c);
     }

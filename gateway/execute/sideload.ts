@@ -6,7 +6,7 @@ import type { CacheTiers } from '../cache/tier.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 import { fillCaches } from './cache-tiers.js';
 import { stampFromL2 } from './generations.js';
-import type { MemoEntry } from './memo-entry.js';
+import { newMemoEntry, type MemoEntry } from './memo-entry.js';
 import type { RequestState } from './request-context.js';
 
 /**
@@ -97,30 +97,28 @@ function sideloadedEntry(
   consumer: SideloadConsumer,
   { item, from }: { item: object; from: MemoEntry },
 ): MemoEntry {
-  return {
-    key,
-    // The key of its request alone, as round.ts composes it for the consumer's own lookup.
-    requestKey:
-      consumer.fetch.keySuffix === ''
-        ? key
-        : memoKey({ source: consumer.fetch.source.name, method: 'GET', path, body: undefined }, '', from.forwarded.keySuffix),
-    coordinate: consumer.coordinate,
-    fetch: consumer.fetch,
-    path,
-    batchKey: undefined,
-    batchKeyValue: undefined,
-    args: from.args,
-    body: undefined,
-    forwarded: from.forwarded,
-    outcome: { kind: 'ok', body: item },
-    call: undefined,
-    leader: undefined,
-    revalidate: undefined,
-    fallback: undefined,
-    genKeys: undefined,
-    generation: undefined,
-    sideloaded: true,
-  };
+  // The key of its request alone, as round.ts composes it for the consumer's own lookup.
+  const requestKey =
+    consumer.fetch.keySuffix === ''
+      ? key
+      : memoKey({ source: consumer.fetch.source.name, method: 'GET', path, body: undefined }, '', from.forwarded.keySuffix);
+  const entry = newMemoEntry(
+    {
+      key,
+      requestKey,
+      coordinate: consumer.coordinate,
+      fetch: consumer.fetch,
+      path,
+      batchKey: undefined,
+      batchKeyValue: undefined,
+      args: from.args,
+      body: undefined,
+      forwarded: from.forwarded,
+    },
+    { kind: 'ok', body: item },
+  );
+  entry.sideloaded = true;
+  return entry;
 }
 
 /**

@@ -62,7 +62,7 @@ export function sendSingle(m: MemoEntry, ctx: DispatchContext, deps: RoundDeps, 
             keepAnswer(r, outcome);
           }
         }
-        if (call?.single) call.single.answer = outcome;
+        call?.answered(outcome);
       } finally {
         if (call) deps.inFlight.settle(call);
       }
@@ -106,8 +106,9 @@ export function readAnswer(outcome: UpstreamOutcome, whole: boolean, read: Pick<
 export function joinedOutcome(m: MemoEntry): UpstreamOutcome | undefined {
   const leader = m.leader!;
   if (leader.key === m.key) return leader.outcome;
-  const single = m.call?.single;
-  return single?.answer && readAnswer(single.answer, single.whole, m.fetch);
+  const call = m.call;
+  if (call?.answer === undefined || call.whole === undefined) return undefined;
+  return readAnswer(call.answer, call.whole, m.fetch);
 }
 
 /** A single fetch's value: with `select`, that dotted path of the body (missing: null). */
