@@ -96,8 +96,8 @@ export async function runLive(o: LiveOptions) {
     const [cpu0, t0, own0] = [server.cpuSeconds(), Date.now(), process.cpuUsage()];
     delays.length = 0;
     await sleep(o.ticks * tickMs + 300);
-    const [cpuSec, own, wallMs, rss1] = [server.cpuSeconds() - cpu0, process.cpuUsage(own0), Date.now() - t0, await retainedMiB()];
-    const polled = backend.calls.filter(([t]) => t >= t0);
+    const [cpuSec, own, wallMs, changes] = [server.cpuSeconds() - cpu0, process.cpuUsage(own0), Date.now() - t0, delays.splice(0)];
+    const [rss1, polled] = [await retainedMiB(), backend.calls.filter(([t]) => t >= t0)];
     const callsPerTick = [(polled.length * o.subscribers) / polled.reduce((n, [, k]) => n + k, 0)];
     const hookUrl = new URL('/hooks/bench', server.url);
     for (let i = 0; i < o.webhooks; i++) {
@@ -113,12 +113,12 @@ export async function runLive(o: LiveOptions) {
       waiting.delete(key);
     }
     const q = (a: number[]): number[] => (a.sort((x, y) => x - y), [percentile(a, 50), percentile(a, 99)]);
-    const [[p50Ms, p99Ms], [webhookP50Ms, webhookP99Ms]] = [q(delays), q(hookDelays)] as [[number, number], [number, number]];
+    const [[p50Ms, p99Ms], [webhookP50Ms, webhookP99Ms]] = [q(changes), q(hookDelays)] as [[number, number], [number, number]];
     const load = { subscribers: o.subscribers, connected: closers.length, keysPerCall: 100, callsPerTick, tickMs };
     const cpuMicrosPerSubscriberTick = (cpuSec * 1e6) / o.subscribers / o.ticks;
     const [driverCpuPct, kbPerSubscriber] = [(own.user + own.system) / 10 / wallMs, ((rss1 - rss0) * 1024) / o.subscribers]; // driver: % of a core
     const hooks = { webhookEvents: hookDelays.length, webhookP50Ms, webhookP99Ms };
-    return { ...load, cpuMicrosPerSubscriberTick, driverCpuPct, kbPerSubscriber, events: delays.length, p50Ms, p99Ms, ...hooks };
+    return { ...load, cpuMicrosPerSubscriberTick, driverCpuPct, kbPerSubscriber, events: changes.length, p50Ms, p99Ms, ...hooks };
   } finally {
     for (const close of closers) close();
     await server.stop();
