@@ -24,8 +24,9 @@ export interface RowSpec {
   /** gqlgw rows: `--workers N`; the row then runs on both cores. */
   readonly workers?: number;
   readonly role?: PeerRole;
-  /** gqlgw rows whose config has [tracing]: the phase starts the OTLP sink (OTLP_SINK_PORT). */
+  /** gqlgw rows whose config has [tracing]: the phase starts the OTLP sink (OTLP_SINK_PORT). `nodeFlags`: more node flags. */
   readonly tracing?: boolean;
+  readonly nodeFlags?: readonly string[];
 }
 
 const blog = (id: string, label: string, more: Partial<RowSpec>): RowSpec => ({ id, label, phase: 'blog', ...more });
@@ -57,7 +58,7 @@ export const ROWS: readonly RowSpec[] = [
   revalidation('gqlgw-revalidate-off', 'gqlgw, cache ttl 1 s, revalidate = false', 'revalidate-off'),
   tiny('gqlgw-tiny', 'gqlgw, { __typename }', { config: 'batch' }),
   tiny('floor-tiny', 'empty handler (floor), { __typename }', { role: 'floor-tiny' }),
-  { id: 'gqlgw-live', label: 'gqlgw, SSE subscribers of a @poll @batch field', phase: 'live', config: 'live' },
+  { id: 'gqlgw-live', label: 'gqlgw, SSE subscribers of a @poll @batch field', phase: 'live', config: 'live', nodeFlags: ['--expose-gc'] },
 ];
 
 /** The connection counts of the shared-batching phase's scale curve, workload (a). */
@@ -118,7 +119,7 @@ export function startRow(row: RowSpec, backendUrl: string): Promise<StartedProce
     name: row.label,
     core: row.workers ? ALL_CORES : SERVER_CORE,
     command: process.execPath,
-    args: [...NODE_FLAGS, `--import=${pathToFileURL(distEntry('driver/alloc-meter.js')).href}`, ...script],
+    args: [...NODE_FLAGS, ...(row.nodeFlags ?? []), `--import=${pathToFileURL(distEntry('driver/alloc-meter.js')).href}`, ...script],
     ready: /listening on (\S+)/,
     cwd: ROOT_DIR,
     env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' },

@@ -57,8 +57,9 @@ export interface StartedProcess {
   readonly url: string;
   /** User + system CPU seconds of the process and its children (cluster workers), from /proc. */
   cpuSeconds(): number;
-  /** Peak resident memory (VmHWM) in MiB, summed over the process and its children. */
+  /** Peak resident memory (VmHWM) in MiB, summed over the process and its children; `rssMiB`: now (VmRSS). */
   peakRssMiB(): number;
+  rssMiB(): number;
   /** Young-generation bytes allocated since start, summed over the process and its children (driver/alloc-meter.ts); NaN when not metered. */
   allocatedBytes(): Promise<number>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
@@ -102,7 +103,7 @@ function cpuSecondsOf(pid: number): number {
   return stat === '' ? 0 : (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-const peakRssOf = (pid: number): number => Number(/^VmHWM:\s+(\d+) kB/m.exec(read(`/proc/${pid}/status`))?.[1] ?? Number.NaN) / 1024;
+const rssOf = (pid: number, f = 'HWM'): number => Number(RegExp(`^Vm${f}:\\s+(\\d+)`, 'm').exec(read(`/proc/${pid}/status`))?.[1]) / 1024;
 
 /** What alloc-meter.ts counted in `pid`: it is signalled and its answer file awaited (NaN: no meter answered within 2 s). */
 async function allocatedBytesOf(pid: number): Promise<number> {
@@ -170,7 +171,8 @@ export async function startProcess(options: StartOptions): Promise<StartedProces
     name: options.name,
     url: ready[1] ?? '',
     cpuSeconds: () => processTree(pid).reduce((sum, p) => sum + cpuSecondsOf(p), 0),
-    peakRssMiB: () => processTree(pid).reduce((sum, p) => sum + peakRssOf(p), 0),
+    peakRssMiB: () => processTree(pid).reduce((sum, p) => sum + rssOf(p), 0),
+    rssMiB: () => processTree(pid).reduce((sum, p) => sum + rssOf(p, 'RSS'), 0),
     allocatedBytes: async () => (await Promise.all(processTree(pid).map(allocatedBytesOf))).reduce((a, b) => a + b, 0),
     stop,
   };
