@@ -45,8 +45,8 @@ import type { Blueprint, Discriminator, FieldBlueprint, LookupBlueprint, Sideloa
 import { allowedClaims, compileAuthGuards, type AuthGuards } from './auth-guards.js';
 import { compileListSize } from '../../directives/list-size.js';
 import { compileLookups } from './lookups.js';
-import { compileFederation, prepareSubgraph } from './federation.js';
-import { compileFetchBlueprint, readKeySuffix } from './fetch-blueprint.js';
+import { compileFederation, prepareSubgraph, type PreparedSubgraph } from './federation.js';
+import { compileFetchBlueprint, readKeySuffix, type FetchBlueprintContext } from './fetch-blueprint.js';
 import { linkSideloads } from './sideloads.js';
 
 /**
@@ -55,68 +55,148 @@ import { linkSideloads } from './sideloads.js';
  * file:line:col and throws them together as a GatewayConfigError.
  */
 export function buildBlueprint(config: GatewayConfig): Blueprint {
-  const diagnostics: Diagnostic[] = [];
-  const definitions: DefinitionNode[] = [...parse(new Source(DIRECTIVE_DEFINITIONS, '<gqlgw directives>')).definitions];
-  const configName = shownPath(config.file);
-  const configText = safeRead(config.file);
-  const seen = new Set<string>();
-  const ownDefinitions = definitions.length;
-  for (const { entry, files } of expandSchemaGlobs(config.schema, dirname(config.file))) {
-    if (files.length === 0) {
-      const place = locateKey(configText, ['gateway'], 'schema');
-      diagnostics.push({ ...place, file: configName, message: `gateway.schema entry "${entry}" matches no file` });
-    }
-    for (const file of files) {
-      if (seen.has(file)) continue;
-      seen.add(file);
-      const name = shownPath(file);
-      try {
-        const doc = parse(new Source(readFileSync(file, 'utf8'), name));
-        for (const def of doc.definitions) {
-          if (def.kind === Kind.DIRECTIVE_DEFINITION && (DIRECTIVE_NAMES as readonly string[]).includes(def.name.value)) {
-            diagnostics.push(at(def, `@${def.name.value} is declared by the gateway; remove this declaration`));
-            continue;
-          }
-          definitions.push(def);
-        }
-      } catch (err) {
-        diagnostics.push(fromGraphQLError(err, name));
-      }
-    }
-  }
-  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
-  const linkProblems: Problem[] = [];
-  const subgraph = prepareSubgraph(definitions.slice(ownDefinitions), linkProblems);
-  for (const p of linkProblems)
-    diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
-  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
-  if (subgraph) definitions.splice(ownDefinitions, Infinity, ...subgraph.definitions);
-
-  const document: DocumentNode = { kind: Kind.DOCUMENT, definitions };
-  for (const err of validateSDL(document)) diagnostics.push(fromGraphQLError(withSdlSuggestion(err, document), configName));
-  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  const configFile = { file: shownPath(config.file), text: safeRead(config.file) };
+  const { definitions, ownDefinitions } = readDefinitions(config, configFile);
+  const subgraph = linkSubgraph(definitions, ownDefinitions, configFile.file);
   const problems: Problem[] = [];
-  const schema = withWireEnumValues(withExactScalars(buildASTSchema(document, { assumeValidSDL: true })), problems);
-  for (const err of validateSchema(schema)) diagnostics.push(fromGraphQLError(err, configName));
-  if (!schema.getQueryType()) diagnostics.push({ file: configName, line: 1, column: 1, message: 'the schema has no Query type' });
-  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  const schema = compileSchema(definitions, configFile.file, problems);
 
-  const fields = new Map<string, FieldBlueprint>();
-  const sourceNames = [...config.sources.keys()];
-  const objectTypes = Object.values(schema.getTypeMap()).filter((t): t is GraphQLObjectType => isObjectType(t) && !t.name.startsWith('__'));
   // First pass: every field's directive uses, so that placeholders can read any type's @from.
-  const usesByType = new Map<string, Map<string, Map<string, DirectiveUse>>>();
-  for (const type of objectTypes) {
+  const usesByType: UsesByType = new Map();
+  for (const type of objectTypesOf(schema)) {
     usesByType.set(type.name, new Map(Object.values(type.getFields()).map((f) => [f.name, directiveUses(schema, f, type.name, problems)])));
   }
   const readOf = (typeName: string, fieldName: string): readonly string[] =>
     fromSteps(usesByType.get(typeName)?.get(fieldName)?.get('from'), fieldName);
   const isFetched = (typeName: string, fieldName: string): boolean => usesByType.get(typeName)?.get(fieldName)?.has('fetch') ?? false;
   const selectSuffixes = selectSuffixesBySource(usesByType);
-  const authClaims = allowedClaims(config);
   const guards = compileAuthGuards(schema, usesByType, config, problems);
-  const mutationType = schema.getMutationType()?.name;
-  const live = { subscriptionType: schema.getSubscriptionType()?.name, webhookNames: [...config.webhooks.keys()] };
+  warnInterfaceDirectives(schema, problems);
+  const discriminators = compileDiscriminators(schema, problems);
+  const prefixRules = prefixRulesBySource(schema);
+  const scope: FieldScope = {
+    schema,
+    usesByType,
+    readOf,
+    isFetched,
+    sourceNames: [...config.sources.keys()],
+    authClaims: allowedClaims(config),
+    guards,
+    mutationType: schema.getMutationType()?.name,
+    live: { subscriptionType: schema.getSubscriptionType()?.name, webhookNames: [...config.webhooks.keys()] },
+    discriminators,
+    fetchContext: { config, prefixRules, selectSuffixes, inputWire: new InputWireNames(schema, problems) },
+    sideloadNodes: new Map(),
+    problems,
+  };
+  const fields = compileFields(scope);
+
+  linkSideloads(fields, scope.sideloadNodes, scope.mutationType, problems);
+  const diagnostics: Diagnostic[] = [
+    ...unknownAcceptedCoordinates(config.check.acceptNPlusOne, fields, configFile),
+    ...unknownAcceptedWarnings(config.check.accept, fields, configFile),
+  ];
+  const lookups = guardedLookups(compileLookups(schema, config, { readOf, isFetched }, problems), guards);
+  const federation = subgraph && compileFederation(schema, subgraph, lookups, problems);
+  for (const p of problems) diagnostics.push(problemDiagnostic(p, configFile.file));
+  if (diagnostics.length > 0) throw new GatewayConfigError(sortDiagnostics(diagnostics));
+  const acceptedWarnings = new Set([...config.check.accept, ...config.check.acceptNPlusOne.map((c) => `n-plus-one:${c}`)]);
+  return Object.freeze({ schema, fields, discriminators, acceptedWarnings, lookups, federation });
+}
+
+/** Per object type, per field, the gateway directives on it (directiveUses). */
+type UsesByType = Map<string, Map<string, Map<string, DirectiveUse>>>;
+
+/** What compiling one field needs of the whole schema (buildBlueprint gathers it once). */
+interface FieldScope {
+  readonly schema: GraphQLSchema;
+  readonly usesByType: UsesByType;
+  readonly readOf: FieldContext['readOf'];
+  readonly isFetched: FieldContext['isFetched'];
+  readonly sourceNames: string[];
+  readonly authClaims: FieldContext['authClaims'];
+  readonly guards: AuthGuards;
+  readonly mutationType: string | undefined;
+  readonly live: { subscriptionType: string | undefined; webhookNames: string[] };
+  readonly discriminators: ReadonlyMap<string, Discriminator>;
+  readonly fetchContext: FetchBlueprintContext;
+  /** Filled while compiling: each compiled @sideload and the directive it came from. */
+  readonly sideloadNodes: Map<SideloadBlueprint, ASTNode>;
+  readonly problems: Problem[];
+}
+
+/**
+ * The gateway's directive definitions followed by every definition of the schema files, in order.
+ * Throws the files' problems (no match for an entry, syntax errors, a redeclared gateway directive).
+ */
+function readDefinitions(
+  config: GatewayConfig,
+  configFile: { file: string; text: string },
+): { definitions: DefinitionNode[]; ownDefinitions: number } {
+  const diagnostics: Diagnostic[] = [];
+  const definitions: DefinitionNode[] = [...parse(new Source(DIRECTIVE_DEFINITIONS, '<gqlgw directives>')).definitions];
+  const ownDefinitions = definitions.length;
+  const seen = new Set<string>();
+  for (const { entry, files } of expandSchemaGlobs(config.schema, dirname(config.file))) {
+    if (files.length === 0) {
+      const place = locateKey(configFile.text, ['gateway'], 'schema');
+      diagnostics.push({ ...place, file: configFile.file, message: `gateway.schema entry "${entry}" matches no file` });
+    }
+    for (const file of files) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      readSchemaFile(file, definitions, diagnostics);
+    }
+  }
+  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  return { definitions, ownDefinitions };
+}
+
+/** Appends one schema file's definitions; a gateway directive it declares is a problem. */
+function readSchemaFile(file: string, definitions: DefinitionNode[], diagnostics: Diagnostic[]): void {
+  const name = shownPath(file);
+  try {
+    const doc = parse(new Source(readFileSync(file, 'utf8'), name));
+    for (const def of doc.definitions) {
+      if (def.kind === Kind.DIRECTIVE_DEFINITION && (DIRECTIVE_NAMES as readonly string[]).includes(def.name.value)) {
+        diagnostics.push(at(def, `@${def.name.value} is declared by the gateway; remove this declaration`));
+        continue;
+      }
+      definitions.push(def);
+    }
+  } catch (err) {
+    diagnostics.push(fromGraphQLError(err, name));
+  }
+}
+
+/** A federation subgraph's `@link`: replaces the user's definitions (after `ownDefinitions`) with the linked ones; throws its problems. */
+function linkSubgraph(definitions: DefinitionNode[], ownDefinitions: number, configName: string): PreparedSubgraph | undefined {
+  const linkProblems: Problem[] = [];
+  const subgraph = prepareSubgraph(definitions.slice(ownDefinitions), linkProblems);
+  if (linkProblems.length > 0) throw new GatewayConfigError(linkProblems.map((p) => problemDiagnostic(p, configName)));
+  if (subgraph) definitions.splice(ownDefinitions, Infinity, ...subgraph.definitions);
+  return subgraph;
+}
+
+/** The GraphQL schema of the definitions; throws SDL and schema errors. Exact scalars and wire enum values are applied. */
+function compileSchema(definitions: DefinitionNode[], configName: string, problems: Problem[]): GraphQLSchema {
+  const diagnostics: Diagnostic[] = [];
+  const document: DocumentNode = { kind: Kind.DOCUMENT, definitions };
+  for (const err of validateSDL(document)) diagnostics.push(fromGraphQLError(withSdlSuggestion(err, document), configName));
+  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  const schema = withWireEnumValues(withExactScalars(buildASTSchema(document, { assumeValidSDL: true })), problems);
+  for (const err of validateSchema(schema)) diagnostics.push(fromGraphQLError(err, configName));
+  if (!schema.getQueryType()) diagnostics.push({ file: configName, line: 1, column: 1, message: 'the schema has no Query type' });
+  if (diagnostics.length > 0) throw new GatewayConfigError(diagnostics);
+  return schema;
+}
+
+function objectTypesOf(schema: GraphQLSchema): GraphQLObjectType[] {
+  return Object.values(schema.getTypeMap()).filter((t): t is GraphQLObjectType => isObjectType(t) && !t.name.startsWith('__'));
+}
+
+/** A gateway directive on an interface field does nothing: a problem that says where to put it. */
+function warnInterfaceDirectives(schema: GraphQLSchema, problems: Problem[]): void {
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || !isInterfaceType(type)) continue;
     for (const field of Object.values(type.getFields())) {
@@ -130,83 +210,72 @@ export function buildBlueprint(config: GatewayConfig): Blueprint {
       }
     }
   }
-  const discriminators = compileDiscriminators(schema, problems);
-  const prefixRules = prefixRulesBySource(schema);
-  const fetchContext = { config, prefixRules, selectSuffixes, inputWire: new InputWireNames(schema, problems) };
-  const sideloadNodes = new Map<SideloadBlueprint, ASTNode>();
-  for (const type of objectTypes) {
+}
+
+/** Every field of every object type, by coordinate. */
+function compileFields(scope: FieldScope): Map<string, FieldBlueprint> {
+  const fields = new Map<string, FieldBlueprint>();
+  for (const type of objectTypesOf(scope.schema)) {
     const typeFields = Object.values(type.getFields());
-    const uses = usesByType.get(type.name)!;
     const parentFields = new Map(
-      typeFields.map((f) => [f.name, { jsonKey: readOf(type.name, f.name).join('.'), fetched: isFetched(type.name, f.name) }] as const),
+      typeFields.map(
+        (f) => [f.name, { jsonKey: scope.readOf(type.name, f.name).join('.'), fetched: scope.isFetched(type.name, f.name) }] as const,
+      ),
     );
     for (const field of typeFields) {
-      const coordinate = `${type.name}.${field.name}`;
       const ctx: FieldContext = {
-        coordinate,
+        coordinate: `${type.name}.${field.name}`,
         typeName: type.name,
         parentFields,
         argNames: new Set(field.args.map((a) => a.name)),
-        sourceNames,
+        sourceNames: scope.sourceNames,
         parentType: type,
         field,
-        readOf,
-        isFetched,
-        isMutation: type.name === mutationType,
+        readOf: scope.readOf,
+        isFetched: scope.isFetched,
+        isMutation: type.name === scope.mutationType,
         resultType: objectTypeOf(field.type),
-        authClaims,
+        authClaims: scope.authClaims,
       };
-      const compiled = compileFieldDirectives(field.name, uses.get(field.name)!, ctx, problems);
-      const invalidates = compileInvalidations(
-        repeatedUses(schema, field, 'invalidate', problems),
-        uses.get(field.name)!.has('fetch'),
-        ctx,
-        problems,
-      );
-      const fieldUses = uses.get(field.name)!;
-      const sideloads = compileSideloads(
-        repeatedUses(schema, field, 'sideload', problems),
-        { hasFetch: fieldUses.has('fetch'), hasBatch: fieldUses.has('batch'), response: compiled.fetch?.response === true },
-        ctx,
-        problems,
-      );
-      const fetch =
-        compiled.fetch && compileFetchBlueprint(field, { ...compiled, fetch: compiled.fetch, sideloads }, invalidates, fetchContext);
-      fetch?.sideloads?.forEach((s, i) => sideloadNodes.set(s, sideloads[i]!.node));
-      const named = getNamedType(field.type);
-      const namespace =
-        isObjectType(named) &&
-        !fieldUses.has('from') &&
-        !fieldUses.has('fetch') &&
-        Object.keys(named.getFields()).some((f) => isFetched(named.name, f));
-      const discriminator = isAbstractType(named) ? discriminators.get(named.name) : undefined;
-      fields.set(
-        coordinate,
-        Object.freeze({
-          coordinate,
-          typeName: type.name,
-          fieldName: field.name,
-          read: compiled.read,
-          fetch,
-          namespace,
-          discriminator,
-          auth: guards.field(coordinate, type.name, named.name, fetch),
-          listSize: fieldUses.has('listSize') ? compileListSize(fieldUses.get('listSize')!, ctx, problems) : undefined,
-          poll: compilePoll(fieldUses, { ...ctx, ...live }, problems),
-        }),
-      );
+      fields.set(ctx.coordinate, compileField(scope, ctx, field));
     }
   }
-  linkSideloads(fields, sideloadNodes, mutationType, problems);
-  const configFile = { file: configName, text: configText };
-  diagnostics.push(...unknownAcceptedCoordinates(config.check.acceptNPlusOne, fields, configFile));
-  diagnostics.push(...unknownAcceptedWarnings(config.check.accept, fields, configFile));
-  const lookups = guardedLookups(compileLookups(schema, config, { readOf, isFetched }, problems), guards);
-  const federation = subgraph && compileFederation(schema, subgraph, lookups, problems);
-  for (const p of problems) diagnostics.push(p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message });
-  if (diagnostics.length > 0) throw new GatewayConfigError(sortDiagnostics(diagnostics));
-  const acceptedWarnings = new Set([...config.check.accept, ...config.check.acceptNPlusOne.map((c) => `n-plus-one:${c}`)]);
-  return Object.freeze({ schema, fields, discriminators, acceptedWarnings, lookups, federation });
+  return fields;
+}
+
+/** One field's blueprint: its directives compiled in the context of its type. */
+function compileField(scope: FieldScope, ctx: FieldContext, field: GraphQLField<unknown, unknown>): FieldBlueprint {
+  const { schema, problems } = scope;
+  const fieldUses = scope.usesByType.get(ctx.typeName)!.get(field.name)!;
+  const compiled = compileFieldDirectives(field.name, fieldUses, ctx, problems);
+  const invalidates = compileInvalidations(repeatedUses(schema, field, 'invalidate', problems), fieldUses.has('fetch'), ctx, problems);
+  const sideloads = compileSideloads(
+    repeatedUses(schema, field, 'sideload', problems),
+    { hasFetch: fieldUses.has('fetch'), hasBatch: fieldUses.has('batch'), response: compiled.fetch?.response === true },
+    ctx,
+    problems,
+  );
+  const fetch =
+    compiled.fetch && compileFetchBlueprint(field, { ...compiled, fetch: compiled.fetch, sideloads }, invalidates, scope.fetchContext);
+  fetch?.sideloads?.forEach((s, i) => scope.sideloadNodes.set(s, sideloads[i]!.node));
+  const named = getNamedType(field.type);
+  const namespace =
+    isObjectType(named) &&
+    !fieldUses.has('from') &&
+    !fieldUses.has('fetch') &&
+    Object.keys(named.getFields()).some((f) => scope.isFetched(named.name, f));
+  return Object.freeze({
+    coordinate: ctx.coordinate,
+    typeName: ctx.typeName,
+    fieldName: field.name,
+    read: compiled.read,
+    fetch,
+    namespace,
+    discriminator: isAbstractType(named) ? scope.discriminators.get(named.name) : undefined,
+    auth: scope.guards.field(ctx.coordinate, ctx.typeName, named.name, fetch),
+    listSize: fieldUses.has('listSize') ? compileListSize(fieldUses.get('listSize')!, ctx, problems) : undefined,
+    poll: compilePoll(fieldUses, { ...ctx, ...scope.live }, problems),
+  });
 }
 
 /** Every union and interface with how its items tell their object type (its @from key, else `__typename`). */
@@ -299,6 +368,10 @@ function selectSuffixesBySource(
 function objectTypeOf(type: GraphQLOutputType): GraphQLObjectType | undefined {
   const named = getNamedType(type);
   return isObjectType(named) ? named : undefined;
+}
+
+function problemDiagnostic(p: Problem, configName: string): Diagnostic {
+  return p.node ? at(p.node, p.message) : { file: configName, line: 1, column: 1, message: p.message };
 }
 
 function at(node: ASTNode, message: string): Diagnostic {

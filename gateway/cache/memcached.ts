@@ -168,6 +168,23 @@ function classify(outcomes: ReadonlyArray<MemcachedReply<unknown>>, garbage: boo
   return closed ? 'closed' : undefined;
 }
 
+/** One tier's state: the pooled connection (opened on first use), its breaker, observers and calls in flight. */
+interface TierState {
+  readonly config: MemcachedConfig;
+  readonly events: MemcachedTierEvents;
+  readonly breaker: CircuitBreaker;
+  readonly inFlight: Set<Promise<unknown>>;
+  client: MemjsClient | undefined;
+  closed: boolean;
+}
+
+/** A write as it goes out: the stored key, the encoded entry and its keeping time. */
+interface MemcachedWrite {
+  readonly key: string;
+  readonly bytes: Buffer;
+  readonly ttlSeconds: number;
+}
+
 /**
  * Creates the tier; no connection is opened until the first call. Throws only for a config with
  * no servers (memjs would silently fall back to an environment variable or localhost). `clock` is
@@ -179,101 +196,21 @@ export function createMemcachedTier(
   clock: () => number = Date.now,
 ): MemcachedTier {
   if (config.servers.length === 0) throw new Error('[cache.memcached] servers must list at least one "host:port"');
-  const breaker = new CircuitBreaker(config.failureThreshold, config.cooldownMs, clock);
-  const inFlight = new Set<Promise<unknown>>();
-  let client: MemjsClient | undefined;
-  let closed = false;
-
-  const emit = (fire: () => void): void => {
-    try {
-      fire();
-    } catch {
-      // observers must not break the tier
-    }
+  const state: TierState = {
+    config,
+    events,
+    breaker: new CircuitBreaker(config.failureThreshold, config.cooldownMs, clock),
+    inFlight: new Set(),
+    client: undefined,
+    closed: false,
   };
-
-  const currentClient = (): MemjsClient => (client ??= openClient(config));
-
-  /**
-   * Reports a call's outcome to the breaker and the observers. A timeout or an error also drops
-   * the connection (other calls still on it fail with the same kind); garbage in well-formed
-   * answers leaves the protocol stream in step, so the connection is kept.
-   */
-  const report = (used: MemjsClient, kind: ReturnType<typeof classify>, operation: MemcachedOperation): void => {
-    if (kind === undefined) {
-      breaker.success();
-      return;
-    }
-    if (kind === 'closed') return;
-    breaker.failure();
-    emit(() => events.onFailure?.(kind, operation));
-    if (kind === 'garbage') return;
-    if (client === used) client = undefined;
-    destroyClient(used, kind);
-  };
-
-  const track = <T>(promise: Promise<T>): Promise<T> => {
-    inFlight.add(promise);
-    void promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
-    return promise;
-  };
-
-  async function fetchMany(keys: readonly string[]): Promise<Map<string, CacheEntry>> {
-    const hits = new Map<string, CacheEntry>();
-    const byStoredKey = new Map<string, string[]>();
-    for (const key of keys) {
-      const stored = memcachedKey(config.keyPrefix, key);
-      const originals = byStoredKey.get(stored);
-      if (originals) originals.push(key);
-      else byStoredKey.set(stored, [key]);
-    }
-    const storedKeys = [...byStoredKey.keys()];
-    const used = currentClient();
-    const outcomes = await callAllWithDeadline<string, Buffer | null>(storedKeys, config.timeoutMs, (stored, done) =>
-      used.get(stored, (error, value) => done(error, value)),
-    );
-    let garbage = false;
-    outcomes.forEach((outcome, i) => {
-      const stored = storedKeys[i];
-      if (outcome.status !== 'ok' || outcome.value === null || stored === undefined) return;
-      const decoded = decodeCacheEntry(outcome.value);
-      if (decoded.kind !== 'entry') {
-        if (decoded.kind === 'garbage') garbage = true;
-        return;
-      }
-      for (const key of byStoredKey.get(stored) ?? []) hits.set(key, decoded.entry);
-    });
-    report(used, classify(outcomes, garbage), 'get');
-    return hits;
-  }
-
-  async function storeMany(writes: ReadonlyArray<{ key: string; bytes: Buffer; ttlSeconds: number }>): Promise<void> {
-    const used = currentClient();
-    const outcomes = await callAllWithDeadline<(typeof writes)[number], boolean | null>(writes, config.timeoutMs, (write, done) =>
-      used.set(write.key, write.bytes, { expires: write.ttlSeconds }, (error, ok) => done(error, ok)),
-    );
-    report(used, classify(outcomes, false), 'set');
-  }
-
-  async function removeMany(keys: readonly string[]): Promise<boolean> {
-    const used = currentClient();
-    const outcomes = await callAllWithDeadline<string, boolean | null>(keys, config.timeoutMs, (key, done) =>
-      used.delete(key, (error, ok) => done(error, ok)),
-    );
-    const kind = classify(outcomes, false);
-    report(used, kind, 'delete');
-    return kind === undefined;
-  }
 
   return {
     async getMany(keys) {
-      if (closed || keys.length === 0) return new Map();
-      if (!breaker.tryPass()) {
-        emit(() => events.onSkip?.('get'));
-        return new Map();
-      }
+      if (state.closed || keys.length === 0) return new Map();
+      if (skipped(state, 'get')) return new Map();
       try {
-        return await track(fetchMany(keys));
+        return await track(state, fetchMany(state, keys));
       } catch {
         return new Map(); // memjs may throw synchronously (opening a client): a miss, never a rejection
       }
@@ -281,23 +218,11 @@ export function createMemcachedTier(
 
     setMany(entries) {
       try {
-        if (closed || entries.length === 0) return WRITTEN;
-        const writes: Array<{ key: string; bytes: Buffer; ttlSeconds: number }> = [];
-        const now = Date.now();
-        for (const { key, entry } of entries) {
-          const ms = keepMs(entry, now);
-          if (!(ms > 0)) continue;
-          const ttlSeconds = Math.min(Math.ceil(ms / 1000), MAX_RELATIVE_TTL_SECONDS);
-          const encoded = encodeCacheEntry(entry);
-          if (!encoded || encoded.jsonBytes > config.maxValueBytes) continue;
-          writes.push({ key: memcachedKey(config.keyPrefix, key), bytes: encoded.bytes, ttlSeconds });
-        }
+        if (state.closed || entries.length === 0) return WRITTEN;
+        const writes = encodeWrites(config, entries);
         if (writes.length === 0) return WRITTEN;
-        if (!breaker.tryPass()) {
-          emit(() => events.onSkip?.('set'));
-          return WRITTEN;
-        }
-        return track(storeMany(writes)).catch(() => undefined);
+        if (skipped(state, 'set')) return WRITTEN;
+        return track(state, storeMany(state, writes)).catch(() => undefined);
       } catch {
         // a write is best effort: nothing may reach the response
         return WRITTEN;
@@ -306,23 +231,126 @@ export function createMemcachedTier(
 
     async deleteMany(keys) {
       try {
-        if (closed || keys.length === 0) return keys.length === 0;
-        if (!breaker.tryPass()) {
-          emit(() => events.onSkip?.('delete'));
-          return false;
-        }
-        return await track(removeMany([...new Set(keys.map((key) => memcachedKey(config.keyPrefix, key)))]));
+        if (state.closed || keys.length === 0) return keys.length === 0;
+        if (skipped(state, 'delete')) return false;
+        return await track(state, removeMany(state, [...new Set(keys.map((key) => memcachedKey(config.keyPrefix, key)))]));
       } catch {
         return false; // memjs may throw synchronously (opening a client): not deleted, never a rejection
       }
     },
 
     async close() {
-      if (closed) return;
-      closed = true;
-      await Promise.allSettled([...inFlight]); // each bounded by timeoutMs
-      if (client) destroyClient(client, 'closed');
-      client = undefined;
+      if (state.closed) return;
+      state.closed = true;
+      await Promise.allSettled([...state.inFlight]); // each bounded by timeoutMs
+      if (state.client) destroyClient(state.client, 'closed');
+      state.client = undefined;
     },
   };
+}
+
+function emit(fire: () => void): void {
+  try {
+    fire();
+  } catch {
+    // observers must not break the tier
+  }
+}
+
+/** The breaker is open: the call is skipped (reported to onSkip) and true is returned. */
+function skipped(state: TierState, operation: MemcachedOperation): boolean {
+  if (state.breaker.tryPass()) return false;
+  emit(() => state.events.onSkip?.(operation));
+  return true;
+}
+
+function currentClient(state: TierState): MemjsClient {
+  return (state.client ??= openClient(state.config));
+}
+
+/**
+ * Reports a call's outcome to the breaker and the observers. A timeout or an error also drops
+ * the connection (other calls still on it fail with the same kind); garbage in well-formed
+ * answers leaves the protocol stream in step, so the connection is kept.
+ */
+function report(state: TierState, used: MemjsClient, kind: ReturnType<typeof classify>, operation: MemcachedOperation): void {
+  if (kind === undefined) {
+    state.breaker.success();
+    return;
+  }
+  if (kind === 'closed') return;
+  state.breaker.failure();
+  emit(() => state.events.onFailure?.(kind, operation));
+  if (kind === 'garbage') return;
+  if (state.client === used) state.client = undefined;
+  destroyClient(used, kind);
+}
+
+/** Keeps the call in the tier's calls in flight until it settles (close() waits for them). */
+function track<T>(state: TierState, promise: Promise<T>): Promise<T> {
+  state.inFlight.add(promise);
+  void promise.finally(() => state.inFlight.delete(promise)).catch(() => undefined);
+  return promise;
+}
+
+/** The entries worth writing, encoded: those past their keeping time or over maxValueBytes are left out. */
+function encodeWrites(config: MemcachedConfig, entries: Parameters<MemcachedTier['setMany']>[0]): MemcachedWrite[] {
+  const writes: MemcachedWrite[] = [];
+  const now = Date.now();
+  for (const { key, entry } of entries) {
+    const ms = keepMs(entry, now);
+    if (!(ms > 0)) continue;
+    const ttlSeconds = Math.min(Math.ceil(ms / 1000), MAX_RELATIVE_TTL_SECONDS);
+    const encoded = encodeCacheEntry(entry);
+    if (!encoded || encoded.jsonBytes > config.maxValueBytes) continue;
+    writes.push({ key: memcachedKey(config.keyPrefix, key), bytes: encoded.bytes, ttlSeconds });
+  }
+  return writes;
+}
+
+async function fetchMany(state: TierState, keys: readonly string[]): Promise<Map<string, CacheEntry>> {
+  const hits = new Map<string, CacheEntry>();
+  const byStoredKey = new Map<string, string[]>();
+  for (const key of keys) {
+    const stored = memcachedKey(state.config.keyPrefix, key);
+    const originals = byStoredKey.get(stored);
+    if (originals) originals.push(key);
+    else byStoredKey.set(stored, [key]);
+  }
+  const storedKeys = [...byStoredKey.keys()];
+  const used = currentClient(state);
+  const outcomes = await callAllWithDeadline<string, Buffer | null>(storedKeys, state.config.timeoutMs, (stored, done) =>
+    used.get(stored, (error, value) => done(error, value)),
+  );
+  let garbage = false;
+  outcomes.forEach((outcome, i) => {
+    const stored = storedKeys[i];
+    if (outcome.status !== 'ok' || outcome.value === null || stored === undefined) return;
+    const decoded = decodeCacheEntry(outcome.value);
+    if (decoded.kind !== 'entry') {
+      if (decoded.kind === 'garbage') garbage = true;
+      return;
+    }
+    for (const key of byStoredKey.get(stored) ?? []) hits.set(key, decoded.entry);
+  });
+  report(state, used, classify(outcomes, garbage), 'get');
+  return hits;
+}
+
+async function storeMany(state: TierState, writes: readonly MemcachedWrite[]): Promise<void> {
+  const used = currentClient(state);
+  const outcomes = await callAllWithDeadline<MemcachedWrite, boolean | null>(writes, state.config.timeoutMs, (write, done) =>
+    used.set(write.key, write.bytes, { expires: write.ttlSeconds }, (error, ok) => done(error, ok)),
+  );
+  report(state, used, classify(outcomes, false), 'set');
+}
+
+async function removeMany(state: TierState, keys: readonly string[]): Promise<boolean> {
+  const used = currentClient(state);
+  const outcomes = await callAllWithDeadline<string, boolean | null>(keys, state.config.timeoutMs, (key, done) =>
+    used.delete(key, (error, ok) => done(error, ok)),
+  );
+  const kind = classify(outcomes, false);
+  report(state, used, kind, 'delete');
+  return kind === undefined;
 }

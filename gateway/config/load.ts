@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { PACKAGE_VERSION } from './version.js';
-import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
+import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, MetricsConfig, SourceConfig } from './types.js';
 import { compileClaimHeader } from './claim-headers.js';
 import { checkClaimHeaders, readAuth, type ClaimHeaderUse } from './auth.js';
 import { readClientBudget } from './client-budget.js';
@@ -71,9 +71,51 @@ export function loadConfig(configPath: string): GatewayConfig {
  * is read (config/env.ts).
  */
 export function parseConfig(text: string, file: string, shownName = file, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  let doc: Record<string, unknown>;
+  const diagnostics: Diagnostic[] = [];
+  const doc = expandEnvironment(parseToml(text, shownName), { file: shownName, text }, env, diagnostics);
+  const configDoc: ConfigDocument = { file: shownName, text, diagnostics };
+  const root = new TableReader(doc, [], configDoc);
+  const table = (name: string): TableReader => root.table_(name) ?? new TableReader({}, [name], configDoc);
+
+  const gateway = readGateway(table('gateway'), file);
+  const { sources, claimUses } = readSources(root.table_('sources'), configDoc);
+  const cache = readCache(table('cache'));
+  const metrics = readMetrics(table('metrics'));
+  const cors = readCors(root.table_('cors'));
+  const check = readCheck(table('check'));
+  const limits = readLimits(table('limits'));
+  const auth = readAuth(root.table_('auth'), dirname(file));
+  const tracing = readTracing(root.table_('tracing'));
+  const clientBudget = readClientBudget(root.table_('rate_limit'));
+  const live = readLive(root.table_('subscriptions'), root.table_('webhooks'));
+  checkClaimHeaders(claimUses, auth);
+  root.finish();
+
+  if (diagnostics.length > 0) throw new GatewayConfigError([...diagnostics].sort((a, b) => a.line - b.line || a.column - b.column));
+  const { shutdownGraceMs, workers, ...served } = gateway;
+  return Object.freeze({
+    file,
+    ...served,
+    cors,
+    shutdownGraceMs,
+    workers,
+    sources,
+    cache,
+    metrics,
+    check,
+    limits,
+    auth,
+    tracing,
+    clientBudget,
+    subscriptions: live.subscriptions,
+    webhooks: live.webhooks,
+  });
+}
+
+/** The TOML document; a syntax error is thrown as a GatewayConfigError at its line and column. */
+function parseToml(text: string, shownName: string): Record<string, unknown> {
   try {
-    doc = parse(text) as Record<string, unknown>;
+    return parse(text) as Record<string, unknown>;
   } catch (err) {
     if (err instanceof TomlError) {
       const firstLine = err.message.split('\n')[0] ?? err.message;
@@ -81,12 +123,27 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     }
     throw err;
   }
-  const diagnostics: Diagnostic[] = [];
-  doc = expandEnvironment(doc, { file: shownName, text }, env, diagnostics);
-  const configDoc: ConfigDocument = { file: shownName, text, diagnostics };
-  const root = new TableReader(doc, [], configDoc);
+}
 
-  const gw = root.table_('gateway') ?? new TableReader({}, ['gateway'], configDoc);
+/** The keys of `[gateway]`. */
+type GatewayKeys = Pick<
+  GatewayConfig,
+  | 'host'
+  | 'port'
+  | 'schema'
+  | 'debugHeaders'
+  | 'introspection'
+  | 'graphiql'
+  | 'persistedDocuments'
+  | 'onlyPersisted'
+  | 'headersTimeoutMs'
+  | 'requestTimeoutMs'
+  | 'shutdownGraceMs'
+  | 'workers'
+>;
+
+/** `[gateway]`; `file` is the config file (persisted_documents is relative to its folder). */
+function readGateway(gw: TableReader, file: string): GatewayKeys {
   const host = gw.string('host', DEFAULTS.host, (v) => (v === '' ? 'must not be empty' : undefined));
   const port = gw.int('port', DEFAULTS.port, 0, 65535);
   const schema = gw.strings('schema', DEFAULTS.schema, true);
@@ -115,70 +172,102 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
   const shutdownGraceMs = gw.int('shutdown_grace_ms', DEFAULTS.shutdownGraceMs, 0, 600_000);
   const workers = gw.int('workers', DEFAULTS.workers, 1, DEFAULTS.maxWorkers);
   gw.finish();
+  return {
+    host,
+    port,
+    schema: Object.freeze([...schema]),
+    debugHeaders,
+    introspection,
+    graphiql,
+    persistedDocuments,
+    onlyPersisted,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    shutdownGraceMs,
+    workers,
+  };
+}
 
+/** `[sources.NAME]` tables, and the headers of theirs that read `{auth.…}` (checked against [auth] later). */
+function readSources(
+  sourcesTable: TableReader | undefined,
+  configDoc: ConfigDocument,
+): { sources: Map<string, SourceConfig>; claimUses: ClaimHeaderUse[] } {
   const sources = new Map<string, SourceConfig>();
   const claimUses: ClaimHeaderUse[] = [];
-  const sourcesTable = root.table_('sources');
   for (const [name, value] of sourcesTable?.entries() ?? []) {
     if (!isTable(value)) {
       sourcesTable!.problem(name, `sources.${name} must be a table ([sources.${name}])`);
       continue;
     }
-    const s = new TableReader(value, ['sources', name], configDoc);
-    if (!s.has('url')) s.problem(undefined, `sources.${name}.url is required`);
-    const url = s.string('url', 'http://127.0.0.1', checkUrl).replace(/\/+$/, '');
-    const forwardHeaders = s.strings('forward_headers', []).map((h) => h.toLowerCase());
-    const headers = sourceHeaders(s, name);
-    for (const h of headers.claims ?? []) {
-      if (forwardHeaders.includes(h.name))
-        s.problem('headers', `sources.${name}.headers: "${h.name}" reads {auth.…}, so it cannot also be forwarded; keep one`);
-      claimUses.push({ reader: s, source: name, header: h });
-    }
-    sources.set(name, {
-      name,
-      url,
-      timeoutMs: s.int('timeout_ms', DEFAULTS.timeoutMs, 1, 600_000),
-      forwardHeaders,
-      maxResponseBytes: s.int('max_response_bytes', DEFAULTS.maxResponseBytes, 1),
-      connections: s.int('connections', DEFAULTS.connections, 1, 10_000),
-      maxQueued: s.int('max_queued', DEFAULTS.maxQueued, 0, 1_000_000),
-      coalesce: s.bool('coalesce', true),
-      batchAcrossRequests: s.bool('batch_across_requests', true),
-      batchWindowMs: s.int('batch_window_ms', 0, 0, 60_000),
-      headers: headers.fixed,
-      claimHeaders: headers.claims,
-      perCaller: forwardHeaders.length > 0 || (headers.claims?.length ?? 0) > 0,
-      ...restSourceKeys(s, name),
-      ...sourceManners(s, name),
-    });
-    s.finish();
+    sources.set(name, readSource(new TableReader(value, ['sources', name], configDoc), name, claimUses));
   }
+  return { sources, claimUses };
+}
 
-  const cacheTable = root.table_('cache') ?? new TableReader({}, ['cache'], configDoc);
+/** One `[sources.NAME]`; its headers that read `{auth.…}` are appended to `claimUses`. */
+function readSource(s: TableReader, name: string, claimUses: ClaimHeaderUse[]): SourceConfig {
+  if (!s.has('url')) s.problem(undefined, `sources.${name}.url is required`);
+  const url = s.string('url', 'http://127.0.0.1', checkUrl).replace(/\/+$/, '');
+  const forwardHeaders = s.strings('forward_headers', []).map((h) => h.toLowerCase());
+  const headers = sourceHeaders(s, name);
+  for (const h of headers.claims ?? []) {
+    if (forwardHeaders.includes(h.name))
+      s.problem('headers', `sources.${name}.headers: "${h.name}" reads {auth.…}, so it cannot also be forwarded; keep one`);
+    claimUses.push({ reader: s, source: name, header: h });
+  }
+  const source: SourceConfig = {
+    name,
+    url,
+    timeoutMs: s.int('timeout_ms', DEFAULTS.timeoutMs, 1, 600_000),
+    forwardHeaders,
+    maxResponseBytes: s.int('max_response_bytes', DEFAULTS.maxResponseBytes, 1),
+    connections: s.int('connections', DEFAULTS.connections, 1, 10_000),
+    maxQueued: s.int('max_queued', DEFAULTS.maxQueued, 0, 1_000_000),
+    coalesce: s.bool('coalesce', true),
+    batchAcrossRequests: s.bool('batch_across_requests', true),
+    batchWindowMs: s.int('batch_window_ms', 0, 0, 60_000),
+    headers: headers.fixed,
+    claimHeaders: headers.claims,
+    perCaller: forwardHeaders.length > 0 || (headers.claims?.length ?? 0) > 0,
+    ...restSourceKeys(s, name),
+    ...sourceManners(s, name),
+  };
+  s.finish();
+  return source;
+}
+
+/** `[cache]` and `[cache.memcached]`. */
+function readCache(cacheTable: TableReader): GatewayConfig['cache'] {
   const l2MaxEntries = cacheTable.int('l2_max_entries', DEFAULTS.l2MaxEntries, 0);
   const l2MaxBytes = cacheTable.int('l2_max_bytes', DEFAULTS.l2MaxBytes, 1);
   // One bound for a value in any tier; [cache.memcached] max_value_bytes, when set, overrides it there.
   const maxValueBytes = cacheTable.int('max_value_bytes', DEFAULTS.memcachedMaxValueBytes, 1);
   const mc = cacheTable.table_('memcached');
-  let memcached: MemcachedConfig | undefined;
-  if (mc) {
-    const servers = mc.strings('servers', []);
-    if (servers.length === 0) mc.problem('servers', 'cache.memcached.servers must list at least one "host:port"');
-    for (const s of servers)
-      if (!/^[^\s:]+:\d+$/.test(s)) mc.problem('servers', `cache.memcached.servers entry "${s}" must be "host:port"`);
-    memcached = {
-      servers,
-      timeoutMs: mc.int('timeout_ms', DEFAULTS.memcachedTimeoutMs, 1, 60_000),
-      keyPrefix: mc.string('key_prefix', DEFAULTS.memcachedKeyPrefix, (v) => (/[\s]/.test(v) ? 'must not contain white space' : undefined)),
-      failureThreshold: mc.int('failure_threshold', DEFAULTS.memcachedFailureThreshold, 1),
-      cooldownMs: mc.int('cooldown_ms', DEFAULTS.memcachedCooldownMs, 0),
-      maxValueBytes: mc.int('max_value_bytes', maxValueBytes, 1),
-    };
-    mc.finish();
-  }
+  const memcached = mc && readMemcached(mc, maxValueBytes);
   cacheTable.finish();
+  return Object.freeze({ l2MaxEntries, l2MaxBytes, maxValueBytes, memcached });
+}
 
-  const metricsTable = root.table_('metrics') ?? new TableReader({}, ['metrics'], configDoc);
+/** `[cache.memcached]`; `maxValueBytes` is [cache]'s bound, its default. */
+function readMemcached(mc: TableReader, maxValueBytes: number): MemcachedConfig {
+  const servers = mc.strings('servers', []);
+  if (servers.length === 0) mc.problem('servers', 'cache.memcached.servers must list at least one "host:port"');
+  for (const s of servers) if (!/^[^\s:]+:\d+$/.test(s)) mc.problem('servers', `cache.memcached.servers entry "${s}" must be "host:port"`);
+  const memcached = {
+    servers,
+    timeoutMs: mc.int('timeout_ms', DEFAULTS.memcachedTimeoutMs, 1, 60_000),
+    keyPrefix: mc.string('key_prefix', DEFAULTS.memcachedKeyPrefix, (v) => (/[\s]/.test(v) ? 'must not contain white space' : undefined)),
+    failureThreshold: mc.int('failure_threshold', DEFAULTS.memcachedFailureThreshold, 1),
+    cooldownMs: mc.int('cooldown_ms', DEFAULTS.memcachedCooldownMs, 0),
+    maxValueBytes: mc.int('max_value_bytes', maxValueBytes, 1),
+  };
+  mc.finish();
+  return memcached;
+}
+
+/** `[metrics]`. */
+function readMetrics(metricsTable: TableReader): MetricsConfig {
   const metrics = {
     enabled: metricsTable.bool('enabled', true),
     path: metricsTable.string('path', DEFAULTS.metricsPath, (v) =>
@@ -197,40 +286,47 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
       : undefined,
   };
   metricsTable.finish();
+  return Object.freeze(metrics);
+}
 
-  const corsTable = root.table_('cors');
-  let cors: CorsConfig | undefined;
-  if (corsTable) {
-    const origins = corsTable.strings('origins', []);
-    if (origins.length === 0)
-      corsTable.problem('origins', 'cors.origins must list at least one origin ("https://app.example.com") or be ["*"]');
-    for (const o of origins) {
-      const bad = checkOrigin(o);
-      if (bad) corsTable.problem('origins', `cors.origins entry "${o}" ${bad}`);
-    }
-    const credentials = corsTable.bool('credentials', false);
-    if (credentials && origins.includes('*')) {
-      corsTable.problem(
-        'credentials',
-        'cors.credentials = true cannot be combined with origins = ["*"] (any site could read answers made with its visitors\' cookies); list the origins instead',
-      );
-    }
-    cors = Object.freeze({
-      origins: Object.freeze([...origins]),
-      credentials,
-      maxAgeS: corsTable.int('max_age_s', DEFAULTS.corsMaxAgeS, 0, 86_400),
-    });
-    corsTable.finish();
+/** `[cors]`; undefined without it. */
+function readCors(corsTable: TableReader | undefined): CorsConfig | undefined {
+  if (!corsTable) return undefined;
+  const origins = corsTable.strings('origins', []);
+  if (origins.length === 0)
+    corsTable.problem('origins', 'cors.origins must list at least one origin ("https://app.example.com") or be ["*"]');
+  for (const o of origins) {
+    const bad = checkOrigin(o);
+    if (bad) corsTable.problem('origins', `cors.origins entry "${o}" ${bad}`);
   }
+  const credentials = corsTable.bool('credentials', false);
+  if (credentials && origins.includes('*')) {
+    corsTable.problem(
+      'credentials',
+      'cors.credentials = true cannot be combined with origins = ["*"] (any site could read answers made with its visitors\' cookies); list the origins instead',
+    );
+  }
+  const cors = Object.freeze({
+    origins: Object.freeze([...origins]),
+    credentials,
+    maxAgeS: corsTable.int('max_age_s', DEFAULTS.corsMaxAgeS, 0, 86_400),
+  });
+  corsTable.finish();
+  return cors;
+}
 
-  const checkTable = root.table_('check') ?? new TableReader({}, ['check'], configDoc);
+/** `[check]`. */
+function readCheck(checkTable: TableReader): GatewayConfig['check'] {
   const check = Object.freeze({
     acceptNPlusOne: Object.freeze([...checkTable.strings('accept_n_plus_one', [])]),
     accept: Object.freeze([...checkTable.strings('accept', [])]),
   });
   checkTable.finish();
+  return check;
+}
 
-  const lim = root.table_('limits') ?? new TableReader({}, ['limits'], configDoc);
+/** `[limits]`. */
+function readLimits(lim: TableReader): LimitsConfig {
   const limits: LimitsConfig = {
     // At most 256: the bracket-nesting guard (2 × max_depth + 10) must stay far below what the recursive parser survives.
     maxDepth: lim.int('max_depth', DEFAULTS.limits.maxDepth, 1, 256),
@@ -249,40 +345,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     assumedListSize: lim.int('assumed_list_size', DEFAULTS.limits.assumedListSize, 0),
   };
   lim.finish();
-  const auth = readAuth(root.table_('auth'), dirname(file));
-  const tracing = readTracing(root.table_('tracing'));
-  const clientBudget = readClientBudget(root.table_('rate_limit'));
-  const live = readLive(root.table_('subscriptions'), root.table_('webhooks'));
-  checkClaimHeaders(claimUses, auth);
-  root.finish();
-
-  if (diagnostics.length > 0) throw new GatewayConfigError([...diagnostics].sort((a, b) => a.line - b.line || a.column - b.column));
-  return Object.freeze({
-    file,
-    host,
-    port,
-    schema: Object.freeze([...schema]),
-    debugHeaders,
-    introspection,
-    graphiql,
-    persistedDocuments,
-    onlyPersisted,
-    headersTimeoutMs,
-    requestTimeoutMs,
-    cors,
-    shutdownGraceMs,
-    workers,
-    sources,
-    cache: Object.freeze({ l2MaxEntries, l2MaxBytes, maxValueBytes, memcached }),
-    metrics: Object.freeze(metrics),
-    check,
-    limits: Object.freeze(limits),
-    auth,
-    tracing,
-    clientBudget,
-    subscriptions: live.subscriptions,
-    webhooks: live.webhooks,
-  });
+  return Object.freeze(limits);
 }
 
 /** undefined for "*" or a bare origin (`scheme://host[:port]`), else what is wrong. */

@@ -5,6 +5,17 @@ import { ImportError, formatPlace } from './problems.js';
 /** A source name gateway.toml can hold as `[sources.NAME]` without quotes. */
 const SOURCE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
+/** Where the command prints: the process's stdout and stderr for the CLI. */
+export interface CommandOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const PROCESS_OUTPUT: CommandOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
 /**
  * `gqlgw import openapi SPEC --source NAME --out DIR`: writes the files into DIR (created when
  * missing), prints the TOML to add on stdout, warnings and a summary on stderr. Exit 0 when
@@ -14,10 +25,11 @@ export async function importCommand(
   positionals: readonly string[],
   flags: { source?: string; out?: string },
   usage: string,
+  output: CommandOutput = PROCESS_OUTPUT,
 ): Promise<number> {
   const [kind, spec, ...extra] = positionals;
   const fail = (message: string): number => {
-    process.stderr.write(`gqlgw import: ${message}\n${usage}`);
+    output.stderr(`gqlgw import: ${message}\n${usage}`);
     return 2;
   };
   if (kind !== 'openapi')
@@ -35,24 +47,22 @@ export async function importCommand(
     result = await importOpenApi(spec, flags.source);
   } catch (err) {
     if (!(err instanceof ImportError)) throw err;
-    process.stderr.write(`gqlgw import: ${formatPlace(err.file, err.pointer, err.message)}; nothing was written\n`);
+    output.stderr(`gqlgw import: ${formatPlace(err.file, err.pointer, err.message)}; nothing was written\n`);
     return 1;
   }
   try {
     mkdirSync(flags.out, { recursive: true });
     for (const [name, text] of result.files) writeFileSync(join(flags.out, name), text);
   } catch (err) {
-    process.stderr.write(
-      `gqlgw import: cannot write to --out ${flags.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
-    );
+    output.stderr(`gqlgw import: cannot write to --out ${flags.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
     return 1;
   }
-  for (const w of result.warnings) process.stderr.write(`warning: ${formatPlace(spec, w.pointer, w.message)}\n`);
+  for (const w of result.warnings) output.stderr(`warning: ${formatPlace(spec, w.pointer, w.message)}\n`);
   const glob = `${flags.out.replace(/\/+$/, '')}/*.graphqls`;
-  process.stdout.write(`# Add to gateway.toml (and "${glob}" to [gateway] schema):\n${result.sourceTable}`);
+  output.stdout(`# Add to gateway.toml (and "${glob}" to [gateway] schema):\n${result.sourceTable}`);
   const { query, mutation, types } = result.counts;
   const counted = `${counting(query, 'Query field')}, ${counting(mutation, 'Mutation field')}, ${counting(types, 'type')}`;
-  process.stderr.write(
+  output.stderr(
     `gqlgw import: wrote ${counting(result.files.size, 'file')} to ${flags.out}: ${counted}; ${counting(result.warnings.length, 'warning')}\n`,
   );
   return 0;

@@ -53,9 +53,25 @@ export interface MetricSet {
   readonly upstreamRateLimited: HotCounter<'source' | 'reason'>;
 }
 
-/** Registers gqlgw's own metrics (not the Node process ones) in `registry`. */
+/**
+ * Registers gqlgw's own metrics (not the Node process ones) in `registry`, group by group in this
+ * order (the order of /metrics).
+ */
 export function defineMetrics(registry: Registry): MetricSet {
   const registers = [registry];
+  return {
+    ...lookupMetrics(registers),
+    ...operationMetrics(registers),
+    ...entranceMetrics(registers),
+    ...sourceMannerMetrics(registers),
+  };
+}
+
+/** Where a group registers its metrics. */
+type Registers = Registry[];
+
+/** Lookups per field and source: subrequests, batches, cache tiers, dedupe and coalescing. */
+function lookupMetrics(registers: Registers) {
   /** A counter of lookups per field and source (the labels of most per-field series). */
   const perField = (name: string, help: string) => new HotCounter({ name, help, labelNames: ['coordinate', 'source'] as const, registers });
   return {
@@ -121,6 +137,12 @@ export function defineMetrics(registry: Registry): MetricSet {
       'gqlgw_cache_missing_served_total',
       'Lookups answered by a remembered miss (@cache(missing)): null, or NOT_FOUND for a non-null field.',
     ),
+  };
+}
+
+/** Per GraphQL operation, by its capped name: duration, rounds, subrequests and batches. */
+function operationMetrics(registers: Registers) {
+  return {
     operationDuration: new HotHistogram({
       name: 'gqlgw_operation_duration_seconds',
       help: 'Execution time of GraphQL operations; operation is the capped operation name or "anonymous".',
@@ -149,6 +171,12 @@ export function defineMetrics(registry: Registry): MetricSet {
       buckets: SUBREQUEST_BUCKETS,
       registers,
     }),
+  };
+}
+
+/** The process as a whole: the memcached tier, the metrics listener, the GraphQL entrance and tracing. */
+function entranceMetrics(registers: Registers) {
+  return {
     cacheTierFailures: new HotCounter({
       name: 'gqlgw_cache_tier_failures_total',
       help: 'Failed calls to memcached: a get served as misses, a set dropped, a delete (@invalidate) not confirmed. kind is timeout, error or garbage; call is get, set or delete.',
@@ -187,6 +215,12 @@ export function defineMetrics(registry: Registry): MetricSet {
       help: 'Finished trace spans never exported: the export queue was full, or their export failed or timed out ([tracing]).',
       registers,
     }),
+  };
+}
+
+/** How sources are called beyond lookups: revalidations, redirects, and the client and source rate limits. */
+function sourceMannerMetrics(registers: Registers) {
+  return {
     revalidations: new HotCounter({
       name: 'gqlgw_cache_revalidations_total',
       help: 'Conditional refetches (If-None-Match / If-Modified-Since) of expired or stale cache entries, background refreshes included; result is "not_modified" (a 304 renewed the entry) or "modified".',

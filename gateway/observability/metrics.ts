@@ -79,13 +79,57 @@ export function createMetrics(): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: DEFAULT_METRICS_PREFIX });
   const set = defineMetrics(registry);
-  const labels = {
+  const labels: MetricLabels = {
     coordinate: new BoundedLabel(MAX_COORDINATE_LABELS, isFieldCoordinate),
     source: new BoundedLabel(MAX_SOURCE_LABELS, isSourceName),
     code: new BoundedLabel(MAX_CODE_LABELS, isErrorCode),
   };
+  const guarded = guardedBy(set);
+  // One label object per label set (bounded like the labels), so hot-metrics.ts finds its child by identity.
+  const operationLabels = new Map<string, { readonly operation: string }>();
+  const operations = new OperationLabels(MAX_OPERATION_LABELS, OPERATION_LABEL_HALF_LIFE_MS, (name) => {
+    const at = operationLabels.get(name) ?? { operation: name };
+    operationLabels.delete(name);
+    for (const series of [set.operationDuration, set.operationRounds, set.operationSubrequests, set.operationBatches]) series.remove(at);
+  });
+  const answerLabels = new Map<string, { readonly status: string; readonly code: string }>();
+
+  return {
+    registry,
+    listener: createListener({ set, labels, guarded, operations, operationLabels }),
+    contentType: registry.contentType,
+    onCacheTierFailure: guarded((kind: MemcachedFailureKind, operation?: MemcachedOperation) => {
+      set.cacheTierFailures.inc({ kind: oneOf(kind, MEMCACHED_FAILURE_KINDS), call: oneOf(operation, MEMCACHED_OPERATIONS) });
+    }),
+    onCacheTierSkip: guarded((operation?: MemcachedOperation) => {
+      set.cacheTierSkips.inc({ call: oneOf(operation, MEMCACHED_OPERATIONS) });
+    }),
+    onHttpAnswer: guarded((status: number, code: string) => {
+      const shownStatus = Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : OTHER_LABEL;
+      const shownCode = labels.code.value(String(code));
+      set.httpRequests.inc(stableLabels(answerLabels, `${shownStatus} ${shownCode}`, () => ({ status: shownStatus, code: shownCode })));
+    }),
+    onFastPath: guarded(() => set.fastPath.inc()),
+    onDocumentParsed: guarded(() => set.documentsParsed.inc()),
+    pinOperations: (names) => operations.pin(names),
+    onSpansDropped: guarded((spans: number) => set.tracingDroppedSpans.inc(count(spans) ?? 1)),
+    render: () => registry.metrics(),
+  };
+}
+
+/** The bounded labels whose values come from the schema, the config and the answers. */
+interface MetricLabels {
+  readonly coordinate: BoundedLabel;
+  readonly source: BoundedLabel;
+  readonly code: BoundedLabel;
+}
+
+/** Wraps a recorder so that it never throws: a failure counts in gqlgw_metrics_listener_errors_total instead. */
+type Guard = <F extends (...args: never[]) => void>(record: F) => F;
+
+function guardedBy(set: MetricSet): Guard {
   // Two fixed parameters (every recorder takes at most two): no rest array per event.
-  const guarded = <F extends (...args: never[]) => void>(record: F): F => {
+  return <F extends (...args: never[]) => void>(record: F): F => {
     const call = record as unknown as (a: unknown, b: unknown) => void;
     return ((a: unknown, b: unknown): void => {
       try {
@@ -99,21 +143,23 @@ export function createMetrics(): GatewayMetrics {
       }
     }) as unknown as F;
   };
+}
 
-  const BUDGET_REASON = { reason: 'budget' } as const;
-  const COST_REASON = { reason: 'cost' } as const;
+const BUDGET_REASON = { reason: 'budget' } as const;
+const COST_REASON = { reason: 'cost' } as const;
+
+/** The executor's listener: every event recorded in `set`, through the bounded labels. */
+function createListener(parts: {
+  readonly set: MetricSet;
+  readonly labels: MetricLabels;
+  readonly guarded: Guard;
+  readonly operations: OperationLabels;
+  readonly operationLabels: Map<string, { readonly operation: string }>;
+}): Required<ExecutionListener> {
+  const { set, labels, guarded, operations, operationLabels } = parts;
   const sites = new SiteLabels(labels.coordinate, labels.source);
-  // One label object per label set (bounded like the labels), so hot-metrics.ts finds its child by identity.
-  const operationLabels = new Map<string, { readonly operation: string }>();
-  const operations = new OperationLabels(MAX_OPERATION_LABELS, OPERATION_LABEL_HALF_LIFE_MS, (name) => {
-    const at = operationLabels.get(name) ?? { operation: name };
-    operationLabels.delete(name);
-    for (const series of [set.operationDuration, set.operationRounds, set.operationSubrequests, set.operationBatches]) series.remove(at);
-  });
-  const answerLabels = new Map<string, { readonly status: string; readonly code: string }>();
   const where = (event: { coordinate: string; source: string }) => sites.of(event).at;
-
-  const listener: Required<ExecutionListener> = {
+  return {
     onSubrequest: guarded((event: SubrequestEvent) => recordSubrequest(set, sites.of(event), event)),
     onCache: guarded((event: CacheEvent) => {
       set.cacheRequests.inc(sites.of(event).cacheLabels(event.tier, event.hit === true), count(event.count ?? 1) ?? 1);
@@ -150,28 +196,6 @@ export function createMetrics(): GatewayMetrics {
         event,
       );
     }),
-  };
-
-  return {
-    registry,
-    listener,
-    contentType: registry.contentType,
-    onCacheTierFailure: guarded((kind: MemcachedFailureKind, operation?: MemcachedOperation) => {
-      set.cacheTierFailures.inc({ kind: oneOf(kind, MEMCACHED_FAILURE_KINDS), call: oneOf(operation, MEMCACHED_OPERATIONS) });
-    }),
-    onCacheTierSkip: guarded((operation?: MemcachedOperation) => {
-      set.cacheTierSkips.inc({ call: oneOf(operation, MEMCACHED_OPERATIONS) });
-    }),
-    onHttpAnswer: guarded((status: number, code: string) => {
-      const shownStatus = Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : OTHER_LABEL;
-      const shownCode = labels.code.value(String(code));
-      set.httpRequests.inc(stableLabels(answerLabels, `${shownStatus} ${shownCode}`, () => ({ status: shownStatus, code: shownCode })));
-    }),
-    onFastPath: guarded(() => set.fastPath.inc()),
-    onDocumentParsed: guarded(() => set.documentsParsed.inc()),
-    pinOperations: (names) => operations.pin(names),
-    onSpansDropped: guarded((spans: number) => set.tracingDroppedSpans.inc(count(spans) ?? 1)),
-    render: () => registry.metrics(),
   };
 }
 

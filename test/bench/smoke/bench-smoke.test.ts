@@ -12,16 +12,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { startBackend } from '../../bench/backend.js';
-import { NoiseCheck } from '../../bench/driver/noise.js';
-import { runOpenLoop } from '../../bench/driver/open-loop.js';
-import type { StartedProcess } from '../../bench/driver/processes.js';
-import { backendRequestCount, checkAnswer, queryOnce, serviceStats, verifyServer } from '../../bench/driver/verify.js';
-import { checkWrk, runWrk } from '../../bench/driver/wrk.js';
-import { startOtlpSink } from '../../bench/otlp-sink.js';
-import { runLive } from '../../bench/live.js';
-import { startRole } from '../../bench/peers/roles.js';
-import { configProblem, ROWS, startRow } from '../../bench/rows.js';
+import { startBackend } from '../../../bench/backend.js';
+import { NoiseCheck } from '../../../bench/driver/noise.js';
+import { runOpenLoop } from '../../../bench/driver/open-loop.js';
+import type { StartedProcess } from '../../../bench/driver/processes.js';
+import { backendRequestCount, checkAnswer, queryOnce, serviceStats, verifyServer } from '../../../bench/driver/verify.js';
+import { checkWrk, runWrk } from '../../../bench/driver/wrk.js';
+import { startOtlpSink } from '../../../bench/otlp-sink.js';
+import { runLive } from '../../../bench/live.js';
+import { startRole } from '../../../bench/peers/roles.js';
+import { configProblem, ROWS, startRow } from '../../../bench/rows.js';
 import {
   EXPECTED_ANSWER,
   EXPECTED_BODY,
@@ -31,10 +31,10 @@ import {
   TINY_BODY,
   TINY_REQUEST,
   lookupRequest,
-} from '../../bench/shared/data.js';
-import { listen, readBody, type Listening } from '../../bench/shared/http.js';
-import { BENCH_SRC_DIR } from '../../bench/shared/paths.js';
-import { pollUntil } from '../support/wait.js';
+} from '../../../bench/shared/data.js';
+import { listen, readBody, type Listening } from '../../../bench/shared/http.js';
+import { BENCH_SRC_DIR } from '../../../bench/shared/paths.js';
+import { pollUntil } from '../../support/wait.js';
 
 const getJson = async (url: string): Promise<unknown> => (await request(url)).body.json();
 const blogProbes = (n: number): Array<{ request: string; expected: unknown }> =>
