@@ -1,5 +1,6 @@
-import { GraphQLError, getVariableValues, type DocumentNode, type ExecutionResult } from 'graphql';
+import { getVariableValues, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Blueprint } from '../blueprint/types.js';
+import { CODE, subrequestLimit, UNCODED_ERROR } from '../errors.js';
 import type { Abortable } from '../upstream/canceller.js';
 import { ByteBudget } from '../upstream/byte-budget.js';
 import { buildPlan } from '../plan/build.js';
@@ -151,7 +152,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         return executed;
       },
       (err: unknown) => {
-        observer.ended('INTERNAL_SERVER_ERROR');
+        observer.ended(CODE.INTERNAL_SERVER_ERROR);
         throw err;
       },
     );
@@ -263,7 +264,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       if (err instanceof ResponseLimitError) {
         result = { errors: [responseLimitError(err)] };
       } else if (err instanceof SubrequestLimitError) {
-        result = { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };
+        result = { errors: [subrequestLimit(err.message, err.limit)] };
       } else {
         throw err;
       }
@@ -285,5 +286,5 @@ export function createExecutor(options: ExecutorOptions): Executor {
 function requestErrorCode(result: ExecutionResult): string | undefined {
   if (!result.errors?.length || result.data !== undefined || !('errors' in result)) return undefined;
   const code = result.errors[0]!.extensions?.code;
-  return typeof code === 'string' ? code : 'GRAPHQL_ERROR';
+  return typeof code === 'string' ? code : UNCODED_ERROR;
 }

@@ -14,6 +14,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import { internalError } from '../errors.js';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { expandedFieldCount } from '../plan/measure.js';
@@ -165,9 +166,7 @@ function fetchedResolver(field: OutcomeField): GraphQLFieldResolver<unknown, Sha
     let outcome = ctx.store.get(source as object, info.fieldNodes[0]!);
     for (let i = 1; !outcome && i < info.fieldNodes.length; i++) outcome = ctx.store.get(source as object, info.fieldNodes[i]!);
     if (outcome === undefined) {
-      throw new GraphQLError(`internal: ${info.parentType.name}.${info.fieldName} was not fetched`, {
-        extensions: { code: 'INTERNAL_SERVER_ERROR' },
-      });
+      throw internalError(`internal: ${info.parentType.name}.${info.fieldName} was not fetched`);
     }
     const value = fieldValue(outcome, field, ctx.debugHeaders);
     if (value instanceof GraphQLError) throw value;
