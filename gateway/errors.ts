@@ -145,3 +145,23 @@ export const responseLimit = (message: string, key: string, value: number): Grap
   limitError(CODE.RESPONSE_LIMIT, message, { limit: { key, value } });
 /** SUBSCRIPTION_LIMIT: over [subscriptions] max_per_connection or max_total. */
 export const subscriptionLimit = (message: string): GraphQLError => limitError(CODE.SUBSCRIPTION_LIMIT, message);
+
+// Value errors.
+
+/**
+ * A value a source answered that does not fit its schema type, refused by a hook gqlgw owns (a
+ * custom scalar's `serialize`, execute/shape.ts): UPSTREAM_BAD_RESPONSE, carried by the error
+ * itself so that execute/value-errors.ts need not read the engine's wording. Its message is the
+ * detail (debug mode only); `shown` is what a client reads, never the value. It carries no
+ * `extensions`: the engine's located copy would inherit them and be taken as already presented.
+ */
+export class ValueError extends GraphQLError {
+  readonly code = CODE.UPSTREAM_BAD_RESPONSE;
+
+  constructor(
+    detail: string,
+    readonly shown: string,
+  ) {
+    super(detail);
+  }
+}

@@ -24,7 +24,7 @@ import { isInheritedName, ownValue, readDotted } from '../../directives/dotted.j
 import { fieldValue, type OutcomeField } from '../upstream/outcome.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { deeperThan } from './value-depth.js';
-import { NESTED_DEEPER } from './value-errors.js';
+import { nestedTooDeep } from './value-errors.js';
 import { compileDataWriter, type DataWriter } from './write-data.js';
 import type { WriteMeter } from './answer-size.js';
 import { readingEntities } from './shape-entities.js';
@@ -140,7 +140,7 @@ function ownKeyField(
 /**
  * A custom scalar whose values (passed through from the source, as deep as the source made them:
  * the schema does not bound them) are refused past `maxJsonDepth` levels, before anything
- * recursive writes them; execute/value-errors.ts makes it UPSTREAM_BAD_RESPONSE at its path.
+ * recursive writes them, with a ValueError (UPSTREAM_BAD_RESPONSE at its path, execute/value-errors.ts).
  */
 function boundedScalar(type: GraphQLScalarType, maxJsonDepth: number): GraphQLScalarType {
   const config = type.toConfig();
@@ -148,7 +148,7 @@ function boundedScalar(type: GraphQLScalarType, maxJsonDepth: number): GraphQLSc
   return new GraphQLScalarType({
     ...config,
     serialize: (value) => {
-      if (deeperThan(value, maxJsonDepth)) throw new GraphQLError(`${NESTED_DEEPER} ${maxJsonDepth} levels`);
+      if (deeperThan(value, maxJsonDepth)) throw nestedTooDeep(maxJsonDepth);
       return serialize(value);
     },
   });
