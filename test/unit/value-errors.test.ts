@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { buildSchema, execute, GraphQLError, GraphQLScalarType, parse, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { ValueError } from '../../gateway/errors.js';
-import { engineValueError, nestedTooDeep, NON_NULL, REPEATED_NAME } from '../../gateway/execute/value-errors.js';
+import { engineValueError, nestedTooDeep, type EngineValueError, NON_NULL, REPEATED_NAME } from '../../gateway/execute/value-errors.js';
 
 const SDL = `
 scalar JSON
@@ -57,6 +57,29 @@ function messages(result: ExecutionResult): string[] {
   return (result.errors ?? []).map((e) => `${e.path?.join('.')}: ${e.message}`).sort();
 }
 
+/** What the fallback reads of each engine's message, by path, where both engines agree. */
+const READS: Record<string, EngineValueError | undefined> = {
+  c: { kind: 'scalar', type: 'Color' },
+  i: { kind: 'scalar', type: 'Int' },
+  s: { kind: 'scalar', type: 'String' },
+  item: { kind: 'abstract', type: 'Item' },
+  pick: { kind: 'abstract', type: 'Pick' },
+  l: { kind: 'list' },
+  o: { kind: 'object', type: 'User' },
+  'users.0': { kind: 'object', type: 'User' },
+};
+
+function errorAt(result: ExecutionResult, path: string): GraphQLError {
+  const error = result.errors?.find((e) => e.path?.join('.') === path);
+  assert.ok(error, path);
+  return error;
+}
+
+/** engineValueError of the message at each path is what `reads` says (undefined: not read as a value error). */
+function assertReads(result: ExecutionResult, reads: Record<string, EngineValueError | undefined>): void {
+  for (const [path, expected] of Object.entries(reads)) assert.deepEqual(engineValueError(errorAt(result, path).message), expected, path);
+}
+
 async function bothEngines(): Promise<{ js: ExecutionResult; jit: ExecutionResult }> {
   const schema = hooked();
   const document = parse(QUERY);
@@ -82,24 +105,15 @@ test('graphql-js: the exact messages of its value checks, and what the fallback 
     'user.name: Cannot return null for non-nullable field User.name.',
     'users.0: Expected value of type "User" but got: 5.',
   ]);
-  const read = (path: string) => engineValueError(js.errors!.find((e) => e.path?.join('.') === path)!.message);
-  assert.deepEqual(read('c'), { kind: 'scalar', type: 'Color' });
-  assert.deepEqual(read('i'), { kind: 'scalar', type: 'Int' });
-  assert.deepEqual(read('s'), { kind: 'scalar', type: 'String' });
-  assert.deepEqual(read('item'), { kind: 'abstract', type: 'Item' });
-  assert.deepEqual(read('pick'), { kind: 'abstract', type: 'Pick' });
-  assert.deepEqual(read('l'), { kind: 'list' });
-  assert.deepEqual(read('o'), { kind: 'object', type: 'User' });
-  assert.deepEqual(read('users.0'), { kind: 'object', type: 'User' });
-  assert.equal(read('j'), undefined, 'graphql-js words a serializer that returns nothing its own way: not read as a value error');
+  assertReads(js, { ...READS, j: undefined });
   // gqlgw's own hook: graphql-js keeps its ValueError, code and all, as the located error's original.
-  const deep = js.errors!.find((e) => e.path?.join('.') === 'deep')!;
+  const deep = errorAt(js, 'deep');
   assert.ok(deep.originalError instanceof ValueError);
   assert.equal(deep.originalError.code, 'UPSTREAM_BAD_RESPONSE');
   assert.equal(deep.originalError.shown, 'the source answered a value nested deeper than 3 levels (limits.max_json_depth)');
   assert.equal(deep.extensions.code, undefined, 'the located copy inherits no extensions');
   // The non-null error: a plain Error located at the path, named once.
-  const nonNull = js.errors!.find((e) => e.path?.join('.') === 'user.name')!;
+  const nonNull = errorAt(js, 'user.name');
   assert.match(nonNull.message, NON_NULL);
   assert.ok(nonNull.originalError !== undefined && !(nonNull.originalError instanceof GraphQLError));
 });
@@ -119,19 +133,10 @@ test('graphql-jit: the exact messages of its value checks, and what the fallback
     'user.name: Cannot return null for non-nullable field User.(name,name).',
     'users.0: Expected value of type "User" but got: 5.',
   ]);
-  const read = (path: string) => engineValueError(jit.errors!.find((e) => e.path?.join('.') === path)!.message);
-  assert.deepEqual(read('c'), { kind: 'scalar', type: 'Color' });
-  assert.deepEqual(read('i'), { kind: 'scalar', type: 'Int' });
-  assert.deepEqual(read('s'), { kind: 'scalar', type: 'String' });
-  assert.deepEqual(read('j'), { kind: 'scalar', type: 'JSON' });
-  assert.deepEqual(read('item'), { kind: 'abstract', type: 'Item' });
-  assert.deepEqual(read('pick'), { kind: 'abstract', type: 'Pick' });
-  assert.deepEqual(read('l'), { kind: 'list' });
-  assert.deepEqual(read('o'), { kind: 'object', type: 'User' });
-  assert.deepEqual(read('users.0'), { kind: 'object', type: 'User' });
+  assertReads(jit, { ...READS, j: { kind: 'scalar', type: 'JSON' } });
   // graphql-jit keeps only a serializer's message, not its error: gqlgw's own wording is read then.
-  const deep = jit.errors!.find((e) => e.path?.join('.') === 'deep')!;
+  const deep = errorAt(jit, 'deep');
   assert.ok(!(deep.originalError instanceof ValueError));
   assert.equal(engineValueError(deep.message), undefined, "gqlgw's own wording, not an engine's");
-  assert.match(jit.errors!.find((e) => e.path?.join('.') === 'user.name')!.message, REPEATED_NAME);
+  assert.match(errorAt(jit, 'user.name').message, REPEATED_NAME);
 });
