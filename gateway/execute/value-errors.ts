@@ -9,10 +9,11 @@ import { CODE, ValueError } from '../errors.js';
  * them with a ValueError that carries its code (gateway/errors.ts; a custom scalar's value nested
  * too deep), or graphql-js and graphql-jit find them while shaping (a built-in scalar's or an
  * enum's serializer refuses the value, an object where a list is declared or the other way round,
- * a union item whose type cannot be told) and word the error with the value in it, which could be anything the upstream holds (a password hash). Each such
- * error becomes `UPSTREAM_BAD_RESPONSE` at the same path, with the `source` of the nearest fetched
- * field above it, a message that names only the expected type, and the engine's own message in
- * `extensions.detail` in debug mode only. Errors that already carry a code are left as they are.
+ * a union item whose type cannot be told) and word the error with the value in it, which could
+ * be anything the upstream holds (a password hash). Each such error becomes `UPSTREAM_BAD_RESPONSE`
+ * at the same path, with the `source` of the nearest fetched field above it, a message that names
+ * only the expected type, and the refusal's own message in `extensions.detail` in debug mode only.
+ * Errors that already carry a code are left as they are.
  */
 export function presentValueErrors(result: ExecutionResult, plan: Plan, blueprint: Blueprint, debugHeaders: boolean): ExecutionResult {
   if (!result.errors?.some((e) => e.extensions?.code === undefined)) return result;
