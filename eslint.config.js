@@ -23,9 +23,17 @@ const cli = banned('(^|/)cli\\.js$', 'nothing imports the CLI.');
 const outsideProduct = banned('(^|/)(test|bench|examples)/', 'the product does not import tests, the benchmark or the examples.');
 
 /** Folder of gateway/ → what it must not import. Layers, lowest first:
- *  directives → config → blueprint → plan → cache, upstream → execute → auth → live → observability → server → cli.ts */
+ *  directives → errors.ts → config → blueprint → plan → cache, upstream → execute → auth → live → observability → server → cli.ts */
 const boundaries = {
   'directives/**/*.ts': [gatewayDir, io, ...http, metrics],
+  // The error codes and their constructors: the lowest layer of gateway/, which every folder imports.
+  'gateway/errors.ts': [
+    ...['config', 'blueprint', 'plan', 'cache', 'upstream', 'execute', 'auth', 'live', 'observability', 'server', 'import'].map((f) =>
+      folder(f, 'errors.ts'),
+    ),
+    ...http,
+    metrics,
+  ],
   'gateway/config/**/*.ts': [
     ...['blueprint', 'plan', 'cache', 'upstream', 'execute', 'observability', 'server'].map((f) => folder(f, 'config/')),
     ...http,

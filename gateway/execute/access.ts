@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { forbidden as forbiddenError, unauthenticated } from '../errors.js';
 import type { AuthGuard } from '../blueprint/types.js';
 import type { RefusedOutcome } from '../upstream/outcome.js';
 import type { OutcomeSlot } from './memo-entry.js';
@@ -23,9 +24,7 @@ export const ANONYMOUS: RequestAccess = Object.freeze({ claims: undefined, scope
  * shapers raise at the field's path and the JSON writer never writes. The message names what is
  * missing, never a claim.
  */
-const UNAUTHENTICATED: OutcomeSlot = refusedSlot(
-  new GraphQLError('this field needs a valid bearer token in the Authorization header', { extensions: { code: 'UNAUTHENTICATED' } }),
-);
+const UNAUTHENTICATED: OutcomeSlot = refusedSlot(unauthenticated('this field needs a valid bearer token in the Authorization header'));
 
 const forbidden = new WeakMap<AuthGuard, OutcomeSlot>();
 
@@ -39,7 +38,7 @@ export function refusal(guard: AuthGuard, access: RequestAccess | undefined): Ou
 function forbiddenSlot(guard: AuthGuard): OutcomeSlot {
   let slot = forbidden.get(guard);
   if (!slot) {
-    slot = refusedSlot(new GraphQLError(`this field needs the scopes ${guard.scopes.join(', ')}`, { extensions: { code: 'FORBIDDEN' } }));
+    slot = refusedSlot(forbiddenError(`this field needs the scopes ${guard.scopes.join(', ')}`));
     forbidden.set(guard, slot);
   }
   return slot;
@@ -60,8 +59,4 @@ export type Authentication = { readonly access: RequestAccess } | { readonly ref
 export type Authenticate = (authorization: string | undefined) => Authentication | Promise<Authentication>;
 
 /** The request error of a refused token: 401 with `WWW-Authenticate: Bearer` (server/answers.ts reads `http`). */
-export function unauthenticatedRequest(message: string): GraphQLError {
-  return new GraphQLError(message, {
-    extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
-  });
-}
+export { unauthenticatedRequest } from '../errors.js';

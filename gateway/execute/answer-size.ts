@@ -1,10 +1,11 @@
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PlanEntry, PlanSelection } from '../plan/types.js';
 import { ownValue, readDotted } from '../../directives/dotted.js';
 import type { ResultStore } from './result-store.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { conditionsHold } from './conditions.js';
+import { responseLimit } from '../errors.js';
 
 /** `[limits]` on the answer itself (docs/hardening.md "Limits"). */
 export interface AnswerLimits {
@@ -30,7 +31,25 @@ export class ResponseLimitError extends Error {
 
 /** The request error an answer over a limit gets (the executor's, and answers.ts' exact byte check). */
 export function responseLimitError(err: ResponseLimitError): GraphQLError {
-  return new GraphQLError(err.message, { extensions: { code: 'RESPONSE_LIMIT', limit: { key: err.key, value: err.limit } } });
+  return responseLimit(err.message, err.key, err.limit);
+}
+
+/**
+ * The one comparison of limits.max_response_bytes: whether an answer of `bytes` is over `limit`.
+ * The walk's estimate (measureAnswer), the data writer's meter (WriteMeter) and the exact bytes of
+ * what would be sent (server/answers.ts, through `textOverResponseLimit`) all ask it.
+ */
+export function overResponseLimit(bytes: number, limit: number): boolean {
+  return bytes > limit;
+}
+
+/**
+ * Whether the UTF-8 bytes of `text` are over `limit` (undefined: no bound). A text whose every
+ * UTF-16 unit could take 3 bytes and still fits is not measured.
+ */
+export function textOverResponseLimit(text: string, limit: number | undefined): boolean {
+  if (limit === undefined || !overResponseLimit(text.length * 3, limit)) return false;
+  return overResponseLimit(Buffer.byteLength(text), limit);
 }
 
 /** The most values the data writer writes on its own; a larger answer is measured by the walk first, which yields. */
@@ -75,10 +94,21 @@ export class WriteMeter {
     return undefined;
   }
 
+  /** Whether a count is over its bound: the generated writer asks at every object and list (write-data.ts), and gives up. */
+  over(): boolean {
+    return this.nodes > this.maxNodes || overResponseLimit(this.bytes, this.maxBytes);
+  }
+
   /** Whether `written` is an answer the walk would let through, so the walk need not run. */
   passes(written: string | undefined): written is string {
     const { limits } = this;
-    return written !== undefined && !this.stopped && limits !== undefined && this.nodes <= limits.maxNodes && this.bytes <= limits.maxBytes;
+    return (
+      written !== undefined &&
+      !this.stopped &&
+      limits !== undefined &&
+      this.nodes <= limits.maxNodes &&
+      !overResponseLimit(this.bytes, limits.maxBytes)
+    );
   }
 }
 
@@ -149,7 +179,7 @@ function measureSlice(walk: Measuring): boolean {
       sinceCheck += counted.nodes;
     }
     if (walk.nodes > limits.maxNodes) throw new ResponseLimitError('max_result_nodes', limits.maxNodes);
-    if (walk.bytes > limits.maxBytes) throw new ResponseLimitError('max_response_bytes', limits.maxBytes);
+    if (overResponseLimit(walk.bytes, limits.maxBytes)) throw new ResponseLimitError('max_response_bytes', limits.maxBytes);
     if (sinceCheck >= CHECK_EVERY) {
       sinceCheck = 0;
       if (performance.now() - sliceStart >= SLICE_MS) return false;

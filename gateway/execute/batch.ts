@@ -1,4 +1,5 @@
 import { NO_KEY, keyString, resolvePathTemplate, type PathRefusal } from '../../directives/template.js';
+import { CODE } from '../errors.js';
 import { refusedOutcome } from './fetch-path.js';
 import { readDotted, type DottedReader } from '../../directives/dotted.js';
 import { renderBodyTemplate, type BodyTemplate } from '../../directives/body-template.js';
@@ -28,7 +29,7 @@ export interface ChunkDeps extends CacheTiers {
  * response's `extensions.warnings`: its items matched none of the keys asked.
  */
 export interface BatchWarning {
-  readonly code: 'BATCH_MATCHED_NOTHING';
+  readonly code: typeof CODE.BATCH_MATCHED_NOTHING;
   readonly message: string;
   readonly coordinate: string;
   readonly match: string;
@@ -505,7 +506,7 @@ export function checkBatchAnswer(chunk: BatchChunk, outcome: UpstreamOutcome): U
   if (!Array.isArray(items)) {
     const where = select ? `"${select.join('.')}" of its answer` : 'its answer';
     return failure({
-      code: 'UPSTREAM_BAD_RESPONSE',
+      code: CODE.UPSTREAM_BAD_RESPONSE,
       source,
       message: `source "${source}" answered a batch request with something other than a JSON array (${where})${selectHint(items, select)}`,
       detail: `${chunk.group.batch.method} ${chunk.path}`,
@@ -648,7 +649,7 @@ function matchedNothing(chunk: BatchChunk, body: readonly unknown[], own: readon
   }
   const first = body.find((i) => i !== null && typeof i === 'object' && !Array.isArray(i));
   return {
-    code: 'BATCH_MATCHED_NOTHING',
+    code: CODE.BATCH_MATCHED_NOTHING,
     message: `@batch on ${coordinate}: none of the ${body.length} items answered matched any of the ${chunk.keys.length} keys asked by match "${batch.match}"`,
     coordinate,
     match: batch.match,

@@ -1,4 +1,5 @@
 import { GraphQLError, Kind, type TypeNode, type VariableDefinitionNode } from 'graphql';
+import { badUserInput } from '../errors.js';
 import { deeperThan } from './value-depth.js';
 
 /**
@@ -14,7 +15,7 @@ export function checkVariables(variables: Readonly<Record<string, unknown>>, max
     let problem: string | undefined;
     if (deeperThan(value, maxDepth)) problem = `is nested deeper than ${maxDepth} levels (limits.max_json_depth)`;
     else if (hasLoneSurrogate(value)) problem = 'holds a string that is not well-formed Unicode (a lone surrogate)';
-    if (problem !== undefined) return new GraphQLError(`Variable "$${name}" ${problem}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+    if (problem !== undefined) return badUserInput(`Variable "$${name}" ${problem}.`);
   }
   return undefined;
 }
@@ -54,10 +55,7 @@ export function checkLongIntegers(
     const long = Array.isArray(value) ? value.find(isLongInteger) : isLongInteger(value) ? value : undefined;
     if (long === undefined) continue;
     const why = type === 'Int' ? 'Int cannot represent non 32-bit signed integer value' : 'Float cannot represent exactly the integer';
-    return new GraphQLError(`Variable "$${name}" got invalid value ${String(long)}; ${why} ${String(long)}.`, {
-      nodes: def,
-      extensions: { code: 'BAD_USER_INPUT' },
-    });
+    return badUserInput(`Variable "$${name}" got invalid value ${String(long)}; ${why} ${String(long)}.`, def);
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
+import { costLimit, rateLimited } from '../errors.js';
 import type { FederationBlueprint } from '../blueprint/types.js';
 import { plannedCost, type PlannedCost } from '../plan/cost.js';
 import type { Plan } from '../plan/types.js';
@@ -81,12 +82,7 @@ export function createCostGate(policy: CostPolicy): CostGate | undefined {
       }
       const retryAfter = charge.retryAfterS;
       const message = `this client's budget ([rate_limit]) has too little left for this operation's ${cost} planned subrequests; retry after ${retryAfter} s`;
-      const http = { status: 429, headers: { 'retry-after': String(retryAfter) } };
-      return { cost, refused: new GraphQLError(message, { extensions: { code: 'RATE_LIMITED', cost, retryAfter, http } }) };
+      return { cost, refused: rateLimited(message, cost, retryAfter) };
     },
   };
-}
-
-function costLimit(message: string, cost: number, limit: number): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'COST_LIMIT', cost, limit } });
 }

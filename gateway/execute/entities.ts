@@ -1,4 +1,5 @@
-import { GraphQLError, getNamedType, isListType, isNonNullType, isObjectType, type GraphQLOutputType } from 'graphql';
+import { getNamedType, isListType, isNonNullType, isObjectType, type GraphQLOutputType } from 'graphql';
+import { badUserInput } from '../errors.js';
 import type { Blueprint, EntityBlueprint, EntityKey } from '../blueprint/types.js';
 import { ENTITIES_COORDINATE } from '../blueprint/federation.js';
 import { lookupEntry } from '../plan/completion.js';
@@ -82,7 +83,7 @@ export function seedEntities(root: PlanSelection, rootValue: object, ctx: { blue
 type Elements = Array<ElementsOutcome['elements'][number]>;
 
 function entityError(message: string): RefusedOutcome {
-  return { kind: 'refused', error: new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } }) };
+  return { kind: 'refused', error: badUserInput(message) };
 }
 
 /** The first @key whose fields the representation all holds and that has a @lookup; else the first such resolvable stub key. */

@@ -1,5 +1,6 @@
 import { GraphQLError, getVariableValues, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Blueprint } from '../blueprint/types.js';
+import { CODE, subrequestLimit, UNCODED_ERROR } from '../errors.js';
 import type { Abortable } from '../upstream/canceller.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
@@ -183,7 +184,7 @@ class OperationRunner {
         return executed;
       },
       (err: unknown) => {
-        observer.ended('INTERNAL_SERVER_ERROR');
+        observer.ended(CODE.INTERNAL_SERVER_ERROR);
         throw err;
       },
     );
@@ -360,7 +361,7 @@ function traced(executed: ExecutedOperation, p: Plan, times: TraceTimes): Execut
 function limitAnswer(err: unknown): ExecutionResult {
   if (err instanceof ResponseLimitError) return { errors: [responseLimitError(err)] };
   if (err instanceof SubrequestLimitError) {
-    return { errors: [new GraphQLError(err.message, { extensions: { code: 'SUBREQUEST_LIMIT', limit: err.limit } })] };
+    return { errors: [subrequestLimit(err.message, err.limit)] };
   }
   throw err;
 }
@@ -369,5 +370,5 @@ function limitAnswer(err: unknown): ExecutionResult {
 function requestErrorCode(result: ExecutionResult): string | undefined {
   if (!result.errors?.length || result.data !== undefined || !('errors' in result)) return undefined;
   const code = result.errors[0]!.extensions?.code;
-  return typeof code === 'string' ? code : 'GRAPHQL_ERROR';
+  return typeof code === 'string' ? code : UNCODED_ERROR;
 }

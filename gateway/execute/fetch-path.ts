@@ -1,4 +1,5 @@
 import { placeholderValue, resolvePathTemplate, type PathRefusal, type TemplateInput } from '../../directives/template.js';
+import { CODE } from '../errors.js';
 import { pathOfUrl } from '../../directives/url-link.js';
 import type { FetchBlueprint } from '../blueprint/types.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
@@ -27,7 +28,7 @@ export function lookupPath(fetch: FetchBlueprint, input: TemplateInput, coordina
   } catch (err) {
     if (!(err instanceof URIError)) throw err;
     return failure({
-      code: 'UPSTREAM_BAD_RESPONSE',
+      code: CODE.UPSTREAM_BAD_RESPONSE,
       source: fetch.source.name,
       message: `a value for the path of ${coordinate} is not well-formed Unicode (a lone surrogate); nothing was sent`,
       detail: `${coordinate}: ${fetch.template.text}`,
@@ -44,7 +45,7 @@ export function lookupPath(fetch: FetchBlueprint, input: TemplateInput, coordina
 export function refusedOutcome(refusal: PathRefusal, coordinate: string, source: string): UpstreamOutcome {
   if (refusal.from === 'url') {
     return failure({
-      code: 'UPSTREAM_URL_REFUSED',
+      code: CODE.UPSTREAM_URL_REFUSED,
       source,
       message: `${coordinate} was given a URL that is not one of source "${source}" (its scheme, host, port and base path); nothing was sent`,
       detail: `${coordinate}: URL refused`,
@@ -52,7 +53,7 @@ export function refusedOutcome(refusal: PathRefusal, coordinate: string, source:
   }
   const what = refusal.from === 'args' ? 'an argument' : 'a value the source answered';
   return failure({
-    code: refusal.from === 'args' ? 'BAD_USER_INPUT' : 'UPSTREAM_BAD_RESPONSE',
+    code: refusal.from === 'args' ? CODE.BAD_USER_INPUT : CODE.UPSTREAM_BAD_RESPONSE,
     source,
     message: `${what} would make a path segment of ${coordinate} ".", ".." or empty; nothing was sent`,
     detail: `${coordinate}: dot or empty path segment refused`,

@@ -1,4 +1,5 @@
 import type { ClaimHeader, SourceConfig } from '../config/types.js';
+import { CODE } from '../errors.js';
 import { readDotted } from '../../directives/dotted.js';
 import { NO_HEADERS } from '../upstream/client.js';
 import { forwardedKeySuffix } from '../cache/cache-key.js';
@@ -85,7 +86,7 @@ const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
 function unsendable(header: string, source: string): UpstreamOutcome {
   return failure({
-    code: 'BAD_USER_INPUT',
+    code: CODE.BAD_USER_INPUT,
     source,
     message: `the token's claim for header "${header}" of source "${source}" holds a character an HTTP header cannot carry (only visible ASCII, space and tab); nothing was sent`,
     detail: `header ${header}: value refused`,

@@ -1,4 +1,4 @@
-import type { UpstreamErrorCode } from '../upstream/outcome.js';
+import type { UpstreamErrorCode } from '../errors.js';
 import type { CacheTierName } from '../cache/tier.js';
 import type { DocumentNode } from 'graphql';
 import type { UpstreamOutcome } from '../upstream/outcome.js';

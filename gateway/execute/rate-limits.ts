@@ -1,4 +1,5 @@
 import type { SourceClient } from '../upstream/client.js';
+import { CODE } from '../errors.js';
 import type { Abortable } from '../upstream/canceller.js';
 import { failure, type UpstreamOutcome } from '../upstream/outcome.js';
 import { affords } from './budget.js';
@@ -74,7 +75,7 @@ function refused(
       ? `source "${source}" asked to be left alone: retry after ${Math.ceil(retryAfterMs / 1000)} s`
       : `source "${source}" is at its rate_limit in this gateway: retry later`;
   return failure({
-    code: 'UPSTREAM_RATE_LIMITED',
+    code: CODE.UPSTREAM_RATE_LIMITED,
     source,
     message: why,
     detail: `not sent (${reason === 'held' ? 'source held' : 'rate_limit bucket empty'})`,

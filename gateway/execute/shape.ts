@@ -14,6 +14,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import { internalError } from '../errors.js';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import { expandedFieldCount } from '../plan/measure.js';
@@ -23,7 +24,7 @@ import { isInheritedName, ownValue, readDotted } from '../../directives/dotted.j
 import { fieldValue, type OutcomeField } from '../upstream/outcome.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { deeperThan } from './value-depth.js';
-import { NESTED_DEEPER } from './value-errors.js';
+import { nestedTooDeep } from './value-errors.js';
 import { compileDataWriter, type DataWriter } from './write-data.js';
 import type { WriteMeter } from './answer-size.js';
 import { readingEntities } from './shape-entities.js';
@@ -139,7 +140,7 @@ function ownKeyField(
 /**
  * A custom scalar whose values (passed through from the source, as deep as the source made them:
  * the schema does not bound them) are refused past `maxJsonDepth` levels, before anything
- * recursive writes them; execute/value-errors.ts makes it UPSTREAM_BAD_RESPONSE at its path.
+ * recursive writes them, with a ValueError (UPSTREAM_BAD_RESPONSE at its path, execute/value-errors.ts).
  */
 function boundedScalar(type: GraphQLScalarType, maxJsonDepth: number): GraphQLScalarType {
   const config = type.toConfig();
@@ -147,7 +148,7 @@ function boundedScalar(type: GraphQLScalarType, maxJsonDepth: number): GraphQLSc
   return new GraphQLScalarType({
     ...config,
     serialize: (value) => {
-      if (deeperThan(value, maxJsonDepth)) throw new GraphQLError(`${NESTED_DEEPER} ${maxJsonDepth} levels`);
+      if (deeperThan(value, maxJsonDepth)) throw nestedTooDeep(maxJsonDepth);
       return serialize(value);
     },
   });
@@ -165,9 +166,7 @@ function fetchedResolver(field: OutcomeField): GraphQLFieldResolver<unknown, Sha
     let outcome = ctx.store.get(source as object, info.fieldNodes[0]!);
     for (let i = 1; !outcome && i < info.fieldNodes.length; i++) outcome = ctx.store.get(source as object, info.fieldNodes[i]!);
     if (outcome === undefined) {
-      throw new GraphQLError(`internal: ${info.parentType.name}.${info.fieldName} was not fetched`, {
-        extensions: { code: 'INTERNAL_SERVER_ERROR' },
-      });
+      throw internalError(`internal: ${info.parentType.name}.${info.fieldName} was not fetched`);
     }
     const value = fieldValue(outcome, field, ctx.debugHeaders);
     if (value instanceof GraphQLError) throw value;

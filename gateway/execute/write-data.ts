@@ -271,8 +271,8 @@ class Compiler {
   }
 }
 
-/** The generated check of the meter: over a bound, the write gives up (answer-size.ts WriteMeter). */
-const METER_OVER = 'if (m.nodes > m.maxNodes || m.bytes > m.maxBytes) return m.stop();\n';
+/** The generated check of the meter: over a bound, the write gives up (answer-size.ts WriteMeter decides). */
+const METER_OVER = 'if (m.over()) return m.stop();\n';
 
 /** JavaScript of a product with `n`: `n * ` (nothing for 1). */
 const times = (n: number): string => (n === 1 ? '' : `${n} * `);

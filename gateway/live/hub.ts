@@ -18,6 +18,7 @@ import type { Authenticate } from '../execute/access.js';
 import { resolveFetchPath } from '../execute/fetch-path.js';
 import { HeaderForwarder } from '../execute/forwarded-headers.js';
 import { CLOCK_SKEW_S } from '../auth/authenticate.js';
+import { badRequest, shuttingDown, subscriptionLimit, unauthenticated } from '../errors.js';
 import { PolledField, type GroupRequest, type PollDeps } from './polled-field.js';
 import { LiveStream } from './stream.js';
 
@@ -70,27 +71,28 @@ export class LiveHub {
   /** A stream of the subscription's events, or the result that refuses it (limits, token, variables). */
   async subscribe(request: SubscribeRequest): Promise<LiveStream | ExecutionResult> {
     const { limits, blueprint } = this.options;
-    if (this.closed) return refusal('the gateway is shutting down', 'SHUTTING_DOWN');
+    if (this.closed) return refusal(shuttingDown('the gateway is shutting down'));
     if (request.connection.open >= limits.maxPerConnection)
       return refusal(
-        `this connection holds ${limits.maxPerConnection} subscriptions, the most [subscriptions] max_per_connection allows`,
-        'SUBSCRIPTION_LIMIT',
+        subscriptionLimit(
+          `this connection holds ${limits.maxPerConnection} subscriptions, the most [subscriptions] max_per_connection allows`,
+        ),
       );
     if (this.total >= limits.maxTotal)
-      return refusal(`the gateway holds ${limits.maxTotal} subscriptions, the most [subscriptions] max_total allows`, 'SUBSCRIPTION_LIMIT');
+      return refusal(subscriptionLimit(`the gateway holds ${limits.maxTotal} subscriptions, the most [subscriptions] max_total allows`));
     const root = rootField(request.document, request.operationName);
     const field = root && blueprint.fields.get(`${blueprint.schema.getSubscriptionType()?.name}.${root.name.value}`);
-    if (!root || !field?.poll) return refusal('a subscription selects one polled Subscription field', 'BAD_REQUEST');
+    if (!root || !field?.poll) return refusal(badRequest('a subscription selects one polled Subscription field'));
     const read = readArgs(blueprint, request, root, field);
     if (!('args' in read)) return read;
     let claims: Readonly<Record<string, unknown>> | undefined;
     if (this.options.authenticate) {
       const checked = await this.options.authenticate(request.header('authorization'));
-      if ('refused' in checked) return refusal(checked.refused, 'UNAUTHENTICATED');
+      if ('refused' in checked) return refusal(unauthenticated(checked.refused));
       claims = checked.access.claims;
       // Another subscription may have taken the last place while the token was checked.
       if (this.closed || request.connection.open >= limits.maxPerConnection || this.total >= limits.maxTotal)
-        return refusal('the subscription limits of [subscriptions] are reached', 'SUBSCRIPTION_LIMIT');
+        return refusal(subscriptionLimit('the subscription limits of [subscriptions] are reached'));
     }
     const headers: Record<string, string> = {};
     for (const name of this.headerNames) {
@@ -182,8 +184,8 @@ export class LiveHub {
   }
 }
 
-function refusal(message: string, code: string): ExecutionResult {
-  return { errors: [new GraphQLError(message, { extensions: { code } })] };
+function refusal(error: GraphQLError): ExecutionResult {
+  return { errors: [error] };
 }
 
 /** The one root field a subscription selects (GraphQL's "single root field" rule), `__typename` aside. */

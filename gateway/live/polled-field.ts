@@ -1,4 +1,5 @@
-import { GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
+import { type DocumentNode, type ExecutionResult } from 'graphql';
+import { CODE, hasCode, internalError, unauthenticated } from '../errors.js';
 import type { FieldBlueprint } from '../blueprint/types.js';
 import type { ExecutedOperation, ExecuteRequest, Executor } from '../execute/executor.js';
 import type { LiveListener, PollResult } from './listener.js';
@@ -65,7 +66,7 @@ export interface PollDeps {
 }
 
 const UNEXPECTED: ExecutionResult = Object.freeze({
-  errors: [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })],
+  errors: [internalError('Unexpected error.')],
 });
 
 /** About how many groups a tick polls at once (rounded up to whole chunks), and the time between two such slices. */
@@ -200,7 +201,7 @@ export class PolledField {
     // except after RATE_LIMITED: the client's `[rate_limit]` bucket refused this tick's bound, and a
     // later tick may fit (the executor charges every tick, docs/live-data.md).
     if (!('data' in result) || result.data === undefined || result.data === null) {
-      if (result.errors?.length && result.errors[0]!.extensions?.code !== 'RATE_LIMITED') return this.endGroup(group, result);
+      if (result.errors?.length && !hasCode(result.errors[0], CODE.RATE_LIMITED)) return this.endGroup(group, result);
     }
     this.send(group, result, executed);
     if (group.again) {
@@ -245,6 +246,6 @@ export class PolledField {
 /** What ends a stream whose token expired. */
 function expired(): ExecutionResult {
   return {
-    errors: [new GraphQLError('the bearer token of this subscription expired', { extensions: { code: 'UNAUTHENTICATED' } })],
+    errors: [unauthenticated('the bearer token of this subscription expired')],
   };
 }

@@ -34,7 +34,7 @@ import type {
 } from '../execute/listener.js';
 import { CACHE_TIER_NAMES } from '../cache/tier.js';
 import { MEMCACHED_FAILURE_KINDS, MEMCACHED_OPERATIONS, type MemcachedFailureKind, type MemcachedOperation } from '../cache/memcached.js';
-import { UPSTREAM_ERROR_CODES } from '../upstream/outcome.js';
+import { UPSTREAM_ERROR_CODES } from '../errors.js';
 import { BoundedLabel, isErrorCode, isFieldCoordinate, isSourceName, OTHER_LABEL } from './bounded-label.js';
 import { OperationLabels } from './operation-labels.js';
 import { DEFAULT_METRICS_PREFIX, defineMetrics, type MetricSet } from './definitions.js';

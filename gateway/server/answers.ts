@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createGraphQLError, maskError } from 'graphql-yoga';
 import type { OperationStats } from '../execute/operation-stats.js';
-import { ResponseLimitError, responseLimitError } from '../execute/answer-size.js';
+import { ResponseLimitError, responseLimitError, textOverResponseLimit } from '../execute/answer-size.js';
+import { CODE, hasCode, internalError, originNotAllowed, unsupportedMediaType } from '../errors.js';
 import type { CorsPolicy } from './cors.js';
 import { addDebugExtensions, addDebugHeaders, WORKER_HEADER } from './debug-headers.js';
 import type { AnswerType, GatewayRequest } from './http-request.js';
@@ -130,26 +131,18 @@ export function createAnswers(options: AnswerOptions): Answers {
     // A plain success written by the data writer has nothing besides its data (no stringify of `{}`).
     const body = dataJson !== undefined && shown.errors === undefined && shown.extensions === undefined ? '{}' : JSON.stringify(shown);
     const whole = dataJson === undefined ? body : withData(dataJson, body);
-    if (overLimit(whole))
+    // The walk measured an estimate before shaping (execute/answer-size.ts); this is the exact check
+    // of what would be sent, so an answer over the limit is never sent, not even in part.
+    if (textOverResponseLimit(whole, maxResponseBytes))
       return answerOf({ errors: [responseLimitError(new ResponseLimitError('max_response_bytes', maxResponseBytes!))] }, request);
     count(status, status < 400 ? 'ok' : codeOf(shown.errors));
     return { status, headers, body: whole };
   }
 
-  /**
-   * Whether an answer's bytes are over limits.max_response_bytes. The executor measured the answer
-   * before shaping it (execute/answer-size.ts) with an estimate; this is the exact check of what
-   * would be sent, so an answer over the limit is never sent, not even in part.
-   */
-  function overLimit(body: string): boolean {
-    if (maxResponseBytes === undefined || body.length * 3 <= maxResponseBytes) return false;
-    return Buffer.byteLength(body) > maxResponseBytes;
-  }
-
   const unexpectedError = (error: unknown): GraphQLError => {
     options.onUnexpected?.(error);
     const message = debugHeaders && error instanceof Error ? error.message : UNEXPECTED_MESSAGE;
-    return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR', unexpected: true } });
+    return internalError(message, true);
   };
   const worker = debugHeaders ? options.worker : undefined;
   const plain = (status: number, body: string, type = TEXT_TYPE): WireAnswer => ({ status, headers: { 'content-type': type }, body });
@@ -160,9 +153,8 @@ export function createAnswers(options: AnswerOptions): Answers {
     unexpected: (error, request) => graphql({ errors: [unexpectedError(error)] }, request),
     unsupportedMediaType(request) {
       const type = request.bodyType;
-      const error = new GraphQLError(
+      const error = unsupportedMediaType(
         `POST bodies must be sent as application/json, not ${type === '' ? 'without a content-type' : `"${type}"`}.`,
-        { extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', http: { status: 415, headers: { accept: 'application/json' } } } },
       );
       return graphql({ errors: [error] }, requestFacts(request));
     },
@@ -195,11 +187,11 @@ export function createAnswers(options: AnswerOptions): Answers {
       if (!cors?.allows(origin)) {
         if (cors) headers['vary'] = 'Origin';
         headers['content-type'] = JSON_TYPE;
-        count(403, 'ORIGIN_NOT_ALLOWED');
+        count(403, CODE.ORIGIN_NOT_ALLOWED);
         const message = cors
           ? `The origin ${origin} is not allowed ([cors] origins).`
           : 'Cross-origin requests are not allowed (no [cors] table).';
-        return { status: 403, headers, body: JSON.stringify({ errors: [{ message, extensions: { code: 'ORIGIN_NOT_ALLOWED' } }] }) };
+        return { status: 403, headers, body: JSON.stringify({ errors: [originNotAllowed(message)] }) };
       }
       cors.addPreflightHeaders(origin, headers);
       count(204, 'ok');
@@ -227,7 +219,7 @@ export function requestFacts(request: GatewayRequest, operationName?: unknown, s
 /** The code of a request error for the metric: the first error's `extensions.code`. */
 function codeOf(errors: readonly GraphQLError[] | undefined): string {
   const code = errors?.[0]?.extensions?.code;
-  return typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR';
+  return typeof code === 'string' ? code : CODE.INTERNAL_SERVER_ERROR;
 }
 
 /** yoga's masking: an error that is not a GraphQL error of the gateway's own becomes "Unexpected error." */
@@ -252,7 +244,7 @@ function presentResult(
     return options.suggestions ? explained : withoutSuggestion(explained);
   });
   const status = 'data' in result ? undefined : requestErrorStatus(shown);
-  if (status !== undefined) shown = shown.map((e) => withCode(e, 'BAD_REQUEST'));
+  if (status !== undefined) shown = shown.map((e) => withCode(e, CODE.BAD_REQUEST));
   if (status === undefined && shown.every((e, i) => e === errors[i])) return result;
   const next: ExecutionResult = { ...result, errors: shown };
   if (status !== undefined) next.extensions = { ...result.extensions, http: { status } };
@@ -274,7 +266,7 @@ function requestErrorStatus(errors: readonly GraphQLError[]): number | undefined
 }
 
 function explainOperationResolution(error: GraphQLError, operationName: unknown): GraphQLError {
-  if (error.extensions?.code !== 'OPERATION_RESOLUTION_FAILURE') return error;
+  if (!hasCode(error, CODE.OPERATION_RESOLUTION_FAILURE)) return error;
   const message =
     typeof operationName === 'string' && operationName !== ''
       ? `Unknown operation named "${operationName}".`

@@ -1,5 +1,6 @@
-import { GraphQLError, Lexer, Source, TokenKind, visit, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { type GraphQLError, Lexer, Source, TokenKind, visit, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { measureOperations } from '../plan/measure.js';
+import { CODE, documentLimit, introspectionDisabled } from '../errors.js';
 
 /**
  * The limits a GraphQL document must keep before it is validated or planned (docs/hardening.md
@@ -17,10 +18,6 @@ export interface DocumentLimits {
   readonly introspection: boolean;
 }
 
-/** Error codes of the document limits (extensions.code). */
-export type DocumentLimitCode =
-  'TOKEN_LIMIT' | 'DEPTH_LIMIT' | 'ALIAS_LIMIT' | 'FIELD_LIMIT' | 'INTROSPECTION_LIMIT' | 'INTROSPECTION_DISABLED';
-
 /** `__schema` fields a document may select, after fragment expansion (docs/hardening.md). */
 export const MAX_SCHEMA_FIELDS = 1;
 
@@ -30,10 +27,6 @@ export const MAX_SCHEMA_FIELDS = 1;
  */
 export function maxBracketNesting(maxDepth: number): number {
   return 2 * maxDepth + 10;
-}
-
-export function limitError(code: DocumentLimitCode, message: string, limit: number): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, limit, http: { status: 400 } } });
 }
 
 /**
@@ -49,8 +42,8 @@ export function scanDocumentText(text: string, limits: DocumentLimits): GraphQLE
   try {
     for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
       if (++tokens > limits.maxTokens) {
-        return limitError(
-          'TOKEN_LIMIT',
+        return documentLimit(
+          CODE.TOKEN_LIMIT,
           `The document has more than ${limits.maxTokens} tokens (limits.max_tokens); send a smaller query.`,
           limits.maxTokens,
         );
@@ -58,8 +51,8 @@ export function scanDocumentText(text: string, limits: DocumentLimits): GraphQLE
       const kind = token.kind;
       if (kind === TokenKind.BRACE_L || kind === TokenKind.BRACKET_L || kind === TokenKind.PAREN_L) {
         if (++nesting > maxNesting) {
-          return limitError(
-            'DEPTH_LIMIT',
+          return documentLimit(
+            CODE.DEPTH_LIMIT,
             `The document nests more than ${maxNesting} brackets deep; fields may nest at most ${limits.maxDepth} levels (limits.max_depth).`,
             limits.maxDepth,
           );
@@ -92,41 +85,38 @@ export function checkDocumentShape(document: DocumentNode, limits: DocumentLimit
     },
   });
   if (aliases > limits.maxAliases) {
-    return limitError(
-      'ALIAS_LIMIT',
+    return documentLimit(
+      CODE.ALIAS_LIMIT,
       `The document uses ${aliases} aliases; at most ${limits.maxAliases} are allowed (limits.max_aliases).`,
       limits.maxAliases,
     );
   }
   if (introspective && !limits.introspection) {
-    return new GraphQLError(
+    return introspectionDisabled(
       'Introspection is disabled on this gateway ([gateway] introspection = false): __schema and __type are not allowed.',
-      {
-        extensions: { code: 'INTROSPECTION_DISABLED', http: { status: 400 } },
-      },
     );
   }
   let schemaFields = 0;
   for (const measure of measureOperations(document)) {
     schemaFields += measure.schemaFields;
     if (measure.fields > limits.maxFields) {
-      return limitError(
-        'FIELD_LIMIT',
+      return documentLimit(
+        CODE.FIELD_LIMIT,
         `${operationLabel(measure.operation)} selects more than ${limits.maxFields} fields once its fragments are expanded (limits.max_fields); select fewer fields or spread fragments fewer times.`,
         limits.maxFields,
       );
     }
     if (measure.depth > limits.maxDepth) {
-      return limitError(
-        'DEPTH_LIMIT',
+      return documentLimit(
+        CODE.DEPTH_LIMIT,
         `${operationLabel(measure.operation)} nests fields ${measure.depth} levels deep; at most ${limits.maxDepth} are allowed (limits.max_depth).`,
         limits.maxDepth,
       );
     }
   }
   if (schemaFields > MAX_SCHEMA_FIELDS) {
-    return limitError(
-      'INTROSPECTION_LIMIT',
+    return documentLimit(
+      CODE.INTROSPECTION_LIMIT,
       'The document selects __schema more than once (fragments expanded); one __schema field per document is allowed.',
       MAX_SCHEMA_FIELDS,
     );

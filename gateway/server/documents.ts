@@ -1,4 +1,5 @@
 import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { CODE } from '../errors.js';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { checkDocumentShape, scanDocumentText, type DocumentLimits } from './document-limits.js';
@@ -52,7 +53,7 @@ export function createDocumentStore(schema: GraphQLSchema, limits: DocumentLimit
       document = parse(text);
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err;
-      return { document: undefined, errors: [withCode(err, 'GRAPHQL_PARSE_FAILED', { http: { status: 400 } })] };
+      return { document: undefined, errors: [withCode(err, CODE.GRAPHQL_PARSE_FAILED, { http: { status: 400 } })] };
     }
     const limitError = checkDocumentShape(document, limits);
     if (limitError) return { document: undefined, errors: [limitError] };
@@ -60,7 +61,7 @@ export function createDocumentStore(schema: GraphQLSchema, limits: DocumentLimit
     const errors = validate(schema, document, RULES, { hideSuggestions: !limits.introspection }).map((e) =>
       e.message === VALIDATION_ABORTED ? tooComplex() : e,
     );
-    return { document, errors: errors.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED', { http: { status: 400 } })) };
+    return { document, errors: errors.map((e) => withCode(e, CODE.GRAPHQL_VALIDATION_FAILED, { http: { status: 400 } })) };
   }
 
   return {

@@ -1,4 +1,5 @@
-import { GraphQLError, GraphQLFloat, getNamedType, type ASTVisitor, type ValidationContext } from 'graphql';
+import { GraphQLFloat, getNamedType, type ASTVisitor, type ValidationContext } from 'graphql';
+import { badUserInput } from '../errors.js';
 
 /**
  * A validation rule beside graphql-js's own (docs/reference.md "Exact integers"): an integer literal
@@ -10,12 +11,7 @@ export function ExactFloatLiteralsRule(context: ValidationContext): ASTVisitor {
     IntValue(node) {
       const type = context.getInputType();
       if (!type || getNamedType(type) !== GraphQLFloat || Number.isSafeInteger(Number(node.value))) return;
-      context.reportError(
-        new GraphQLError(`Float cannot represent exactly the integer ${node.value}.`, {
-          nodes: node,
-          extensions: { code: 'BAD_USER_INPUT' },
-        }),
-      );
+      context.reportError(badUserInput(`Float cannot represent exactly the integer ${node.value}.`, node));
     },
   };
 }

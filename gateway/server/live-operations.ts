@@ -1,4 +1,5 @@
-import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
+import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
+import { badRequest as badRequestError } from '../errors.js';
 import type { Executor } from '../execute/executor.js';
 import type { LiveConnection, LiveHub } from '../live/hub.js';
 import type { LiveStream } from '../live/stream.js';
@@ -61,5 +62,5 @@ export async function runStreamed(live: LiveOperations, op: StreamedOperation): 
 }
 
 function badRequest(message: string): Streamed {
-  return { outcome: { errors: [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })] } };
+  return { outcome: { errors: [badRequestError(message)] } };
 }

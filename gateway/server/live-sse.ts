@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { badRequest } from '../errors.js';
 import type { ExecutionResult } from 'graphql';
 import { createHandler } from 'graphql-sse';
 import { LiveConnection } from '../live/hub.js';
@@ -54,7 +55,7 @@ export function createSseEntrance(
       context: undefined,
     }).catch((err: unknown) => {
       if ((err as Error).message !== TOO_LARGE) throw err;
-      const tooLarge = JSON.stringify({ errors: [{ message: 'the request body is too large', extensions: { code: 'BAD_REQUEST' } }] });
+      const tooLarge = JSON.stringify({ errors: [badRequest('the request body is too large')] });
       return [
         tooLarge,
         { status: 413, statusText: 'Payload Too Large', headers: { 'content-type': 'application/json; charset=utf-8' } },

@@ -1,4 +1,5 @@
 import { GraphQLError, Kind, parse } from 'graphql';
+import { CODE, persistedQueryError } from '../errors.js';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { sha256Hex } from '../config/persisted-documents.js';
@@ -66,7 +67,7 @@ export function createPersistedDocuments(options: PersistedOptions): PersistedDo
       if (typeof query === 'string') {
         if (sha256Hex(query) !== hash) {
           throw refusal(
-            'PERSISTED_QUERY_HASH_MISMATCH',
+            CODE.PERSISTED_QUERY_HASH_MISMATCH,
             'The persisted query hash (extensions.persistedQuery.sha256Hash) is not the SHA-256 of the query sent with it.',
           );
         }
@@ -78,7 +79,7 @@ export function createPersistedDocuments(options: PersistedOptions): PersistedDo
       const text = trusted?.get(hash) ?? (onlyPersisted ? undefined : stored.get(hash));
       if (text !== undefined) return text;
       if (onlyPersisted) throw required();
-      throw refusal('PERSISTED_QUERY_NOT_FOUND', 'PersistedQueryNotFound');
+      throw refusal(CODE.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound');
     },
   };
 }
@@ -93,21 +94,19 @@ function persistedHash(extensions: unknown): string | undefined {
   if (persisted === undefined || persisted === null) return undefined;
   const { version, sha256Hash } = persisted as { version?: unknown; sha256Hash?: unknown };
   if (typeof persisted !== 'object' || version !== 1 || typeof sha256Hash !== 'string' || !/^[0-9a-fA-F]{64}$/.test(sha256Hash)) {
-    throw refusal('PERSISTED_QUERY_INVALID', 'extensions.persistedQuery must be {"version": 1, "sha256Hash": "<64 hex digits>"}.');
+    throw refusal(CODE.PERSISTED_QUERY_INVALID, 'extensions.persistedQuery must be {"version": 1, "sha256Hash": "<64 hex digits>"}.');
   }
   return sha256Hash.toLowerCase();
 }
 
 function required(): GraphQLError {
   return refusal(
-    'PERSISTED_QUERY_REQUIRED',
+    CODE.PERSISTED_QUERY_REQUIRED,
     'This gateway only runs persisted documents ([gateway] only_persisted = true): send extensions.persistedQuery.sha256Hash of a trusted document.',
   );
 }
 
-function refusal(code: string, message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, http: { status: 400 } } });
-}
+const refusal = persistedQueryError;
 
 /** Yoga's entrance to the same decision: replaces the params' query before yoga looks at it. */
 export function usePersistedDocuments(persisted: PersistedDocuments): Plugin {

@@ -1,4 +1,5 @@
 import { failure, type UpstreamOutcome } from './outcome.js';
+import { CODE } from '../errors.js';
 
 /**
  * The body bytes one GraphQL operation may still take from its sources
@@ -53,7 +54,7 @@ export class SharedByteBudget extends ByteBudget {
 /** UPSTREAM_BYTES_LIMIT of an operation whose budget cannot hold what a lookup took or would take. */
 export function overBudget(source: string, budget: ByteBudget, what: string): UpstreamOutcome {
   return failure({
-    code: 'UPSTREAM_BYTES_LIMIT',
+    code: CODE.UPSTREAM_BYTES_LIMIT,
     source,
     message: `this operation holds more than ${budget.limit} bytes from its sources (limits.max_operation_upstream_bytes); ask for less data per query`,
     detail: `${what}: the operation's budget ran out`,

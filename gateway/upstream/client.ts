@@ -1,10 +1,11 @@
 import { Pool } from 'undici';
+import { CODE } from '../errors.js';
 import type { SourceConfig } from '../config/types.js';
 import { Admission } from './admission.js';
 import { decodeAnswer } from './decode.js';
 import { exchange, type BodyCaps, type RawAnswer } from './exchange.js';
 import { Deadline } from './deadline.js';
-import type { ByteBudget } from './byte-budget.js';
+import { overBudget, type ByteBudget } from './byte-budget.js';
 import type { Abortable } from './canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
@@ -154,7 +155,7 @@ export class SourceClient {
     if (this.active >= connections + maxQueued) {
       return Promise.resolve(
         failure({
-          code: 'UPSTREAM_UNREACHABLE',
+          code: CODE.UPSTREAM_UNREACHABLE,
           source: name,
           message: `source "${name}" is overloaded`,
           detail: `${request.method} ${request.path}: ${this.active} requests in flight or queued`,
@@ -236,7 +237,7 @@ export class SourceClient {
     const { name, timeoutMs } = this.config;
     if (deadline.timedOut) {
       return failure({
-        code: 'UPSTREAM_TIMEOUT',
+        code: CODE.UPSTREAM_TIMEOUT,
         source: name,
         message: `source "${name}" did not answer within ${timeoutMs} ms`,
         detail: what,
@@ -254,13 +255,7 @@ export class SourceClient {
 
   /** UPSTREAM_BYTES_LIMIT: the operation has taken all the bytes it may (limits.max_operation_upstream_bytes). */
   private overBudget(request: UpstreamRequest, budget: ByteBudget): UpstreamOutcome {
-    const { name } = this.config;
-    return failure({
-      code: 'UPSTREAM_BYTES_LIMIT',
-      source: name,
-      message: `this operation holds more than ${budget.limit} bytes from its sources (limits.max_operation_upstream_bytes); ask for less data per query`,
-      detail: `${request.method} ${request.path}: the operation's budget ran out`,
-    });
+    return overBudget(this.config.name, budget, `${request.method} ${request.path}`);
   }
 
   /** The source's fixed headers, the request's own, and a content type when it has a body. */
@@ -297,7 +292,7 @@ function transportFailure(name: string, what: string, err: unknown): UpstreamOut
   const detail = `${what}: ${code} ${(err as Error).message}`;
   if (code === 'UND_ERR_HEADERS_OVERFLOW') {
     return failure({
-      code: 'UPSTREAM_BAD_RESPONSE',
+      code: CODE.UPSTREAM_BAD_RESPONSE,
       source: name,
       message: `source "${name}" answered headers larger than ${MAX_HEADER_BYTES / 1024} KiB`,
       detail,
@@ -306,7 +301,7 @@ function transportFailure(name: string, what: string, err: unknown): UpstreamOut
   }
   if (code.startsWith('HPE_') || (err as Error).name === 'HTTPParserError') {
     return failure({
-      code: 'UPSTREAM_BAD_RESPONSE',
+      code: CODE.UPSTREAM_BAD_RESPONSE,
       source: name,
       message: `source "${name}" answered something that is not valid HTTP`,
       detail,
@@ -315,5 +310,5 @@ function transportFailure(name: string, what: string, err: unknown): UpstreamOut
   }
   const cause: FailureCause = RESET_CODES.has(code) ? 'reset' : code === 'ECONNREFUSED' ? 'refused' : 'other';
   const message = cause === 'reset' ? `source "${name}" closed the connection before answering` : `source "${name}" could not be reached`;
-  return failure({ code: 'UPSTREAM_UNREACHABLE', source: name, message, detail, cause });
+  return failure({ code: CODE.UPSTREAM_UNREACHABLE, source: name, message, detail, cause });
 }

@@ -1,4 +1,5 @@
 import type { SourceConfig } from '../config/types.js';
+import { CODE } from '../errors.js';
 import { isSuccess, type RawAnswer } from './exchange.js';
 import { NULL_BODY, failure, type UpstreamOutcome } from './outcome.js';
 import { parseJsonBody } from './json-body.js';
@@ -54,11 +55,19 @@ export function decodeAnswer(
     if (status === 404) return { kind: 'not-found', detail };
     if (holdMs !== undefined && (status === 429 || status === 503)) {
       const message = `source "${name}" answered HTTP ${status}: rate limited, retry after ${Math.ceil(holdMs / 1000)} s`;
-      return failure({ code: 'UPSTREAM_RATE_LIMITED', source: name, message, detail, status, cause: 'rate-limited', retryAfterMs: holdMs });
+      return failure({
+        code: CODE.UPSTREAM_RATE_LIMITED,
+        source: name,
+        message,
+        detail,
+        status,
+        cause: 'rate-limited',
+        retryAfterMs: holdMs,
+      });
     }
     const paths = { paths: source.exposeErrors ?? [], maxJsonDepth: options.maxJsonDepth };
     return failure({
-      code: 'UPSTREAM_HTTP_ERROR',
+      code: CODE.UPSTREAM_HTTP_ERROR,
       source: name,
       message: `source "${name}" answered HTTP ${status}`,
       detail,
@@ -87,7 +96,7 @@ function bodyOf(
   if (answer.body === undefined) {
     const why = answer.declared > maxResponseBytes ? `content-length ${answer.declared}` : 'body over the cap';
     return failure({
-      code: 'UPSTREAM_BAD_RESPONSE',
+      code: CODE.UPSTREAM_BAD_RESPONSE,
       source: name,
       message: `source "${name}" answered a body over ${maxResponseBytes} bytes`,
       detail: `${method} ${path}: ${why}`,
@@ -101,7 +110,7 @@ function bodyOf(
   if (parsed.ok) return { kind: 'ok', body: parsed.value };
   if (parsed.tooDeep) {
     return failure({
-      code: 'UPSTREAM_BAD_RESPONSE',
+      code: CODE.UPSTREAM_BAD_RESPONSE,
       source: name,
       message: `source "${name}" answered JSON nested deeper than ${maxJsonDepth} levels (limits.max_json_depth)`,
       detail: `${method} ${path}`,
@@ -109,7 +118,7 @@ function bodyOf(
     });
   }
   return failure({
-    code: 'UPSTREAM_BAD_RESPONSE',
+    code: CODE.UPSTREAM_BAD_RESPONSE,
     source: name,
     message: `source "${name}" answered a body that is not JSON`,
     detail: `${method} ${path}: ${text.slice(0, 80)}`,

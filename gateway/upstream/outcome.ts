@@ -1,22 +1,5 @@
 import { GraphQLError } from 'graphql';
-
-/**
- * The `extensions.code` of a GraphQL error caused by a failed lookup (docs/hardening.md).
- * UPSTREAM_URL_REFUSED (a `@fetch(url:)` value that is no URL of its source) and BAD_USER_INPUT (an
- * argument that would make a path segment `.`, `..` or empty) are lookups refused before sending.
- */
-export const UPSTREAM_ERROR_CODES = [
-  'UPSTREAM_HTTP_ERROR',
-  'UPSTREAM_TIMEOUT',
-  'UPSTREAM_BAD_RESPONSE',
-  'UPSTREAM_UNREACHABLE',
-  'NOT_FOUND',
-  'UPSTREAM_URL_REFUSED',
-  'BAD_USER_INPUT',
-  'UPSTREAM_BYTES_LIMIT',
-  'UPSTREAM_RATE_LIMITED',
-] as const;
-export type UpstreamErrorCode = (typeof UPSTREAM_ERROR_CODES)[number];
+import { CODE, type UpstreamErrorCode } from '../errors.js';
 
 /**
  * What one HTTP subrequest came to. A 404 is its own outcome: the field decides whether it is a
@@ -132,7 +115,7 @@ export function notFoundAsHttpError(
 ): UpstreamOutcome {
   const to = what === undefined ? '' : ` to ${what}`;
   return failure({
-    code: 'UPSTREAM_HTTP_ERROR',
+    code: CODE.UPSTREAM_HTTP_ERROR,
     source,
     message: `source "${source}" answered HTTP 404${to}`,
     detail: `${request.method} ${request.path} → 404`,
@@ -231,7 +214,7 @@ export function upstreamError(f: UpstreamFailure, debugHeaders: boolean): GraphQ
  * path, status, as UPSTREAM_HTTP_ERROR's) is in `extensions.detail` when the lookup has one.
  */
 export function notFoundError(coordinate: string, source: string, detail?: string): GraphQLError {
-  const extensions: Record<string, unknown> = { code: 'NOT_FOUND', source };
+  const extensions: Record<string, unknown> = { code: CODE.NOT_FOUND, source };
   if (detail !== undefined) extensions.detail = detail;
   return new GraphQLError(`${coordinate} was not found`, { extensions });
 }
