@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { PACKAGE_VERSION } from './version.js';
-import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, SourceConfig } from './types.js';
+import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, PlanMode, SourceConfig } from './types.js';
 import { compileClaimHeader } from './claim-headers.js';
 import { checkClaimHeaders, readAuth, type ClaimHeaderUse } from './auth.js';
 import { readClientBudget } from './client-budget.js';
@@ -114,6 +114,9 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     );
   const shutdownGraceMs = gw.int('shutdown_grace_ms', DEFAULTS.shutdownGraceMs, 0, 600_000);
   const workers = gw.int('workers', DEFAULTS.workers, 1, DEFAULTS.maxWorkers);
+  const plan = gw.string('plan', 'compiled', (v) =>
+    v === 'compiled' || v === 'interpreted' ? undefined : `must be "compiled" or "interpreted", found "${v}"`,
+  ) as PlanMode;
   gw.finish();
 
   const sources = new Map<string, SourceConfig>();
@@ -263,6 +266,7 @@ export function parseConfig(text: string, file: string, shownName = file, env: N
     port,
     schema: Object.freeze([...schema]),
     debugHeaders,
+    plan,
     introspection,
     graphiql,
     persistedDocuments,

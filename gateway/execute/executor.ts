@@ -21,11 +21,13 @@ import { measureAnswer, ResponseLimitError, responseLimitError, WriteMeter, type
 import { HeaderForwarder } from './forwarded-headers.js';
 import type { OperationStats } from './operation-stats.js';
 import { ResultStore } from './result-store.js';
-import { collectLookups, Lookups } from './walk.js';
+import { INTERPRETED_WALKER, Lookups } from './walk.js';
 import { unauthenticatedRequest, type Authenticate, type RequestAccess } from './access.js';
 import { seedEntities } from './entities.js';
 import { FirstKeyMap } from './first-key-map.js';
 import { FTV1_HEADER, ftv1Trace } from './ftv1.js';
+import { compiledWalker } from './compiled-walk.js';
+import type { PlanMode } from '../config/types.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -77,6 +79,8 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly answerLimits: AnswerLimits;
   /** The planned bound, its limit and the client budgets (execute/cost-gate.ts); absent: none of them. */
   readonly cost?: Omit<CostPolicy, 'federation' | 'onRefused'>;
+  /** `[gateway] plan`: 'interpreted' runs every operation through the interpreter, the reference; default compiled. */
+  readonly plan?: PlanMode;
 }
 
 export interface Executor {
@@ -92,6 +96,7 @@ export interface Executor {
  */
 export function createExecutor(options: ExecutorOptions): Executor {
   const { blueprint, answerLimits } = options;
+  const compiled = options.plan !== 'interpreted';
   const clientHeader = options.cost?.budgets ? options.cost.clientHeader : undefined;
   const shaper = new ResponseShaper(blueprint, options.maxJsonDepth);
   const listener = options.listener ?? {};
@@ -202,6 +207,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       stats.cost = verdict.cost;
       if (verdict.refused) return { result: { errors: [verdict.refused] }, stats };
     }
+    const walker = compiled ? compiledWalker(p) : INTERPRETED_WALKER;
     const state: RequestState = {
       variables,
       store,
@@ -218,6 +224,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       observer,
       roundEnds: tracing ? [] : undefined,
       upstreamBytes: new ByteBudget(options.maxOperationUpstreamBytes),
+      walker,
     };
     try {
       if (p.operation.operation === 'mutation') {
@@ -225,7 +232,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       } else {
         const walk = { variables, store, out: new Lookups(), access };
         if (blueprint.federation) seedEntities(p.root, root, { blueprint, state, walk });
-        collectLookups(p.root, root, p.rootType, walk);
+        walker.collect(p.root, root, p.rootType, walk);
         await runRounds(walk.out, state, deps);
       }
       // The coerced variables: defaults of omitted variables applied once, as the GraphQL spec says.

@@ -16,6 +16,7 @@ import type { MemoEntry } from './memo-entry.js';
 import type { OperationStats } from './operation-stats.js';
 import type { SubrequestKeys } from './subrequest-keys.js';
 import type { FirstKeyMap } from './first-key-map.js';
+import type { Walker } from './walk.js';
 
 /** What a round needs from the running gateway (one per executor). */
 export interface RoundDeps extends CacheTiers {
@@ -63,6 +64,8 @@ export interface RequestState {
   readonly upstreamBytes?: ByteBudget;
   /** A poll's tick (gateway/live/): this field's lookups are refetched, never answered by a cache tier. */
   readonly poll?: string;
+  /** How the rounds walk into what they fetched (execute/walk.ts); undefined: the interpreter. */
+  readonly walker?: Walker;
 }
 
 /** The values of a field without arguments: never written to (a template reads them). */
