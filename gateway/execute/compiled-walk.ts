@@ -3,7 +3,8 @@ import { conditionsHold } from './conditions.js';
 import { isInheritedName, readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
 import { refusal } from './access.js';
-import { collectLookups, type Walk, type Walker } from './walk.js';
+import { collectLookups, INTERPRETED_WALKER, type Walk, type Walker } from './walk.js';
+import { JIT_MAX_FIELDS } from './shape.js';
 
 /** The compiled walk of one selection on objects of one type: collectLookups(selection, object, type, walk). */
 type Collect = (object: object, walk: Walk) => void;
@@ -18,15 +19,28 @@ const walkers = new WeakMap<Plan, Walker>();
  * with every decision that depends only on the operation taken once: which entries apply to a
  * type, literal @skip/@include, which fields fetch and which are walked into, how a field's value
  * is read. It finds the same lookups in the same order and claims the same refusals; a selection
- * with completions (docs/federation.md) is walked by the interpreter.
+ * with completions (docs/federation.md), and a plan of more than JIT_MAX_FIELDS entries, are walked
+ * by the interpreter.
  */
 export function compiledWalker(plan: Plan): Walker {
   let walker = walkers.get(plan);
   if (walker === undefined) {
-    walker = new WalkCompiler(plan);
+    // Compiling costs time linear in the plan, like graphql-jit's: a large one is walked by the interpreter (shape.ts JIT_MAX_FIELDS).
+    walker = entriesWithin(plan.root, JIT_MAX_FIELDS) ? new WalkCompiler(plan) : INTERPRETED_WALKER;
     walkers.set(plan, walker);
   }
   return walker;
+}
+
+/** Whether the selection has at most `max` entries, its children's counted. */
+function entriesWithin(selection: PlanSelection, max: number): boolean {
+  let left = max;
+  const count = (s: PlanSelection): boolean => {
+    left -= s.entries.length;
+    for (const entry of s.entries) if (left < 0 || (entry.children !== undefined && !count(entry.children))) return false;
+    return left >= 0;
+  };
+  return count(selection);
 }
 
 class WalkCompiler implements Walker {

@@ -10,6 +10,13 @@ import { after, before, describe, test } from 'node:test';
 import { debugCounts, renderGatewayToml, startTestGateway, type GatewayFilesOptions, type TestGateway } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { makeUsers, usersRoutes, postsRoutes } from './fixtures.js';
+import { parse } from 'graphql';
+import { buildBlueprint } from '../../gateway/blueprint/build.js';
+import { loadConfig } from '../../gateway/config/load.js';
+import { buildPlan } from '../../gateway/plan/build.js';
+import { compiledWalker } from '../../gateway/execute/compiled-walk.js';
+import { INTERPRETED_WALKER } from '../../gateway/execute/walk.js';
+import { JIT_MAX_FIELDS } from '../../gateway/execute/shape.js';
 
 const SCHEMA = `
 type Query {
@@ -96,6 +103,16 @@ describe('the compiled plan answers like the interpreter', () => {
       assert.equal(compiled!.counts.rounds, 2, 'posts, the user and the shelf post; then authors and editors');
     });
   }
+
+  test('a plan of more than JIT_MAX_FIELDS entries is walked by the interpreter (compiling costs time linear in it)', () => {
+    const blueprint = buildBlueprint(loadConfig(gateways.compiled!.files.configPath));
+    const planOf = (fields: number) => {
+      const aliases = Array.from({ length: fields }, (_, i) => `a${i}: id`).join(' ');
+      return buildPlan(blueprint, parse(`{ posts(limit: 1) { ${aliases} } }`))!;
+    };
+    assert.notEqual(compiledWalker(planOf(JIT_MAX_FIELDS - 1)), INTERPRETED_WALKER);
+    assert.equal(compiledWalker(planOf(JIT_MAX_FIELDS)), INTERPRETED_WALKER);
+  });
 
   test('any other value of plan is refused at start', async () => {
     await assert.rejects(startTestGateway(withPlan(options(upstream.url), 'fast')), /must be "compiled" or "interpreted", found "fast"/);
