@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { PACKAGE_VERSION } from './version.js';
-import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, MetricsConfig, SourceConfig } from './types.js';
+import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, MetricsConfig, PlanMode, SourceConfig } from './types.js';
 import { compileClaimHeader } from './claim-headers.js';
 import { checkClaimHeaders, readAuth, type ClaimHeaderUse } from './auth.js';
 import { readClientBudget } from './client-budget.js';
@@ -132,6 +132,7 @@ type GatewayKeys = Pick<
   | 'port'
   | 'schema'
   | 'debugHeaders'
+  | 'plan'
   | 'introspection'
   | 'graphiql'
   | 'persistedDocuments'
@@ -171,12 +172,16 @@ function readGateway(gw: TableReader, file: string): GatewayKeys {
     );
   const shutdownGraceMs = gw.int('shutdown_grace_ms', DEFAULTS.shutdownGraceMs, 0, 600_000);
   const workers = gw.int('workers', DEFAULTS.workers, 1, DEFAULTS.maxWorkers);
+  const plan = gw.string('plan', 'compiled', (v) =>
+    v === 'compiled' || v === 'interpreted' ? undefined : `must be "compiled" or "interpreted", found "${v}"`,
+  ) as PlanMode;
   gw.finish();
   return {
     host,
     port,
     schema: Object.freeze([...schema]),
     debugHeaders,
+    plan,
     introspection,
     graphiql,
     persistedDocuments,

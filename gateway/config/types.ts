@@ -190,6 +190,8 @@ export interface GatewayConfig {
   readonly shutdownGraceMs: number;
   /** Processes `gqlgw serve` runs on one port (node:cluster; docs/scale-out.md). 1 = no cluster. */
   readonly workers: number;
+  /** How operations run: a plan compiled per operation (default), or the interpreter, the reference (docs/performance.md). */
+  readonly plan: PlanMode;
   readonly sources: ReadonlyMap<string, SourceConfig>;
   readonly cache: {
     readonly l2MaxEntries: number;
@@ -218,3 +220,6 @@ export interface GatewayConfig {
   /** [webhooks.NAME] by name (docs/live-data.md). */
   readonly webhooks: ReadonlyMap<string, WebhookConfig>;
 }
+
+/** `[gateway] plan`: the compiled plan, or the interpreter it must match byte for byte. */
+export type PlanMode = 'compiled' | 'interpreted';

@@ -21,7 +21,9 @@ import { measureAnswer, ResponseLimitError, responseLimitError, WriteMeter, type
 import { HeaderForwarder } from './forwarded-headers.js';
 import type { OperationStats } from './operation-stats.js';
 import { ResultStore } from './result-store.js';
-import { collectLookups, Lookups } from './walk.js';
+import { INTERPRETED_WALKER, Lookups } from './walk.js';
+import { compiledWalker } from './compiled-walk.js';
+import type { PlanMode } from '../config/types.js';
 import { unauthenticatedRequest, type Authenticate, type RequestAccess } from './access.js';
 import { seedEntities } from './entities.js';
 import { FTV1_HEADER, ftv1Trace, type TraceTimes } from './ftv1.js';
@@ -74,6 +76,8 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly answerLimits: AnswerLimits;
   /** The planned bound, its limit and the client budgets (execute/cost-gate.ts); absent: none of them. */
   readonly cost?: Omit<CostPolicy, 'federation' | 'onRefused'>;
+  /** `[gateway] plan`: 'interpreted' runs every operation through the interpreter, the reference; default compiled. */
+  readonly plan?: PlanMode;
 }
 
 export interface Executor {
@@ -260,6 +264,7 @@ class OperationRunner {
       warns: this.debugHeaders,
       // A router asks a subgraph for its federated trace (docs/federation.md).
       traced: this.blueprint.federation !== undefined && request.header(FTV1_HEADER) === 'ftv1',
+      walker: this.options.plan === 'interpreted' ? INTERPRETED_WALKER : compiledWalker(p),
     });
   }
 
@@ -281,7 +286,7 @@ class OperationRunner {
     if (p.operation.operation === 'mutation') return runMutationFields(p.root, root, state, this.deps);
     const walk = { variables: state.variables, store: state.store, out: new Lookups(), access: state.access };
     if (this.blueprint.federation) seedEntities(p.root, root, { blueprint: this.blueprint, state, walk });
-    collectLookups(p.root, root, p.rootType, walk);
+    (state.walker ?? INTERPRETED_WALKER).collect(p.root, root, p.rootType, walk);
     return runRounds(walk.out, state, this.deps);
   }
 

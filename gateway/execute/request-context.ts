@@ -16,6 +16,7 @@ import type { MemoEntry } from './memo-entry.js';
 import type { OperationStats } from './operation-stats.js';
 import type { SubrequestKeys } from './subrequest-keys.js';
 import { FirstKeyMap } from './first-key-map.js';
+import type { Walker } from './walk.js';
 
 /** What a round needs from the running gateway (one per executor). */
 export interface RoundDeps extends CacheTiers {
@@ -65,6 +66,8 @@ export interface RequestState {
   readonly upstreamBytes?: ByteBudget;
   /** A poll's tick (gateway/live/): this field's lookups are refetched, never answered by a cache tier. */
   readonly poll?: string;
+  /** How the rounds walk into what they fetched (execute/walk.ts); undefined: the interpreter. */
+  readonly walker?: Walker;
 }
 
 /** What every request state of an executor has alike: its limits (RoundDeps has them). */
@@ -83,6 +86,8 @@ export interface StateParts {
   readonly warns: boolean;
   /** A federated trace is asked for: the state keeps `roundEnds`. */
   readonly traced: boolean;
+  /** How the rounds walk into what they fetched; undefined: the interpreter. */
+  readonly walker?: Walker;
 }
 
 /**
@@ -107,6 +112,7 @@ export function requestState(limits: StateLimits, stats: OperationStats, parts: 
     observer: parts.observer,
     roundEnds: parts.traced ? [] : undefined,
     upstreamBytes: new ByteBudget(limits.maxOperationUpstreamBytes),
+    walker: parts.walker,
   };
 }
 
@@ -133,6 +139,7 @@ export function refreshState(of: RequestState, limits: StateLimits, memo: readon
       observer: undefined,
       warns: false,
       traced: false,
+      walker: of.walker,
     },
   );
   for (const m of memo) state.memo.set(m.key, m);

@@ -1,7 +1,7 @@
 import type { ElementsOutcome } from '../upstream/outcome.js';
 import type { RequestState, RoundDeps } from './request-context.js';
 import { runRound, type Claimed } from './round.js';
-import { collectLookups, descend, Lookups, type Walk } from './walk.js';
+import { INTERPRETED_WALKER, Lookups, type Walk } from './walk.js';
 import { mergeCompletion, type PendingCompletion } from './completion.js';
 
 const NONE = new Lookups();
@@ -47,10 +47,11 @@ const PLAIN: AfterRound = Object.freeze({ completions: undefined, after: undefin
 /** The lookups the walk finds below what a round fetched, and below the objects it completed. */
 function nextLookups({ entries, slots }: Claimed, state: RequestState, done: AfterRound): Lookups {
   const walk: Walk = { variables: state.variables, store: state.store, out: new Lookups(), access: state.access };
+  const walker = state.walker ?? INTERPRETED_WALKER;
   for (let i = 0; i < entries.length; i++) {
     const outcome = slots[i]!.outcome;
-    if (outcome?.kind === 'ok') descend(entries[i]!, outcome.body, walk);
-    else if (outcome?.kind === 'elements') descend(entries[i]!, elementValues(outcome), walk);
+    if (outcome?.kind === 'ok') walker.descend(entries[i]!, outcome.body, walk);
+    else if (outcome?.kind === 'elements') walker.descend(entries[i]!, elementValues(outcome), walk);
   }
   for (const pending of done.completions ?? []) {
     const { store } = state;
@@ -59,7 +60,7 @@ function nextLookups({ entries, slots }: Claimed, state: RequestState, done: Aft
       merged = mergeCompletion(pending, store.get(pending.parent, pending.entry.fieldNode), done.debugHeaders);
       store.setCompleted(pending.parent, merged);
     }
-    collectLookups(pending.selection, merged, pending.completion.typeName, walk);
+    walker.collect(pending.selection, merged, pending.completion.typeName, walk);
   }
   for (const task of done.after ?? []) task.resume(walk);
   return walk.out;

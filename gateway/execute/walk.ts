@@ -48,6 +48,15 @@ export interface Walk {
 }
 
 /**
+ * How a request walks fetched data: the interpreter below (`INTERPRETED_WALKER`, the reference) or a
+ * plan's compiled walk (execute/compiled-walk.ts), which finds the same lookups in the same order.
+ */
+export interface Walker {
+  collect(selection: PlanSelection, object: object, typeName: string, walk: Walk): void;
+  descend(entry: PlanEntry, value: unknown, walk: Walk): void;
+}
+
+/**
  * Walks data already fetched along the plan and collects the @fetch fields it reaches: the lookups
  * of the next round. Plain fields cost nothing; the walk goes into them only where a @fetch lies
  * below. A (parent, field) collected twice is looked up once: the round claims each. A guarded
@@ -102,3 +111,5 @@ export function descend(entry: PlanEntry, value: unknown, walk: Walk): void {
   // An item whose type cannot be told has nothing looked up below it; the shaper reports it.
   if (typeName !== undefined) collectLookups(entry.children, value, typeName, walk);
 }
+
+export const INTERPRETED_WALKER: Walker = Object.freeze({ collect: collectLookups, descend });

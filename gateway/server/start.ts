@@ -2,7 +2,7 @@ import { ClientBudgets } from '../execute/client-budget.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../config/load.js';
-import type { GatewayConfig, TracingConfig } from '../config/types.js';
+import type { GatewayConfig, PlanMode, TracingConfig } from '../config/types.js';
 import type { Tracing } from '../observability/tracing.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import { buildBlueprint } from '../blueprint/build.js';
@@ -39,6 +39,8 @@ export interface StartOptions {
   /** Overrides [gateway] port; 0 picks a free port. */
   readonly port?: number;
   readonly host?: string;
+  /** Overrides [gateway] plan, at start and on every reload (the tests' GQLGW_TEST_PLAN, test/support/gateway.ts). */
+  readonly plan?: PlanMode;
   /** Set when this process is one worker of `gqlgw serve --workers N` (gateway/server/workers.ts). */
   readonly worker?: WorkerRole;
 }
@@ -84,7 +86,7 @@ export interface RunningGateway {
  * listens. Nothing on the request path reads config or directives again.
  */
 export async function startGateway(options: StartOptions): Promise<RunningGateway> {
-  const config = loadConfig(options.configPath);
+  const config = withPlan(loadConfig(options.configPath), options.plan);
   const blueprint = buildBlueprint(config);
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
   const renderMetrics = metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render);
@@ -167,6 +169,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       const old = version;
       version = createVersion({
         ...next,
+        config: withPlan(next.config, options.plan),
         metrics,
         liveMetrics,
         renderMetrics,
@@ -276,6 +279,11 @@ interface VersionParts extends InstalledVersion {
   readonly liveMetrics: LiveListener | undefined;
 }
 
+/** `StartOptions.plan` over the config's `[gateway] plan`. */
+function withPlan(config: GatewayConfig, plan: PlanMode | undefined): GatewayConfig {
+  return plan === undefined ? config : { ...config, plan };
+}
+
 /**
  * The tracer of [tracing], imported only then: without [tracing] no OpenTelemetry module is loaded
  * (observability/tracing.ts).
@@ -319,6 +327,7 @@ function createVersion(parts: VersionParts): ServingVersion {
     maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
     answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
     debugHeaders: config.debugHeaders,
+    plan: config.plan,
     authenticate,
     observe: tracing?.observe(blueprint),
     cost: {

@@ -3,9 +3,10 @@
  * server/start.ts `reload()`, what SIGHUP does): starting one is the expensive part (a reload
  * costs about a tenth of a second), so a run pays three start-ups and a reload per family.
  *
- * - `reference`: the reference schema, `coalesce` and `batch_across_requests` off;
+ * - `reference`: the reference schema, `coalesce` and `batch_across_requests` off, run by the
+ *   interpreter (`[gateway] plan = "interpreted"`), so every case checks the compiled plan against it;
  * - `optimised`: the optimised schema (`@batch` with a small `max`, `@cache`), both switches on, L2
- *   and memcached;
+ *   and memcached, the compiled plan (the default);
  * - `second`: the optimised schema on the same memcached, its own L2 (cold): a warm memcached.
  *
  * The source `s` forwards `authorization`, and every caller of a case sends a token naming the case
@@ -47,6 +48,7 @@ function toml(role: Role, sourceUrl: string, memcached: string): string {
     'schema = ["schema.graphqls"]',
     // X-GQL-Cost and X-GQL-Subrequests: the planned bound is checked against what was sent (run-case.ts).
     'debug_headers = true',
+    `plan = "${optimised ? 'compiled' : 'interpreted'}"`,
     '',
     '[sources.s]',
     `url = ${JSON.stringify(sourceUrl)}`,

@@ -20,6 +20,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startGateway, type RunningGateway } from '../../gateway/server/start.js';
+import type { PlanMode } from '../../gateway/config/types.js';
 
 export interface TestSource {
   /** Base URL, usually a CountingUpstream's `url`. */
@@ -131,6 +132,18 @@ export function renderGatewayToml(options: GatewayFilesOptions): string {
   return lines.join('\n');
 }
 
+/**
+ * `GQLGW_TEST_PLAN=interpreted` (`npm run test:interpreter`): every gateway the tests start runs the
+ * interpreter (`StartOptions.plan` over `[gateway] plan`, docs/performance.md), so the same
+ * assertions check both ways of running an operation. Unset: the config as written.
+ */
+function testPlan(): PlanMode | undefined {
+  const plan = process.env.GQLGW_TEST_PLAN;
+  if (plan === undefined || plan === '') return undefined;
+  if (plan !== 'compiled' && plan !== 'interpreted') throw new Error(`GQLGW_TEST_PLAN must be compiled or interpreted, not ${plan}`);
+  return plan;
+}
+
 /** Writes gateway.toml and the schema files into a new temporary folder, without starting anything. */
 export async function writeGatewayFiles(options: GatewayFilesOptions): Promise<GatewayFiles> {
   const dir = await mkdtemp(path.join(tmpdir(), 'gqlgw-test-'));
@@ -160,7 +173,7 @@ export async function startTestGateway(options: GatewayFilesOptions): Promise<Te
   const files = await writeGatewayFiles(options);
   let running: RunningGateway;
   try {
-    running = await startGateway({ configPath: files.configPath, port: 0, host: '127.0.0.1' });
+    running = await startGateway({ configPath: files.configPath, port: 0, host: '127.0.0.1', plan: testPlan() });
   } catch (error) {
     await files.cleanup();
     throw error;
