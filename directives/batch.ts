@@ -54,56 +54,17 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   const method = String(use.args.method ?? 'GET');
   const body = typeof use.args.body === 'string' ? use.args.body : undefined;
   const before = problems.length;
-  if (!hasFetch) {
-    problems.push({ message: `${at} needs a @fetch beside it: the single fetch whose key each item is cached under`, node: use.node });
-  }
-  if (!(max >= 1)) problems.push({ message: `${at}: max must be at least 1, found ${max}`, node: use.node });
-  const matchSteps = parseDottedName(match);
-  if (match === '') problems.push({ message: `${at}: match must name the item field that carries the key`, node: use.node });
-  else if (!matchSteps)
-    problems.push({ message: `${at}: match "${match}" is not a dotted name; ${dottedNameHelp('owner.id')}`, node: use.node });
-  if (!METHODS.includes(method)) {
-    problems.push({ message: `${at}: method must be GET or POST, found "${method}"`, node: use.node });
-  } else if (method === 'POST' && body === undefined) {
-    problems.push({ message: `${at}: a POST batch needs a body holding {keys}, such as body: """{"ids": {keys}}"""`, node: use.node });
-  } else if (method === 'GET' && body !== undefined) {
-    problems.push({ message: `${at}: a GET batch sends no body; add method: "POST" or remove body`, node: use.node });
-  }
+  const where = { at, node: use.node };
+  const matchSteps = checkArguments(where, { hasFetch, max, match, method, body }, problems);
   const select = compileSelect('@batch', use, ctx, problems);
-  let keyRead: readonly string[] | undefined;
-  let keyFrom: 'parent' | 'args' = 'parent';
-  let listKeys = false;
-  if (fetch) {
-    const all = fetch.template.placeholders;
-    const parents = all.filter((p) => p.kind === 'parent');
-    const key =
-      parents.length === 1 ? parents[0]! : parents.length === 0 && all.length === 1 && all[0]!.kind === 'args' ? all[0]! : undefined;
-    if (key === undefined || key.kind === 'keys' || key.kind === 'auth') {
-      const args = all.filter((p) => p.kind === 'args').length;
-      const or = parents.length === 0 && args > 1 ? `, or one {args.*} as its only placeholder, found ${args} {args.*}` : '';
-      problems.push({
-        message: `${at} needs exactly one {parent.*} placeholder in its @fetch path${or}${or ? '' : `, found ${parents.length}`}`,
-        node: use.node,
-      });
-    } else {
-      keyRead = key.read;
-      keyFrom = key.kind;
-      listKeys = fetch.lists.includes(key);
-      const type = isNonNullType(ctx.field.type) ? ctx.field.type.ofType : ctx.field.type;
-      if (listKeys && !isListType(type)) {
-        problems.push({
-          message: `${at}: {${key.kind}.${key.name}} is a list, so each element is a key and the value is the list of matched items; declare ${ctx.coordinate} as a list ([${String(type)}])`,
-          node: use.node,
-        });
-      }
-    }
-  }
+  const key = fetch && batchKey(fetch, where, ctx, problems);
+  const { keyRead, keyFrom, listKeys } = key ?? { keyRead: undefined, keyFrom: 'parent', listKeys: false };
   const compiled = compilePathTemplate(path, { repeat: use.args.repeat === true });
   if (!compiled.ok) {
     problems.push({ message: `${at} has a malformed path "${path}": ${compiled.error}`, node: use.node });
     return undefined;
   }
-  const bodyTemplate = body === undefined || method !== 'POST' ? undefined : compileBatchBody(body, { at, node: use.node }, ctx, problems);
+  const bodyTemplate = body === undefined || method !== 'POST' ? undefined : compileBatchBody(body, where, ctx, problems);
   const keys =
     compiled.template.placeholders.filter((p) => p.kind === 'keys').length +
     (bodyTemplate?.placeholders.filter((p) => p.kind === 'keys').length ?? 0);
@@ -136,13 +97,72 @@ export function compileBatch(use: DirectiveUse, beside: FetchBeside, ctx: FieldC
   };
 }
 
-/** A POST batch's body: a JSON template whose placeholders are `{keys}` and the field's `{args.*}`. */
-function compileBatchBody(
-  body: string,
-  where: { readonly at: string; readonly node: DirectiveNode },
+/** Where a problem of one @batch is: its name for messages and its directive. */
+interface BatchPlace {
+  readonly at: string;
+  readonly node: DirectiveNode;
+}
+
+/** The problems of @batch's own arguments (and of a missing @fetch); returns `match` as steps when it is a dotted name. */
+function checkArguments(
+  { at, node }: BatchPlace,
+  args: { hasFetch: boolean; max: number; match: string; method: string; body: string | undefined },
+  problems: Problem[],
+): readonly string[] | undefined {
+  const { hasFetch, max, match, method, body } = args;
+  if (!hasFetch) {
+    problems.push({ message: `${at} needs a @fetch beside it: the single fetch whose key each item is cached under`, node });
+  }
+  if (!(max >= 1)) problems.push({ message: `${at}: max must be at least 1, found ${max}`, node });
+  const matchSteps = parseDottedName(match);
+  if (match === '') problems.push({ message: `${at}: match must name the item field that carries the key`, node });
+  else if (!matchSteps) problems.push({ message: `${at}: match "${match}" is not a dotted name; ${dottedNameHelp('owner.id')}`, node });
+  if (!METHODS.includes(method)) {
+    problems.push({ message: `${at}: method must be GET or POST, found "${method}"`, node });
+  } else if (method === 'POST' && body === undefined) {
+    problems.push({ message: `${at}: a POST batch needs a body holding {keys}, such as body: """{"ids": {keys}}"""`, node });
+  } else if (method === 'GET' && body !== undefined) {
+    problems.push({ message: `${at}: a GET batch sends no body; add method: "POST" or remove body`, node });
+  }
+  return matchSteps;
+}
+
+/**
+ * The key of each lookup, from the @fetch beside: its one `{parent.*}`, or its only placeholder
+ * `{args.A}`; undefined (with a problem) when there is no such placeholder.
+ */
+function batchKey(
+  fetch: CompiledFetch,
+  { at, node }: BatchPlace,
   ctx: FieldContext,
   problems: Problem[],
-): BodyTemplate | undefined {
+): Pick<CompiledBatch, 'keyRead' | 'keyFrom' | 'listKeys'> | undefined {
+  const all = fetch.template.placeholders;
+  const parents = all.filter((p) => p.kind === 'parent');
+  const key =
+    parents.length === 1 ? parents[0]! : parents.length === 0 && all.length === 1 && all[0]!.kind === 'args' ? all[0]! : undefined;
+  if (key === undefined || key.kind === 'keys' || key.kind === 'auth') {
+    const args = all.filter((p) => p.kind === 'args').length;
+    const or = parents.length === 0 && args > 1 ? `, or one {args.*} as its only placeholder, found ${args} {args.*}` : '';
+    problems.push({
+      message: `${at} needs exactly one {parent.*} placeholder in its @fetch path${or}${or ? '' : `, found ${parents.length}`}`,
+      node,
+    });
+    return undefined;
+  }
+  const listKeys = fetch.lists.includes(key);
+  const type = isNonNullType(ctx.field.type) ? ctx.field.type.ofType : ctx.field.type;
+  if (listKeys && !isListType(type)) {
+    problems.push({
+      message: `${at}: {${key.kind}.${key.name}} is a list, so each element is a key and the value is the list of matched items; declare ${ctx.coordinate} as a list ([${String(type)}])`,
+      node,
+    });
+  }
+  return { keyRead: key.read, keyFrom: key.kind, listKeys };
+}
+
+/** A POST batch's body: a JSON template whose placeholders are `{keys}` and the field's `{args.*}`. */
+function compileBatchBody(body: string, where: BatchPlace, ctx: FieldContext, problems: Problem[]): BodyTemplate | undefined {
   const { at, node } = where;
   const compiled = compileBodyTemplate(body);
   if (!compiled.ok) {

@@ -68,25 +68,43 @@ export async function startGithubService(options: GithubServiceOptions = {}): Pr
     requests.push(received);
     res.once('finish', () => (received.status = res.statusCode));
   };
-  /** GitHub's gate on every request, then a weak ETag on a 200 and a 304 when it matches. */
-  const github =
-    (handler: BlogHandler): BlogHandler =>
-    (req) => {
-      if (req.headers.authorization !== `Bearer ${token}`) return { status: 401, json: { message: 'Requires authentication' } };
-      if (!req.headers['user-agent'])
-        return { status: 403, json: { message: 'Request forbidden: make sure your request has a User-Agent header' } };
-      return withEtag(req, handler(req));
-    };
-  const notFound = { status: 404, json: { message: 'Not Found' } };
-  const base = (req: BlogRequest): string => `http://${req.headers.host ?? '127.0.0.1'}`;
-  const repoOf = (p: Readonly<Record<string, string>>) => GH_REPOS.find((r) => r.full_name === `${p.owner}/${p.repo}`);
-  const issueOf = (req: BlogRequest, issue: (typeof GH_ISSUES)[number]) => ({
-    ...issue,
-    comments: GH_COMMENTS.filter((c) => c.repo === issue.repo && c.issue === issue.number).length,
-    comments_url: `${base(req)}/repos/${issue.repo}/issues/${issue.number}/comments`,
-    ...(issue.pull_request && { pull_request: { url: `${base(req)}/repos/${issue.repo}/pulls/${issue.number}`, ...issue.pull_request } }),
-  });
-  const routes: BlogRoutes = [
+  const github = gate(token);
+  const routes: BlogRoutes = [...userRoutes(github), ...searchRoutes(github), ...repoRoutes(github)];
+  const running = await startService(routes, options.host ?? '127.0.0.1', options.port ?? 4011, observe);
+  return {
+    ...running,
+    get requests() {
+      return requests;
+    },
+    reset: () => {
+      requests = [];
+    },
+  };
+}
+
+/** GitHub's gate on every request, then a weak ETag on a 200 and a 304 when it matches. */
+function gate(token: string): (handler: BlogHandler) => BlogHandler {
+  return (handler) => (req) => {
+    if (req.headers.authorization !== `Bearer ${token}`) return { status: 401, json: { message: 'Requires authentication' } };
+    if (!req.headers['user-agent'])
+      return { status: 403, json: { message: 'Request forbidden: make sure your request has a User-Agent header' } };
+    return withEtag(req, handler(req));
+  };
+}
+
+const NOT_FOUND: Answer = { status: 404, json: { message: 'Not Found' } };
+const base = (req: BlogRequest): string => `http://${req.headers.host ?? '127.0.0.1'}`;
+const repoOf = (p: Readonly<Record<string, string>>) => GH_REPOS.find((r) => r.full_name === `${p.owner}/${p.repo}`);
+const issueOf = (req: BlogRequest, issue: (typeof GH_ISSUES)[number]) => ({
+  ...issue,
+  comments: GH_COMMENTS.filter((c) => c.repo === issue.repo && c.issue === issue.number).length,
+  comments_url: `${base(req)}/repos/${issue.repo}/issues/${issue.number}/comments`,
+  ...(issue.pull_request && { pull_request: { url: `${base(req)}/repos/${issue.repo}/pulls/${issue.number}`, ...issue.pull_request } }),
+});
+
+/** The users' routes: lookups by login, by id and in bulk, and a user's repositories. */
+function userRoutes(github: ReturnType<typeof gate>): BlogRoutes {
+  return [
     [
       'POST /users/lookup',
       github(({ body }) => {
@@ -109,7 +127,7 @@ export async function startGithubService(options: GithubServiceOptions = {}): Pr
       github(({ params }) =>
         found(
           GH_USERS.find((u) => u.login === params.login),
-          notFound,
+          NOT_FOUND,
         ),
       ),
     ],
@@ -118,11 +136,17 @@ export async function startGithubService(options: GithubServiceOptions = {}): Pr
       github(({ params }) =>
         found(
           GH_USERS.find((u) => String(u.id) === params.id),
-          notFound,
+          NOT_FOUND,
         ),
       ),
     ],
     ['/users/:login/repos', github(({ params }) => ({ json: GH_REPOS.filter((r) => r.owner.login === params.login) }))],
+  ];
+}
+
+/** Search of repositories and of issues (GitHub's qualifiers in `q`). */
+function searchRoutes(github: ReturnType<typeof gate>): BlogRoutes {
+  return [
     [
       '/search/repositories',
       github(({ query }) => {
@@ -150,11 +174,17 @@ export async function startGithubService(options: GithubServiceOptions = {}): Pr
         return { json: { total_count: items.length, incomplete_results: false, items: items.slice(0, perPage) } };
       }),
     ],
+  ];
+}
+
+/** Repositories (a renamed one redirects), their issues with comments (paged with Link), and events. */
+function repoRoutes(github: ReturnType<typeof gate>): BlogRoutes {
+  return [
     [
       '/repos/:owner/:repo',
       github((req) => {
         const moved = GH_RENAMED.get(`${req.params.owner}/${req.params.repo}`);
-        if (moved === undefined) return found(repoOf(req.params), notFound);
+        if (moved === undefined) return found(repoOf(req.params), NOT_FOUND);
         const location = `${base(req)}/repositories/${moved}`;
         return { status: 301, json: { message: 'Moved Permanently', url: location }, headers: { location } };
       }),
@@ -164,7 +194,7 @@ export async function startGithubService(options: GithubServiceOptions = {}): Pr
       github(({ params }) =>
         found(
           GH_REPOS.find((r) => String(r.id) === params.id),
-          notFound,
+          NOT_FOUND,
         ),
       ),
     ],
@@ -202,16 +232,6 @@ export async function startGithubService(options: GithubServiceOptions = {}): Pr
       github(({ params }) => ({ json: GH_EVENTS.filter((e) => e.repo === `${params.owner}/${params.repo}`) })),
     ],
   ];
-  const running = await startService(routes, options.host ?? '127.0.0.1', options.port ?? 4011, observe);
-  return {
-    ...running,
-    get requests() {
-      return requests;
-    },
-    reset: () => {
-      requests = [];
-    },
-  };
 }
 
 function found(value: unknown, notFound: Answer): Answer {
