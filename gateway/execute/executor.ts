@@ -22,7 +22,7 @@ import { HeaderForwarder } from './forwarded-headers.js';
 import type { OperationStats } from './operation-stats.js';
 import { ResultStore } from './result-store.js';
 import { collectLookups, Lookups } from './walk.js';
-import { unauthenticatedRequest, type Authenticate, type RequestAccess } from './access.js';
+import { unauthenticatedRequest, type Authenticate, type RequestAccess } from '../auth/access.js';
 import { seedEntities } from './entities.js';
 import { FirstKeyMap } from './first-key-map.js';
 import { FTV1_HEADER, ftv1Trace } from './ftv1.js';
