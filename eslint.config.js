@@ -36,7 +36,11 @@ const boundaries = {
     ...http,
     metrics,
   ],
-  'gateway/plan/**/*.ts': [...['cache', 'upstream', 'auth', 'execute', 'observability', 'server'].map((f) => folder(f, 'plan/')), ...http, metrics],
+  'gateway/plan/**/*.ts': [
+    ...['cache', 'upstream', 'auth', 'execute', 'observability', 'server'].map((f) => folder(f, 'plan/')),
+    ...http,
+    metrics,
+  ],
   'gateway/cache/**/*.ts': [...['plan', 'auth', 'execute', 'observability', 'server'].map((f) => folder(f, 'cache/')), yoga, metrics],
   'gateway/upstream/**/*.ts': [
     ...['plan', 'cache', 'auth', 'execute', 'observability', 'server'].map((f) => folder(f, 'upstream/')),
