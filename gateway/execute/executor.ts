@@ -47,6 +47,8 @@ export interface ExecuteRequest {
   readonly peer?: string;
   /** A poll's tick (gateway/live/): this field (`Type.field`) is refetched, its cache entries only revalidated. */
   readonly poll?: string;
+  /** Who asks, when the entrance checked the token already (server/operation.ts); else `authenticate` checks it. */
+  readonly access?: RequestAccess;
 }
 
 /** What execute() gives back: the GraphQL result and what it cost. */
@@ -65,7 +67,7 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
   readonly debugHeaders: boolean;
-  /** With [auth]: checks each request's token first (an invalid one is a 401, nothing runs). */
+  /** With [auth]: checks the token of each request that comes without `access` first (an invalid one is a 401, nothing runs). */
   readonly authenticate?: Authenticate;
   /** With [tracing]: the observer of each request (observability/tracing.ts). */
   readonly observe?: ObserveRequests;
@@ -161,8 +163,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const started = performance.now();
     const startedAt = Date.now();
     const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
-    let access: RequestAccess | undefined;
-    if (options.authenticate) {
+    let access = request.access;
+    if (access === undefined && options.authenticate) {
       const checked = await options.authenticate(request.header('authorization') ?? undefined);
       if ('refused' in checked) return { result: { errors: [unauthenticatedRequest(checked.refused)] }, stats };
       access = checked.access;

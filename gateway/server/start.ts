@@ -5,6 +5,7 @@ import { loadConfig } from '../config/load.js';
 import type { GatewayConfig, TracingConfig } from '../config/types.js';
 import type { Tracing } from '../observability/tracing.js';
 import { createAuthenticator } from '../auth/authenticate.js';
+import type { Authenticate } from '../auth/access.js';
 import { buildBlueprint } from '../blueprint/build.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { L2Cache, l2LimitsOf } from '../cache/l2.js';
@@ -14,17 +15,18 @@ import { createMemcachedTier } from '../cache/memcached.js';
 import { createMetrics, type GatewayMetrics } from '../observability/metrics.js';
 import { SourceClient } from '../upstream/client.js';
 import { createGatewayYoga, createYogaEntrance } from './yoga.js';
-import { createFastPath } from './fast-path.js';
+import { createFastPath, type FastPath, type YogaFallback } from './fast-path.js';
 import { createLifecycle, READINESS_PATH } from './lifecycle.js';
-import { createAnswers } from './answers.js';
+import { createAnswers, type Answers } from './answers.js';
 import { CorsPolicy } from './cors.js';
 import { DEBUG_HEADER_NAMES, WORKER_HEADER } from './debug-headers.js';
-import { createDocumentStore } from './documents.js';
+import { createDocumentStore, type DocumentStore } from './documents.js';
+import { createOperationPath, type OperationPath } from './operation.js';
 import { createGraphiQLAssets, GRAPHIQL_ASSET_PREFIX } from './graphiql.js';
 import { createPersistedDocuments, trustedOperationNames } from './persisted.js';
 import { createReloader, type InstalledVersion, type ReloadOptions, type ReloadReport } from './reload.js';
 import { sampleQuery } from './sample-query.js';
-import { metricsRoute, routeTable, type Route, type RouteHandler } from './routes.js';
+import { GRAPHQL_PATH, HEALTH_PATH, metricsRoute, routeTable, type Route, type RouteHandler } from './routes.js';
 import { createLiveEntrances, type LiveEntrances } from './live-entrances.js';
 import { wantsEventStream } from './live-sse.js';
 import { createLiveMetrics } from '../observability/live-metrics.js';
@@ -285,61 +287,19 @@ async function loadTracing(config: TracingConfig, metrics: GatewayMetrics | unde
   return createTracing(config, (spans) => metrics?.onSpansDropped(spans));
 }
 
-const GRAPHQL_PATH = '/graphql';
-const HEALTH_PATH = '/healthz';
-
+/**
+ * One serving version, in named steps: what it reuses of the previous version (source pools,
+ * memcached, rate-limit buckets), its executor, its answers, the one operation path both entrances
+ * call, the entrances, and the route table.
+ */
 function createVersion(parts: VersionParts): ServingVersion {
-  const { config, blueprint, metrics, renderMetrics, l2, previous, worker, ready, tracing } = parts;
-  const clients = new Map(
-    [...config.sources.values()].map((s) => {
-      const old = previous?.clients.get(s.name);
-      const same = old && sameJson(previous!.config.sources.get(s.name), s) && sameJson(previous!.config.limits, config.limits);
-      return [s.name, same ? old : new SourceClient(s, { maxJsonDepth: config.limits.maxJsonDepth })] as const;
-    }),
-  );
-  const memcached: MemcachedTier | undefined =
-    previous && sameJson(previous.config.cache.memcached, config.cache.memcached)
-      ? previous.memcached
-      : config.cache.memcached
-        ? createMemcachedTier(config.cache.memcached, metrics && { onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip })
-        : undefined;
-  const budgets =
-    previous && sameJson(previous.config.clientBudget, config.clientBudget)
-      ? previous.budgets
-      : config.clientBudget && new ClientBudgets(config.clientBudget);
+  const { config, blueprint, metrics, l2, worker, ready } = parts;
+  const reused = reusedParts(parts);
+  const { clients, memcached, budgets } = reused;
+  // One token check (and one key set) per version, for the operation path, the executor and the hub.
   const authenticate = config.auth && createAuthenticator(config.auth).authenticate;
-  const executor = createExecutor({
-    blueprint,
-    clients,
-    l2,
-    memcached,
-    listener: metrics?.listener,
-    maxSubrequests: config.limits.maxSubrequests,
-    maxJsonDepth: config.limits.maxJsonDepth,
-    maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
-    answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
-    debugHeaders: config.debugHeaders,
-    authenticate,
-    observe: tracing?.observe(blueprint),
-    cost: {
-      assumedListSize: config.limits.assumedListSize,
-      maxPlannedSubrequests: config.limits.maxPlannedSubrequests,
-      budgets,
-      clientHeader: config.clientBudget?.clientHeader,
-      show: config.debugHeaders,
-    },
-  });
-  const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
-  const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
-  const answers = createAnswers({
-    debugHeaders: config.debugHeaders,
-    introspection: config.introspection,
-    cors,
-    onAnswer: metrics?.onHttpAnswer,
-    worker,
-    maxResponseBytes: config.limits.maxResponseBytes,
-    onUnexpected: logUnexpected,
-  });
+  const executor = versionExecutor(parts, { ...reused, authenticate });
+  const answers = versionAnswers(config, metrics, worker);
   const documents = createDocumentStore(
     blueprint.schema,
     { ...config.limits, introspection: config.introspection },
@@ -347,17 +307,7 @@ function createVersion(parts: VersionParts): ServingVersion {
   );
   const persisted = createPersistedDocuments({ trusted: config.persistedDocuments, onlyPersisted: config.onlyPersisted });
   metrics?.pinOperations(trustedOperationNames(config.persistedDocuments));
-  const yoga = createGatewayYoga({
-    schema: blueprint.schema,
-    executor,
-    answers,
-    documents,
-    persisted,
-    maxBodyBytes: config.limits.maxBodyBytes,
-    graphiql: config.graphiql,
-    defaultQuery: sampleQuery(blueprint.schema, config.debugHeaders),
-  });
-  const toYoga = createYogaEntrance(yoga, answers);
+  const operations = createOperationPath({ executor, documents, persisted, authenticate, observe: parts.tracing?.observe(blueprint) });
   const live = createLiveEntrances({
     config,
     blueprint,
@@ -368,45 +318,11 @@ function createVersion(parts: VersionParts): ServingVersion {
     listener: parts.liveMetrics,
     graphqlPath: GRAPHQL_PATH,
   });
-  const fastPath = createFastPath({
-    executor,
-    answers,
-    documents,
-    persisted,
-    maxBodyBytes: config.limits.maxBodyBytes,
-    fallback: toYoga,
-    onServed: metrics?.onFastPath,
-  });
-  // The GraphQL path: one guard for every request that may run an operation, then one of the two
-  // entrances. Only a JSON body may carry a POST operation (http-request.ts BODY_TYPES): a form
-  // post is what a cross-site page can send without a preflight.
-  const graphql: RouteHandler = (request, res) => {
-    if (request.method === 'OPTIONS') {
-      return answers.write(res, answers.options(request.origin, request.header('access-control-request-method')));
-    }
-    if (wantsEventStream(request.header('accept'))) return live.sse(request.node, res);
-    if (request.method === 'POST') {
-      if (!request.jsonBody) return answers.write(res, answers.unsupportedMediaType(request));
-      if (fastPath.takes(request)) return fastPath.serve(request, res);
-    }
-    return toYoga(request, res, undefined);
-  };
   const metricsHandler =
-    metrics && renderMetrics
-      ? metricsRoute({ answers, render: renderMetrics, contentType: metrics.contentType, token: config.metrics.token })
+    metrics && parts.renderMetrics
+      ? metricsRoute({ answers, render: parts.renderMetrics, contentType: metrics.contentType, token: config.metrics.token })
       : undefined;
-  const graphiqlAssets = config.graphiql ? createGraphiQLAssets(answers) : undefined;
-  const readiness: RouteHandler = (request, res) =>
-    answers.write(res, request.method === 'GET' ? answers.readiness(ready()) : answers.notFound());
-  // The route table, by the request's path only (never Host), first match wins; any other path is 404.
-  const routes: Route[] = [
-    { path: READINESS_PATH, handler: readiness },
-    ...(metricsHandler && metricsOnGraphqlPort(config) ? [{ path: config.metrics.path, handler: metricsHandler }] : []),
-    { path: GRAPHQL_PATH, handler: graphql },
-    ...(graphiqlAssets ? [{ path: GRAPHIQL_ASSET_PREFIX, prefix: true, handler: graphiqlAssets }] : []),
-    { path: HEALTH_PATH, handler: (request, res) => toYoga(request, res, undefined) },
-    ...live.routes,
-  ];
+  const routes = versionRoutes({ parts, answers, documents, operations, live, metricsHandler });
   const closeUnused = async (keep: ServingVersion | undefined) => {
     const graceMs = config.shutdownGraceMs;
     await Promise.all([...clients.values()].filter((c) => keep?.clients.get(c.name) !== c).map((c) => c.close(graceMs)));
@@ -430,6 +346,144 @@ function createVersion(parts: VersionParts): ServingVersion {
       return closeUnused(next);
     },
     close: () => closeUnused(undefined),
+  };
+}
+
+/** What a version keeps of the one it replaces: each part whose config is unchanged. */
+interface ReusedParts {
+  readonly clients: ReadonlyMap<string, SourceClient>;
+  readonly memcached: MemcachedTier | undefined;
+  readonly budgets: ClientBudgets | undefined;
+}
+
+function reusedParts(parts: VersionParts): ReusedParts {
+  const { config, metrics, previous } = parts;
+  const clients = new Map(
+    [...config.sources.values()].map((s) => {
+      const old = previous?.clients.get(s.name);
+      const same = old && sameJson(previous!.config.sources.get(s.name), s) && sameJson(previous!.config.limits, config.limits);
+      return [s.name, same ? old : new SourceClient(s, { maxJsonDepth: config.limits.maxJsonDepth })] as const;
+    }),
+  );
+  const memcached: MemcachedTier | undefined =
+    previous && sameJson(previous.config.cache.memcached, config.cache.memcached)
+      ? previous.memcached
+      : config.cache.memcached
+        ? createMemcachedTier(config.cache.memcached, metrics && { onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip })
+        : undefined;
+  const budgets =
+    previous && sameJson(previous.config.clientBudget, config.clientBudget)
+      ? previous.budgets
+      : config.clientBudget && new ClientBudgets(config.clientBudget);
+  return { clients, memcached, budgets };
+}
+
+/**
+ * The version's executor. It checks no token of the HTTP entrances (the operation path did, before
+ * parsing); `authenticate` is for what comes without one: the streaming transports' queries and polls.
+ */
+function versionExecutor(parts: VersionParts, reused: ReusedParts & { readonly authenticate: Authenticate | undefined }): Executor {
+  const { config, blueprint, metrics, l2, tracing } = parts;
+  return createExecutor({
+    blueprint,
+    clients: reused.clients,
+    l2,
+    memcached: reused.memcached,
+    listener: metrics?.listener,
+    maxSubrequests: config.limits.maxSubrequests,
+    maxJsonDepth: config.limits.maxJsonDepth,
+    maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
+    answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
+    debugHeaders: config.debugHeaders,
+    authenticate: reused.authenticate,
+    observe: tracing?.observe(blueprint),
+    cost: {
+      assumedListSize: config.limits.assumedListSize,
+      maxPlannedSubrequests: config.limits.maxPlannedSubrequests,
+      budgets: reused.budgets,
+      clientHeader: config.clientBudget?.clientHeader,
+      show: config.debugHeaders,
+    },
+  });
+}
+
+function versionAnswers(config: GatewayConfig, metrics: GatewayMetrics | undefined, worker: string | undefined): Answers {
+  const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
+  const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
+  return createAnswers({
+    debugHeaders: config.debugHeaders,
+    introspection: config.introspection,
+    cors,
+    onAnswer: metrics?.onHttpAnswer,
+    worker,
+    maxResponseBytes: config.limits.maxResponseBytes,
+    onUnexpected: logUnexpected,
+  });
+}
+
+/** The route table, by the request's path only (never Host), first match wins; any other path is 404. */
+function versionRoutes(at: {
+  readonly parts: VersionParts;
+  readonly answers: Answers;
+  readonly documents: DocumentStore;
+  readonly operations: OperationPath;
+  readonly live: LiveEntrances;
+  readonly metricsHandler: RouteHandler | undefined;
+}): Route[] {
+  const { parts, answers, metricsHandler } = at;
+  const { config, blueprint, metrics } = parts;
+  const yoga = createGatewayYoga({
+    schema: blueprint.schema,
+    operations: at.operations,
+    answers,
+    documents: at.documents,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    graphiql: config.graphiql,
+    defaultQuery: sampleQuery(blueprint.schema, config.debugHeaders),
+  });
+  const toYoga = createYogaEntrance(yoga, answers);
+  const fastPath = createFastPath({
+    operations: at.operations,
+    answers,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    fallback: toYoga,
+    onServed: metrics?.onFastPath,
+  });
+  const graphiqlAssets = config.graphiql ? createGraphiQLAssets(answers) : undefined;
+  const readiness: RouteHandler = (request, res) =>
+    answers.write(res, request.method === 'GET' ? answers.readiness(parts.ready()) : answers.notFound());
+  return [
+    { path: READINESS_PATH, handler: readiness },
+    ...(metricsHandler && metricsOnGraphqlPort(config) ? [{ path: config.metrics.path, handler: metricsHandler }] : []),
+    { path: GRAPHQL_PATH, handler: graphqlRoute({ answers, live: at.live, fastPath, toYoga }) },
+    ...(graphiqlAssets ? [{ path: GRAPHIQL_ASSET_PREFIX, prefix: true, handler: graphiqlAssets }] : []),
+    { path: HEALTH_PATH, handler: (request, res) => toYoga(request, res, undefined) },
+    ...at.live.routes,
+  ];
+}
+
+/**
+ * The GraphQL path: one guard for every request that may run an operation, then one of the two
+ * entrances. Only a JSON body may carry a POST operation (http-request.ts BODY_TYPES): a form post is
+ * what a cross-site page can send without a preflight.
+ */
+function graphqlRoute(at: {
+  readonly answers: Answers;
+  readonly live: LiveEntrances;
+  readonly fastPath: FastPath;
+  readonly toYoga: YogaFallback;
+}): RouteHandler {
+  const { answers, live, fastPath, toYoga } = at;
+  return (request, res) => {
+    if (request.method === 'OPTIONS') {
+      return answers.write(res, answers.options(request.origin, request.header('access-control-request-method')));
+    }
+    if (wantsEventStream(request.header('accept'))) return live.sse(request.node, res);
+    if (request.method === 'POST') {
+      if (!request.jsonBody) return answers.write(res, answers.unsupportedMediaType(request));
+      if (fastPath.takes(request)) return fastPath.serve(request, res);
+    }
+    return toYoga(request, res, undefined);
   };
 }
 
