@@ -16,7 +16,7 @@ import { createMetrics, type GatewayMetrics } from '../observability/metrics.js'
 import { SourceClient } from '../upstream/client.js';
 import { createGatewayYoga, createYogaEntrance } from './yoga.js';
 import { createFastPath, type FastPath, type YogaFallback } from './fast-path.js';
-import { createLifecycle, READINESS_PATH } from './lifecycle.js';
+import { createLifecycle, READINESS_PATH, type Lifecycle } from './lifecycle.js';
 import { createAnswers, type Answers } from './answers.js';
 import { CorsPolicy } from './cors.js';
 import { DEBUG_HEADER_NAMES, WORKER_HEADER } from './debug-headers.js';
@@ -89,54 +89,26 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const config = loadConfig(options.configPath);
   const blueprint = buildBlueprint(config);
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
-  const renderMetrics = metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render);
-  const tracing = config.tracing && (await loadTracing(config.tracing, metrics));
-  const liveMetrics = metrics && createLiveMetrics(metrics.registry);
+  // What every version of this process shares: its metrics, and its tracer (read at start-up).
+  const shared = {
+    metrics,
+    renderMetrics: metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render),
+    tracing: config.tracing && (await loadTracing(config.tracing, metrics)),
+    liveMetrics: metrics && createLiveMetrics(metrics.registry),
+  };
   let version = createVersion({
-    liveMetrics,
+    ...shared,
     config,
     blueprint,
-    metrics,
-    renderMetrics,
-    tracing,
     l2: new L2Cache(l2LimitsOf(config.cache)),
     previous: undefined,
     worker: options.worker && String(options.worker.id),
-    ready: () => lifecycle.ready,
+    ready: () => servers.lifecycle.ready,
   });
-  // A client must send its request headers within headers_timeout_ms and its whole request within
-  // request_timeout_ms (defaults 10 s and 30 s, docs/hardening.md), or it gets 408 and its socket is
-  // closed. Node checks these every connectionsCheckingInterval: 1 s keeps the cut within 2 s.
-  // Fixed at start-up: a reload that changes them needs a restart.
-  const server = createServer(
-    {
-      headersTimeout: config.headersTimeoutMs,
-      requestTimeout: config.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
-    },
-    (req: IncomingMessage, res: ServerResponse) => {
-      lifecycle.admit(res);
-      // The version current when the request arrives answers it to the end, whatever reloads meanwhile.
-      version.handle(req, res);
-    },
-  );
-  const lifecycle = createLifecycle(server);
-  server.on('upgrade', (req, socket, head) => version.live.upgrade(req, socket, head));
-  const host = options.host ?? config.host;
-  await listen(server, options.port ?? config.port, host);
-  // `[metrics] port`: the metrics on a listener of their own (fixed at start-up, like the port).
-  const metricsServer =
-    config.metrics.enabled && config.metrics.port !== undefined
-      ? createServer((req: IncomingMessage, res: ServerResponse) => version.handleMetrics(req, res))
-      : undefined;
-  if (metricsServer) {
-    try {
-      await listen(metricsServer, config.metrics.port!, config.metrics.host);
-    } catch (err) {
-      await new Promise<void>((done) => server.close(() => done()));
-      throw err;
-    }
-  }
+  const servers = createServers(config, () => version);
+  const { lifecycle, metricsServer } = servers;
+  const listening = await listenAll(servers, config, options);
+  const url = listening.url;
   let stopped: Promise<boolean> | undefined;
   const shutdown = (graceMs: number = version.config.shutdownGraceMs): Promise<boolean> => {
     stopped ??= (async () => {
@@ -146,20 +118,11 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       version.live.close();
       const inTime = await lifecycle.drain(graceMs);
       await version.close();
-      await tracing?.shutdown();
+      await shared.tracing?.shutdown();
       return inTime;
     })();
     return stopped;
   };
-  const port = (server.address() as AddressInfo).port;
-  const url = `${httpOrigin(host, port)}/graphql`;
-  const metricsUrl = !config.metrics.enabled
-    ? undefined
-    : metricsServer
-      ? `${httpOrigin(config.metrics.host, (metricsServer.address() as AddressInfo).port)}${config.metrics.path}`
-      : metricsOnGraphqlPort(config)
-        ? `${httpOrigin(host, port)}${config.metrics.path}`
-        : undefined;
   const reloader = createReloader({
     configPath: options.configPath,
     url,
@@ -167,23 +130,14 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     current: () => version,
     install(next) {
       const old = version;
-      version = createVersion({
-        ...next,
-        metrics,
-        liveMetrics,
-        renderMetrics,
-        tracing,
-        previous: old,
-        worker: old.worker,
-        ready: old.ready,
-      });
+      version = createVersion({ ...next, ...shared, previous: old, worker: old.worker, ready: old.ready });
       void old.retire(version);
     },
   });
   return {
     url,
-    port,
-    metricsUrl,
+    port: listening.port,
+    metricsUrl: listening.metricsUrl,
     get config() {
       return version.config;
     },
@@ -202,6 +156,71 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       await shutdown(0);
     },
   };
+}
+
+/** The servers of a gateway: the GraphQL port's, its lifecycle, and `[metrics] port`'s own when there is one. */
+interface Servers {
+  readonly server: Server;
+  readonly lifecycle: Lifecycle;
+  readonly metricsServer: Server | undefined;
+}
+
+/**
+ * The servers, not yet listening. Every request is answered by the version `current` when it
+ * arrives, to the end, whatever reloads meanwhile.
+ */
+function createServers(config: GatewayConfig, current: () => ServingVersion): Servers {
+  // A client must send its request headers within headers_timeout_ms and its whole request within
+  // request_timeout_ms (defaults 10 s and 30 s, docs/hardening.md), or it gets 408 and its socket is
+  // closed. Node checks these every connectionsCheckingInterval: 1 s keeps the cut within 2 s.
+  // Fixed at start-up: a reload that changes them needs a restart.
+  const server = createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    },
+    (req: IncomingMessage, res: ServerResponse) => {
+      lifecycle.admit(res);
+      current().handle(req, res);
+    },
+  );
+  const lifecycle = createLifecycle(server);
+  server.on('upgrade', (req, socket, head) => current().live.upgrade(req, socket, head));
+  // `[metrics] port`: the metrics on a listener of their own (fixed at start-up, like the port).
+  const metricsServer =
+    config.metrics.enabled && config.metrics.port !== undefined
+      ? createServer((req: IncomingMessage, res: ServerResponse) => current().handleMetrics(req, res))
+      : undefined;
+  return { server, lifecycle, metricsServer };
+}
+
+/** Listens on the GraphQL port and `[metrics] port`; returns where the GraphQL path and the metrics are reached. */
+async function listenAll(
+  servers: Servers,
+  config: GatewayConfig,
+  options: StartOptions,
+): Promise<{ readonly url: string; readonly port: number; readonly metricsUrl: string | undefined }> {
+  const { server, metricsServer } = servers;
+  const host = options.host ?? config.host;
+  await listen(server, options.port ?? config.port, host);
+  if (metricsServer) {
+    try {
+      await listen(metricsServer, config.metrics.port!, config.metrics.host);
+    } catch (err) {
+      await new Promise<void>((done) => server.close(() => done()));
+      throw err;
+    }
+  }
+  const port = (server.address() as AddressInfo).port;
+  const metricsUrl = !config.metrics.enabled
+    ? undefined
+    : metricsServer
+      ? `${httpOrigin(config.metrics.host, (metricsServer.address() as AddressInfo).port)}${config.metrics.path}`
+      : metricsOnGraphqlPort(config)
+        ? `${httpOrigin(host, port)}${config.metrics.path}`
+        : undefined;
+  return { url: `${httpOrigin(host, port)}${GRAPHQL_PATH}`, port, metricsUrl };
 }
 
 /** A listen failure: names the address and what to do; the CLI prints it without a stack. */
