@@ -33,6 +33,7 @@ export function useOperationPath(operations: OperationPath, answers: Answers): P
             operationName: args.operationName,
             variables: args.variableValues as Record<string, unknown> | null | undefined,
             access: accessOf.get(http),
+            keepStats: true,
           });
           return executed ? executed.result : { errors: [answers.unexpectedError(new Error(CLIENT_GONE))] };
         } catch (err) {

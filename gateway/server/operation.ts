@@ -5,7 +5,7 @@ import type { ExecutedOperation, Executor } from '../execute/executor.js';
 import type { ObserveRequests } from '../execute/listener.js';
 import type { OperationStats } from '../execute/operation-stats.js';
 import { Canceller } from '../upstream/canceller.js';
-import type { DocumentStore, PreparedDocument } from './documents.js';
+import type { DocumentStore } from './documents.js';
 import type { GatewayRequest } from './http-request.js';
 import type { PersistedDocuments } from './persisted.js';
 
@@ -45,7 +45,12 @@ export interface OperationRun {
   readonly access: RequestAccess | undefined;
   /** The entrance sends the answer as JSON text (the fast path): a plain success may come as `dataJson`. */
   readonly dataAsJson?: boolean;
+  /** The entrance reads the counts back through `stats(request)` (yoga, whose result processor answers). */
+  readonly keepStats?: boolean;
 }
+
+/** Step 2's outcome: who asks, or the refused token's outcome. */
+type Admitted = { readonly access: RequestAccess } | { readonly refused: OperationOutcome };
 
 /** What `run` gives the fast path: an outcome to answer, yoga's turn, or nothing (the client went away). */
 export type RunOutcome = OperationOutcome | typeof TO_YOGA | undefined;
@@ -54,7 +59,7 @@ export type RunOutcome = OperationOutcome | typeof TO_YOGA | undefined;
 export const TO_YOGA = 'yoga';
 
 /**
- * The one operation path of the HTTP entrances (docs/hardening.md "Status codes"): whichever entrance
+ * The one operation path of the HTTP entrances (docs/hardening.md "One answer pipeline"): whichever entrance
  * read a GraphQL request, it goes through these steps in this order, and each is decided here or in
  * the one module named:
  * 1. persisted: which text runs (persisted.ts; a refusal is the coded GraphQLError it throws);
@@ -62,19 +67,18 @@ export const TO_YOGA = 'yoga';
  *    no parse; a refused token is a 401 with zero counts, and nothing runs;
  * 3. document: limits, parse and validation, once per text (documents.ts);
  * 4. execute: the executor, with the request's cancel signal (its client's connection,
- *    `cancelSignal`), recording the request's counts (`stats`).
+ *    `cancelSignal`); its counts (OperationStats) go with the outcome, or for yoga through `stats`.
  * Then the entrance hands the outcome to `answers`. The fast path calls `run`, all four steps; yoga
  * calls the same steps from its hooks (execute-plugin.ts: `begin` in onParams, the store in onParse
  * and onValidate, `execute` as its execute).
  */
 export interface OperationPath {
   begin(request: GatewayRequest, params: OperationParams): Promise<Begun>;
-  prepare(text: string): PreparedDocument;
   /** Undefined when the client went away while it ran (nothing is to be answered). */
   execute(request: GatewayRequest, run: OperationRun): Promise<ExecutedOperation | undefined>;
   /** Steps 1 to 4 for a request whose parameters are a plain params object (the fast path). */
-  run(request: GatewayRequest, params: OperationParams & Omit<OperationRun, 'document' | 'access'>): Promise<RunOutcome>;
-  /** The counts of the operation a request ran (or of its refused token): what its answer shows. */
+  run(request: GatewayRequest, params: OperationParams & Omit<OperationRun, 'document' | 'access' | 'keepStats'>): Promise<RunOutcome>;
+  /** The counts of what `begin` refused or `execute` ran with `keepStats`: what yoga's answer shows. */
   stats(request: GatewayRequest): OperationStats | undefined;
 }
 
@@ -82,16 +86,23 @@ export function createOperationPath(options: OperationPathOptions): OperationPat
   const { executor, documents, persisted, authenticate, observe } = options;
   const statsOf = new WeakMap<GatewayRequest, OperationStats>();
 
+  /** Step 2: who asks, or the refusal of the token (a 401 with zero counts, and its trace). */
+  async function admit(request: GatewayRequest, text: string, operationName: unknown): Promise<Admitted> {
+    const checked = await authenticate!(request.header('authorization'));
+    if ('access' in checked) return checked;
+    const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
+    const name = typeof operationName === 'string' ? operationName : undefined;
+    observe?.({ operationName: name, operationType: undefined, document: text, header: request.header })?.ended('UNAUTHENTICATED');
+    return { refused: { result: { errors: [unauthenticatedRequest(checked.refused)] }, stats } };
+  }
+
   async function begin(request: GatewayRequest, params: OperationParams): Promise<Begun> {
     const text = persisted.resolve(params);
     if (text === undefined || !authenticate) return { text, access: undefined };
-    const checked = await authenticate(request.header('authorization'));
-    if ('access' in checked) return { text, access: checked.access };
-    const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
-    statsOf.set(request, stats);
-    const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
-    observe?.({ operationName, operationType: undefined, document: text, header: request.header })?.ended('UNAUTHENTICATED');
-    return { refused: { result: { errors: [unauthenticatedRequest(checked.refused)] }, stats } };
+    const admitted = await admit(request, text, params.operationName);
+    if (!('refused' in admitted)) return { text, access: admitted.access };
+    statsOf.set(request, admitted.refused.stats!);
+    return admitted;
   }
 
   async function execute(request: GatewayRequest, op: OperationRun): Promise<ExecutedOperation | undefined> {
@@ -113,29 +124,34 @@ export function createOperationPath(options: OperationPathOptions): OperationPat
       if (signal.aborted) return undefined;
       throw err;
     }
-    statsOf.set(request, executed.stats);
+    if (op.keepStats) statsOf.set(request, executed.stats);
     return executed;
   }
 
   async function run(request: GatewayRequest, params: Parameters<OperationPath['run']>[1]): Promise<RunOutcome> {
-    let begun: Begun;
+    let text: string | undefined;
     try {
-      begun = await begin(request, params);
+      text = persisted.resolve(params);
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err;
       return { result: { errors: [err] }, stats: undefined };
     }
-    if ('refused' in begun) return begun.refused;
-    if (begun.text === undefined) return TO_YOGA;
-    const prepared = documents.prepare(begun.text);
+    if (text === undefined) return TO_YOGA;
+    let access: RequestAccess | undefined;
+    if (authenticate) {
+      const admitted = await admit(request, text, params.operationName);
+      if ('refused' in admitted) return admitted.refused;
+      access = admitted.access;
+    }
+    const prepared = documents.prepare(text);
     if (!prepared.document || prepared.errors.length > 0) return { result: { errors: prepared.errors }, stats: undefined };
     const { operationName, variables, dataAsJson } = params;
     const plan = executor.plan(prepared.document, operationName);
     if (!plan || plan.operation.operation === 'subscription') return TO_YOGA;
-    return execute(request, { document: prepared.document, operationName, variables, dataAsJson, access: begun.access });
+    return execute(request, { document: prepared.document, operationName, variables, dataAsJson, access });
   }
 
-  return { begin, prepare: (text) => documents.prepare(text), execute, run, stats: (request) => statsOf.get(request) };
+  return { begin, execute, run, stats: (request) => statsOf.get(request) };
 }
 
 const cancelSignals = new WeakMap<Socket, Canceller>();
