@@ -6,6 +6,7 @@ import type { GatewayConfig, TracingConfig } from '../config/types.js';
 import type { Tracing } from '../observability/tracing.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import type { Authenticate } from '../auth/access.js';
+import type { ObserveRequests } from '../execute/listener.js';
 import { buildBlueprint } from '../blueprint/build.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { L2Cache, l2LimitsOf } from '../cache/l2.js';
@@ -317,7 +318,8 @@ function createVersion(parts: VersionParts): ServingVersion {
   const { clients, memcached, budgets } = reused;
   // One token check (and one key set) per version, for the operation path, the executor and the hub.
   const authenticate = config.auth && createAuthenticator(config.auth).authenticate;
-  const executor = versionExecutor(parts, { ...reused, authenticate });
+  const observe = parts.tracing?.observe(blueprint);
+  const executor = versionExecutor(parts, { ...reused, authenticate, observe });
   const answers = versionAnswers(config, metrics, worker);
   const documents = createDocumentStore(
     blueprint.schema,
@@ -326,7 +328,7 @@ function createVersion(parts: VersionParts): ServingVersion {
   );
   const persisted = createPersistedDocuments({ trusted: config.persistedDocuments, onlyPersisted: config.onlyPersisted });
   metrics?.pinOperations(trustedOperationNames(config.persistedDocuments));
-  const operations = createOperationPath({ executor, documents, persisted, authenticate, observe: parts.tracing?.observe(blueprint) });
+  const operations = createOperationPath({ executor, documents, persisted, authenticate, observe });
   const live = createLiveEntrances({
     config,
     blueprint,
@@ -401,8 +403,11 @@ function reusedParts(parts: VersionParts): ReusedParts {
  * The version's executor. It checks no token of the HTTP entrances (the operation path did, before
  * parsing); `authenticate` is for what comes without one: the streaming transports' queries and polls.
  */
-function versionExecutor(parts: VersionParts, reused: ReusedParts & { readonly authenticate: Authenticate | undefined }): Executor {
-  const { config, blueprint, metrics, l2, tracing } = parts;
+function versionExecutor(
+  parts: VersionParts,
+  reused: ReusedParts & { readonly authenticate: Authenticate | undefined; readonly observe: ObserveRequests | undefined },
+): Executor {
+  const { config, blueprint, metrics, l2 } = parts;
   return createExecutor({
     blueprint,
     clients: reused.clients,
@@ -415,7 +420,7 @@ function versionExecutor(parts: VersionParts, reused: ReusedParts & { readonly a
     answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
     debugHeaders: config.debugHeaders,
     authenticate: reused.authenticate,
-    observe: tracing?.observe(blueprint),
+    observe: reused.observe,
     cost: {
       assumedListSize: config.limits.assumedListSize,
       maxPlannedSubrequests: config.limits.maxPlannedSubrequests,
