@@ -23,7 +23,7 @@ const cli = banned('(^|/)cli\\.js$', 'nothing imports the CLI.');
 const outsideProduct = banned('(^|/)(test|bench|examples)/', 'the product does not import tests, the benchmark or the examples.');
 
 /** Folder of gateway/ → what it must not import. Layers, lowest first:
- *  directives → errors.ts → config → blueprint → plan → cache, upstream → execute → auth → live → observability → server → cli.ts */
+ *  directives → errors.ts → config → blueprint → plan → cache, upstream → auth → execute → live → observability → server → cli.ts */
 const boundaries = {
   'directives/**/*.ts': [gatewayDir, io, ...http, metrics],
   // The error codes and their constructors: the lowest layer of gateway/, which every folder imports.
@@ -35,19 +35,23 @@ const boundaries = {
     metrics,
   ],
   'gateway/config/**/*.ts': [
-    ...['blueprint', 'plan', 'cache', 'upstream', 'execute', 'observability', 'server'].map((f) => folder(f, 'config/')),
+    ...['blueprint', 'plan', 'cache', 'upstream', 'auth', 'execute', 'observability', 'server'].map((f) => folder(f, 'config/')),
     ...http,
     metrics,
   ],
   'gateway/blueprint/**/*.ts': [
-    ...['plan', 'cache', 'upstream', 'execute', 'observability', 'server'].map((f) => folder(f, 'blueprint/')),
+    ...['plan', 'cache', 'upstream', 'auth', 'execute', 'observability', 'server'].map((f) => folder(f, 'blueprint/')),
     ...http,
     metrics,
   ],
-  'gateway/plan/**/*.ts': [...['cache', 'upstream', 'execute', 'observability', 'server'].map((f) => folder(f, 'plan/')), ...http, metrics],
-  'gateway/cache/**/*.ts': [...['plan', 'execute', 'observability', 'server'].map((f) => folder(f, 'cache/')), yoga, metrics],
+  'gateway/plan/**/*.ts': [
+    ...['cache', 'upstream', 'auth', 'execute', 'observability', 'server'].map((f) => folder(f, 'plan/')),
+    ...http,
+    metrics,
+  ],
+  'gateway/cache/**/*.ts': [...['plan', 'auth', 'execute', 'observability', 'server'].map((f) => folder(f, 'cache/')), yoga, metrics],
   'gateway/upstream/**/*.ts': [
-    ...['plan', 'cache', 'execute', 'observability', 'server'].map((f) => folder(f, 'upstream/')),
+    ...['plan', 'cache', 'auth', 'execute', 'observability', 'server'].map((f) => folder(f, 'upstream/')),
     yoga,
     metrics,
   ],
@@ -56,8 +60,8 @@ const boundaries = {
   // Live data (subscriptions, polls, webhooks): above execute and auth, below the server; it reports
   // through its listener (observability/ implements it) and speaks no HTTP (server/ has the transports).
   'gateway/live/**/*.ts': [...['observability', 'server'].map((f) => folder(f, 'live/')), ...http, yoga, metrics],
-  // The token check of [auth]: below the server, beside observability.
-  'gateway/auth/**/*.ts': [...['observability', 'server'].map((f) => folder(f, 'auth/')), yoga, metrics],
+  // The token check of [auth] and the types of who asks: below the executor, which reads them.
+  'gateway/auth/**/*.ts': [...['execute', 'live', 'observability', 'server'].map((f) => folder(f, 'auth/')), yoga, metrics],
   // The importer reads an OpenAPI document and writes schema text: it needs none of the gateway.
   'gateway/import/**/*.ts': [
     ...['config', 'blueprint', 'plan', 'cache', 'upstream', 'execute', 'observability', 'server'].map((f) => folder(f, 'import/')),

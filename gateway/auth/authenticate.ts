@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/types.js';
-import { ANONYMOUS, type Authenticate, type Authentication, type RequestAccess } from '../execute/access.js';
+import { ANONYMOUS, type Authenticate, type Authentication, type RequestAccess } from './access.js';
 import { KeySet, KeySetUnavailable } from './key-set.js';
 
 /** Clock skew allowed on `exp` and `nbf` (docs/observability.md). */

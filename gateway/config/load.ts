@@ -3,7 +3,16 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { PACKAGE_VERSION } from './version.js';
-import type { ClaimHeader, CorsConfig, GatewayConfig, LimitsConfig, MemcachedConfig, MetricsConfig, PlanMode, SourceConfig } from './types.js';
+import type {
+  ClaimHeader,
+  CorsConfig,
+  GatewayConfig,
+  LimitsConfig,
+  MemcachedConfig,
+  MetricsConfig,
+  PlanMode,
+  SourceConfig,
+} from './types.js';
 import { compileClaimHeader } from './claim-headers.js';
 import { checkClaimHeaders, readAuth, type ClaimHeaderUse } from './auth.js';
 import { readClientBudget } from './client-budget.js';

@@ -24,7 +24,7 @@ import { ResultStore } from './result-store.js';
 import { INTERPRETED_WALKER, Lookups } from './walk.js';
 import { compiledWalker } from './compiled-walk.js';
 import type { PlanMode } from '../config/types.js';
-import { unauthenticatedRequest, type Authenticate, type RequestAccess } from './access.js';
+import { unauthenticatedRequest, type Authenticate, type RequestAccess } from '../auth/access.js';
 import { seedEntities } from './entities.js';
 import { FTV1_HEADER, ftv1Trace, type TraceTimes } from './ftv1.js';
 
@@ -48,6 +48,8 @@ export interface ExecuteRequest {
   readonly peer?: string;
   /** A poll's tick (gateway/live/): this field (`Type.field`) is refetched, its cache entries only revalidated. */
   readonly poll?: string;
+  /** Who asks, when the entrance checked the token already (server/operation.ts); else `authenticate` checks it. */
+  readonly access?: RequestAccess;
 }
 
 /** What execute() gives back: the GraphQL result and what it cost. */
@@ -66,7 +68,7 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
   readonly debugHeaders: boolean;
-  /** With [auth]: checks each request's token first (an invalid one is a 401, nothing runs). */
+  /** With [auth]: checks the token of each request that comes without `access` first (an invalid one is a 401, nothing runs). */
   readonly authenticate?: Authenticate;
   /** With [tracing]: the observer of each request (observability/tracing.ts). */
   readonly observe?: ObserveRequests;
@@ -198,8 +200,8 @@ class OperationRunner {
   private async run(request: ExecuteRequest, observer: RequestObserver | undefined): Promise<ExecutedOperation> {
     const started = performance.now();
     const startedAt = Date.now();
-    let access: RequestAccess | undefined;
-    if (this.options.authenticate) {
+    let access = request.access;
+    if (access === undefined && this.options.authenticate) {
       const checked = await this.options.authenticate(request.header('authorization') ?? undefined);
       if ('refused' in checked) return { result: { errors: [unauthenticatedRequest(checked.refused)] }, stats: noStats() };
       access = checked.access;

@@ -87,7 +87,8 @@ export interface RequestStart {
   readonly operationName: string | undefined;
   /** `query` or `mutation`; undefined when the document has no such operation. */
   readonly operationType: string | undefined;
-  readonly document: DocumentNode;
+  /** The document, or its text when the request was refused before parsing (a refused token: server/operation.ts). */
+  readonly document: DocumentNode | string;
   /** Reads a request header (lower-case name), for an incoming `traceparent`. */
   readonly header: (name: string) => string | null | undefined;
 }

@@ -9,7 +9,7 @@ import type { CacheTiers } from '../cache/tier.js';
 import type { InFlight } from './coalesce.js';
 import type { Dispatch } from './dispatch.js';
 import type { ExecutionListener, RequestObserver } from './listener.js';
-import type { RequestAccess } from './access.js';
+import type { RequestAccess } from '../auth/access.js';
 import { ResultStore } from './result-store.js';
 import type { HeaderForwarder } from './forwarded-headers.js';
 import type { MemoEntry } from './memo-entry.js';

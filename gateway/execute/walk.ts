@@ -3,7 +3,8 @@ import { conditionsHold } from './conditions.js';
 import type { ResultStore } from './result-store.js';
 import { ownValue, readDotted } from '../../directives/dotted.js';
 import { concreteTypeOf } from './concrete-type.js';
-import { refusal, type RequestAccess } from './access.js';
+import { refusal } from './access.js';
+import type { RequestAccess } from '../auth/access.js';
 import { lookupToComplete, type PendingCompletion } from './completion.js';
 import { appended } from './appended.js';
 

@@ -14,7 +14,7 @@ import type { SubscriptionsConfig } from '../config/live.js';
 import type { Blueprint, FieldBlueprint } from '../blueprint/types.js';
 import type { CacheTiers } from '../cache/tier.js';
 import { memoKey } from '../cache/cache-key.js';
-import type { Authenticate } from '../execute/access.js';
+import type { Authenticate } from '../auth/access.js';
 import { resolveFetchPath } from '../execute/fetch-path.js';
 import { HeaderForwarder } from '../execute/forwarded-headers.js';
 import { CLOCK_SKEW_S } from '../auth/authenticate.js';

@@ -71,7 +71,8 @@ export function createTracing(config: TracingConfig, onDropped: (spans: number) 
   const tracer = provider.getTracer('gqlgw');
   const shared: SharedSpans = { spans: new WeakMap(), pending: new WeakMap() };
   const hashes = new WeakMap<DocumentNode, string>();
-  const hashOf = (document: DocumentNode): string => {
+  const hashOf = (document: DocumentNode | string): string => {
+    if (typeof document === 'string') return createHash('sha256').update(document).digest('hex');
     let hash = hashes.get(document);
     if (hash === undefined) {
       hash = createHash('sha256')

@@ -145,7 +145,6 @@ export function createAnswers(options: AnswerOptions): Answers {
     return internalError(message, true);
   };
   const worker = debugHeaders ? options.worker : undefined;
-  const plain = (status: number, body: string, type = TEXT_TYPE): WireAnswer => ({ status, headers: { 'content-type': type }, body });
 
   return {
     graphql,
@@ -158,46 +157,60 @@ export function createAnswers(options: AnswerOptions): Answers {
       );
       return graphql({ errors: [error] }, requestFacts(request));
     },
-    notFound: () => plain(404, 'not found\n'),
-    readiness: (ready) => ({
-      status: ready ? 200 : 503,
-      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
-      body: JSON.stringify({ status: ready ? 'ready' : 'draining' }),
-    }),
-    metrics: (text, contentType) =>
-      text === undefined ? plain(500, 'metrics unavailable\n', 'text/plain') : plain(200, text, contentType),
-    asset: (type, body) => ({ status: 200, headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' }, body }),
-    unauthorized: () => ({
-      status: 401,
-      headers: { 'content-type': TEXT_TYPE, 'www-authenticate': 'Bearer realm="metrics"' },
-      body: 'the metrics path needs "Authorization: Bearer <[metrics] token>"\n',
-    }),
+    ...fixedAnswers,
     write(res, answer) {
       if (worker !== undefined) answer.headers[WORKER_HEADER] = worker;
       writeAnswer(res, answer);
     },
-    options(origin, requestMethod) {
-      const headers: Record<string, string> = {};
-      if (origin === undefined || requestMethod === undefined) {
-        headers['allow'] = 'GET, POST, OPTIONS';
-        cors?.addAnswerHeaders(origin, headers);
-        count(204, 'ok');
-        return { status: 204, headers, body: '' };
-      }
-      if (!cors?.allows(origin)) {
-        if (cors) headers['vary'] = 'Origin';
-        headers['content-type'] = JSON_TYPE;
-        count(403, CODE.ORIGIN_NOT_ALLOWED);
-        const message = cors
-          ? `The origin ${origin} is not allowed ([cors] origins).`
-          : 'Cross-origin requests are not allowed (no [cors] table).';
-        return { status: 403, headers, body: JSON.stringify({ errors: [originNotAllowed(message)] }) };
-      }
-      cors.addPreflightHeaders(origin, headers);
-      count(204, 'ok');
-      return { status: 204, headers, body: '' };
-    },
+    options: (origin, requestMethod) => optionsAnswer({ cors, count }, origin, requestMethod),
   };
+}
+
+const plain = (status: number, body: string, type = TEXT_TYPE): WireAnswer => ({ status, headers: { 'content-type': type }, body });
+
+/** The answers that depend on nothing of the version: 404, readiness, metrics, assets, the metrics' 401. */
+const fixedAnswers: Pick<Answers, 'notFound' | 'readiness' | 'metrics' | 'asset' | 'unauthorized'> = {
+  notFound: () => plain(404, 'not found\n'),
+  readiness: (ready) => ({
+    status: ready ? 200 : 503,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+    body: JSON.stringify({ status: ready ? 'ready' : 'draining' }),
+  }),
+  metrics: (text, contentType) => (text === undefined ? plain(500, 'metrics unavailable\n', 'text/plain') : plain(200, text, contentType)),
+  asset: (type, body) => ({ status: 200, headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' }, body }),
+  unauthorized: () => ({
+    status: 401,
+    headers: { 'content-type': TEXT_TYPE, 'www-authenticate': 'Bearer realm="metrics"' },
+    body: 'the metrics path needs "Authorization: Bearer <[metrics] token>"\n',
+  }),
+};
+
+/** `Answers.options`: a preflight's 204 or 403, or the `Allow` of an OPTIONS that is no preflight. */
+function optionsAnswer(
+  at: { readonly cors: CorsPolicy | undefined; readonly count: (status: number, code: string) => void },
+  origin: string | undefined,
+  requestMethod: string | undefined,
+): WireAnswer {
+  const { cors, count } = at;
+  const headers: Record<string, string> = {};
+  if (origin === undefined || requestMethod === undefined) {
+    headers['allow'] = 'GET, POST, OPTIONS';
+    cors?.addAnswerHeaders(origin, headers);
+    count(204, 'ok');
+    return { status: 204, headers, body: '' };
+  }
+  if (!cors?.allows(origin)) {
+    if (cors) headers['vary'] = 'Origin';
+    headers['content-type'] = JSON_TYPE;
+    count(403, CODE.ORIGIN_NOT_ALLOWED);
+    const message = cors
+      ? `The origin ${origin} is not allowed ([cors] origins).`
+      : 'Cross-origin requests are not allowed (no [cors] table).';
+    return { status: 403, headers, body: JSON.stringify({ errors: [originNotAllowed(message)] }) };
+  }
+  cors.addPreflightHeaders(origin, headers);
+  count(204, 'ok');
+  return { status: 204, headers, body: '' };
 }
 
 /** `{"data":…}` first, then the members of the rest of the result (its `extensions`): JSON.stringify's order. */

@@ -1,49 +1,48 @@
 import type { Plugin } from 'graphql-yoga';
 import type { ExecutionArgs } from 'graphql';
-import type { Executor } from '../execute/executor.js';
+import type { RequestAccess } from '../auth/access.js';
 import type { Answers } from './answers.js';
 import type { GatewayRequest } from './http-request.js';
-import type { OperationStats } from '../execute/operation-stats.js';
+import type { OperationPath } from './operation.js';
 
 /**
- * Replaces yoga's execute with the gateway's round-by-round executor. Yoga has already parsed and
- * validated the document (with its cache), so an invalid operation never reaches here and sends no
- * subrequest. The counts of each request are kept for the debug headers and metrics. A throw nobody
+ * Yoga's way through the one operation path (operation.ts), the same steps the fast path takes:
+ * onParams resolves the text to run (persisted documents: a refusal is thrown, yoga answers it) and
+ * checks the token before anything is parsed (a refused token is the result: yoga parses nothing);
+ * yoga's parse and validation are answered from the document store (documents.ts); and its execute
+ * is the operation path's, which runs the gateway's round-by-round executor. A throw nobody
  * expected becomes `answers.unexpectedError`, so it is the same 500 as on the fast path.
  */
-export function useGatewayExecutor(executor: Executor, answers: Answers, statsOf: WeakMap<Request, OperationStats>): Plugin {
+export function useOperationPath(operations: OperationPath, answers: Answers): Plugin {
+  const accessOf = new WeakMap<GatewayRequest, RequestAccess | undefined>();
   return {
+    async onParams({ params, setParams, setResult, context }) {
+      const http = (context as { http: GatewayRequest }).http;
+      const begun = await operations.begin(http, params);
+      if ('refused' in begun) return setResult(begun.refused.result);
+      accessOf.set(http, begun.access);
+      if (begun.text !== undefined && begun.text !== params.query) setParams({ ...params, query: begun.text });
+    },
     onExecute({ setExecuteFn }) {
       setExecuteFn(async (args: ExecutionArgs) => {
-        const context = args.contextValue as { request?: Request; http?: GatewayRequest } | undefined;
-        const request = context?.request;
-        let outcome;
+        // The one request reader (http-request.ts): yoga's entrance hands it in as `http`.
+        const http = (args.contextValue as { http: GatewayRequest }).http;
         try {
-          outcome = await executor.execute({
+          const executed = await operations.execute(http, {
             document: args.document,
             operationName: args.operationName,
             variables: args.variableValues as Record<string, unknown> | null | undefined,
-            // The one header reader (http-request.ts): yoga's entrance hands it in as `http`.
-            header: context!.http!.header,
-            // Aborts when the client disconnects: pending subrequests are cancelled.
-            signal: request?.signal,
-            peer: context!.http!.node.socket.remoteAddress,
+            access: accessOf.get(http),
+            keepStats: true,
           });
+          return executed ? executed.result : { errors: [answers.unexpectedError(new Error(CLIENT_GONE))] };
         } catch (err) {
           return { errors: [answers.unexpectedError(err)] };
         }
-        const { result, stats } = outcome;
-        if (request) {
-          const prior = statsOf.get(request);
-          if (prior) {
-            prior.rounds += stats.rounds;
-            prior.subrequests += stats.subrequests;
-            prior.batches += stats.batches;
-            if (stats.cost !== undefined) prior.cost = (prior.cost ?? 0) + stats.cost;
-          } else statsOf.set(request, { ...stats });
-        }
-        return result;
       });
     },
   };
 }
+
+/** What yoga answers (to nobody) when the client went away while its operation ran. */
+const CLIENT_GONE = 'the client closed the connection';

@@ -1,8 +1,8 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { OperationStats } from '../execute/operation-stats.js';
-import { requestFacts, type Answers } from './answers.js';
+import { requestFacts, UNEXPECTED_MESSAGE, type Answers } from './answers.js';
 import type { GatewayRequest } from './http-request.js';
+import type { OperationPath } from './operation.js';
 
 /**
  * Yoga's side of the answer pipeline: every result yoga produces (executed, or a request error such
@@ -12,7 +12,7 @@ import type { GatewayRequest } from './http-request.js';
  * the rest of an oversized body is not read. (Which bodies may carry an operation is the route
  * table's decision, before yoga: start.ts.)
  */
-export function useHttpAnswers(answers: Answers, statsOf: WeakMap<Request, OperationStats>): Plugin {
+export function useHttpAnswers(answers: Answers, operations: Pick<OperationPath, 'stats'>): Plugin {
   const operationNameOf = new WeakMap<Request, unknown>();
   return {
     onParams({ params, request }) {
@@ -24,8 +24,8 @@ export function useHttpAnswers(answers: Answers, statsOf: WeakMap<Request, Opera
         const single = Array.isArray(result) ? result[0] : result;
         const executionResult: ExecutionResult = isExecutionResult(single)
           ? single
-          : { errors: [new GraphQLError('Unexpected error.', { extensions: { unexpected: true } })] };
-        const answer = answers.graphql(executionResult, requestFacts(http, operationNameOf.get(request), statsOf.get(request)));
+          : { errors: [new GraphQLError(UNEXPECTED_MESSAGE, { extensions: { unexpected: true } })] };
+        const answer = answers.graphql(executionResult, requestFacts(http, operationNameOf.get(request), operations.stats(http)));
         return new fetchAPI.Response(answer.body as string, { status: answer.status, headers: answer.headers });
       }, 'application/json');
     },

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { GatewayConfig } from '../config/types.js';
 import type { Blueprint } from '../blueprint/types.js';
 import type { CacheTiers } from '../cache/tier.js';
-import type { Authenticate } from '../execute/access.js';
+import type { Authenticate } from '../auth/access.js';
 import type { Executor } from '../execute/executor.js';
 import { LiveHub } from '../live/hub.js';
 import type { LiveListener } from '../live/listener.js';

@@ -1,13 +1,12 @@
 import { GraphQLError, Kind, parse } from 'graphql';
 import { CODE, persistedQueryError } from '../errors.js';
-import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { sha256Hex } from '../config/persisted-documents.js';
 
 /**
  * Which document text a request runs, from its `query` and `extensions.persistedQuery`
  * (docs/hardening.md; docs/hardening.md "Persisted documents"). Both entrances ask this
- * one function, so they take and refuse the same requests:
+ * one function (the operation path's first step, operation.ts), so they take and refuse the same requests:
  *
  * - Automatic persisted queries (Apollo's protocol): `{"extensions":{"persistedQuery":{"version":1,
  *   "sha256Hash":"<hex>"}}}` without `query` runs the stored document, or fails with 400
@@ -107,13 +106,3 @@ function required(): GraphQLError {
 }
 
 const refusal = persistedQueryError;
-
-/** Yoga's entrance to the same decision: replaces the params' query before yoga looks at it. */
-export function usePersistedDocuments(persisted: PersistedDocuments): Plugin {
-  return {
-    onParams({ params, setParams }) {
-      const query = persisted.resolve(params);
-      if (query !== undefined && query !== params.query) setParams({ ...params, query });
-    },
-  };
-}

@@ -5,6 +5,8 @@ import { loadConfig } from '../config/load.js';
 import type { GatewayConfig, PlanMode, TracingConfig } from '../config/types.js';
 import type { Tracing } from '../observability/tracing.js';
 import { createAuthenticator } from '../auth/authenticate.js';
+import type { Authenticate } from '../auth/access.js';
+import type { ObserveRequests } from '../execute/listener.js';
 import { buildBlueprint } from '../blueprint/build.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { L2Cache, l2LimitsOf } from '../cache/l2.js';
@@ -14,17 +16,18 @@ import { createMemcachedTier } from '../cache/memcached.js';
 import { createMetrics, type GatewayMetrics } from '../observability/metrics.js';
 import { SourceClient } from '../upstream/client.js';
 import { createGatewayYoga, createYogaEntrance } from './yoga.js';
-import { createFastPath } from './fast-path.js';
-import { createLifecycle, READINESS_PATH } from './lifecycle.js';
-import { createAnswers } from './answers.js';
+import { createFastPath, type FastPath, type YogaFallback } from './fast-path.js';
+import { createLifecycle, READINESS_PATH, type Lifecycle } from './lifecycle.js';
+import { createAnswers, type Answers } from './answers.js';
 import { CorsPolicy } from './cors.js';
 import { DEBUG_HEADER_NAMES, WORKER_HEADER } from './debug-headers.js';
-import { createDocumentStore } from './documents.js';
+import { createDocumentStore, type DocumentStore } from './documents.js';
+import { createOperationPath, type OperationPath } from './operation.js';
 import { createGraphiQLAssets, GRAPHIQL_ASSET_PREFIX } from './graphiql.js';
 import { createPersistedDocuments, trustedOperationNames } from './persisted.js';
 import { createReloader, type InstalledVersion, type ReloadOptions, type ReloadReport } from './reload.js';
 import { sampleQuery } from './sample-query.js';
-import { metricsRoute, routeTable, type Route, type RouteHandler } from './routes.js';
+import { GRAPHQL_PATH, HEALTH_PATH, metricsRoute, routeTable, type Route, type RouteHandler } from './routes.js';
 import { createLiveEntrances, type LiveEntrances } from './live-entrances.js';
 import { wantsEventStream } from './live-sse.js';
 import { createLiveMetrics } from '../observability/live-metrics.js';
@@ -89,54 +92,26 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const config = withPlan(loadConfig(options.configPath), options.plan);
   const blueprint = buildBlueprint(config);
   const metrics: GatewayMetrics | undefined = config.metrics.enabled ? createMetrics() : undefined;
-  const renderMetrics = metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render);
-  const tracing = config.tracing && (await loadTracing(config.tracing, metrics));
-  const liveMetrics = metrics && createLiveMetrics(metrics.registry);
+  // What every version of this process shares: its metrics, and its tracer (read at start-up).
+  const shared = {
+    metrics,
+    renderMetrics: metrics && (options.worker ? options.worker.shareMetrics(metrics) : metrics.render),
+    tracing: config.tracing && (await loadTracing(config.tracing, metrics)),
+    liveMetrics: metrics && createLiveMetrics(metrics.registry),
+  };
   let version = createVersion({
-    liveMetrics,
+    ...shared,
     config,
     blueprint,
-    metrics,
-    renderMetrics,
-    tracing,
     l2: new L2Cache(l2LimitsOf(config.cache)),
     previous: undefined,
     worker: options.worker && String(options.worker.id),
-    ready: () => lifecycle.ready,
+    ready: () => servers.lifecycle.ready,
   });
-  // A client must send its request headers within headers_timeout_ms and its whole request within
-  // request_timeout_ms (defaults 10 s and 30 s, docs/hardening.md), or it gets 408 and its socket is
-  // closed. Node checks these every connectionsCheckingInterval: 1 s keeps the cut within 2 s.
-  // Fixed at start-up: a reload that changes them needs a restart.
-  const server = createServer(
-    {
-      headersTimeout: config.headersTimeoutMs,
-      requestTimeout: config.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
-    },
-    (req: IncomingMessage, res: ServerResponse) => {
-      lifecycle.admit(res);
-      // The version current when the request arrives answers it to the end, whatever reloads meanwhile.
-      version.handle(req, res);
-    },
-  );
-  const lifecycle = createLifecycle(server);
-  server.on('upgrade', (req, socket, head) => version.live.upgrade(req, socket, head));
-  const host = options.host ?? config.host;
-  await listen(server, options.port ?? config.port, host);
-  // `[metrics] port`: the metrics on a listener of their own (fixed at start-up, like the port).
-  const metricsServer =
-    config.metrics.enabled && config.metrics.port !== undefined
-      ? createServer((req: IncomingMessage, res: ServerResponse) => version.handleMetrics(req, res))
-      : undefined;
-  if (metricsServer) {
-    try {
-      await listen(metricsServer, config.metrics.port!, config.metrics.host);
-    } catch (err) {
-      await new Promise<void>((done) => server.close(() => done()));
-      throw err;
-    }
-  }
+  const servers = createServers(config, () => version);
+  const { lifecycle, metricsServer } = servers;
+  const listening = await listenAll(servers, config, options);
+  const url = listening.url;
   let stopped: Promise<boolean> | undefined;
   const shutdown = (graceMs: number = version.config.shutdownGraceMs): Promise<boolean> => {
     stopped ??= (async () => {
@@ -146,20 +121,11 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       version.live.close();
       const inTime = await lifecycle.drain(graceMs);
       await version.close();
-      await tracing?.shutdown();
+      await shared.tracing?.shutdown();
       return inTime;
     })();
     return stopped;
   };
-  const port = (server.address() as AddressInfo).port;
-  const url = `${httpOrigin(host, port)}/graphql`;
-  const metricsUrl = !config.metrics.enabled
-    ? undefined
-    : metricsServer
-      ? `${httpOrigin(config.metrics.host, (metricsServer.address() as AddressInfo).port)}${config.metrics.path}`
-      : metricsOnGraphqlPort(config)
-        ? `${httpOrigin(host, port)}${config.metrics.path}`
-        : undefined;
   const reloader = createReloader({
     configPath: options.configPath,
     url,
@@ -169,11 +135,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       const old = version;
       version = createVersion({
         ...next,
+        ...shared,
         config: withPlan(next.config, options.plan),
-        metrics,
-        liveMetrics,
-        renderMetrics,
-        tracing,
         previous: old,
         worker: old.worker,
         ready: old.ready,
@@ -183,8 +146,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   });
   return {
     url,
-    port,
-    metricsUrl,
+    port: listening.port,
+    metricsUrl: listening.metricsUrl,
     get config() {
       return version.config;
     },
@@ -203,6 +166,71 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       await shutdown(0);
     },
   };
+}
+
+/** The servers of a gateway: the GraphQL port's, its lifecycle, and `[metrics] port`'s own when there is one. */
+interface Servers {
+  readonly server: Server;
+  readonly lifecycle: Lifecycle;
+  readonly metricsServer: Server | undefined;
+}
+
+/**
+ * The servers, not yet listening. Every request is answered by the version `current` when it
+ * arrives, to the end, whatever reloads meanwhile.
+ */
+function createServers(config: GatewayConfig, current: () => ServingVersion): Servers {
+  // A client must send its request headers within headers_timeout_ms and its whole request within
+  // request_timeout_ms (defaults 10 s and 30 s, docs/hardening.md), or it gets 408 and its socket is
+  // closed. Node checks these every connectionsCheckingInterval: 1 s keeps the cut within 2 s.
+  // Fixed at start-up: a reload that changes them needs a restart.
+  const server = createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    },
+    (req: IncomingMessage, res: ServerResponse) => {
+      lifecycle.admit(res);
+      current().handle(req, res);
+    },
+  );
+  const lifecycle = createLifecycle(server);
+  server.on('upgrade', (req, socket, head) => current().live.upgrade(req, socket, head));
+  // `[metrics] port`: the metrics on a listener of their own (fixed at start-up, like the port).
+  const metricsServer =
+    config.metrics.enabled && config.metrics.port !== undefined
+      ? createServer((req: IncomingMessage, res: ServerResponse) => current().handleMetrics(req, res))
+      : undefined;
+  return { server, lifecycle, metricsServer };
+}
+
+/** Listens on the GraphQL port and `[metrics] port`; returns where the GraphQL path and the metrics are reached. */
+async function listenAll(
+  servers: Servers,
+  config: GatewayConfig,
+  options: StartOptions,
+): Promise<{ readonly url: string; readonly port: number; readonly metricsUrl: string | undefined }> {
+  const { server, metricsServer } = servers;
+  const host = options.host ?? config.host;
+  await listen(server, options.port ?? config.port, host);
+  if (metricsServer) {
+    try {
+      await listen(metricsServer, config.metrics.port!, config.metrics.host);
+    } catch (err) {
+      await new Promise<void>((done) => server.close(() => done()));
+      throw err;
+    }
+  }
+  const port = (server.address() as AddressInfo).port;
+  const metricsUrl = !config.metrics.enabled
+    ? undefined
+    : metricsServer
+      ? `${httpOrigin(config.metrics.host, (metricsServer.address() as AddressInfo).port)}${config.metrics.path}`
+      : metricsOnGraphqlPort(config)
+        ? `${httpOrigin(host, port)}${config.metrics.path}`
+        : undefined;
+  return { url: `${httpOrigin(host, port)}${GRAPHQL_PATH}`, port, metricsUrl };
 }
 
 /** A listen failure: names the address and what to do; the CLI prints it without a stack. */
@@ -293,62 +321,20 @@ async function loadTracing(config: TracingConfig, metrics: GatewayMetrics | unde
   return createTracing(config, (spans) => metrics?.onSpansDropped(spans));
 }
 
-const GRAPHQL_PATH = '/graphql';
-const HEALTH_PATH = '/healthz';
-
+/**
+ * One serving version, in named steps: what it reuses of the previous version (source pools,
+ * memcached, rate-limit buckets), its executor, its answers, the one operation path both entrances
+ * call, the entrances, and the route table.
+ */
 function createVersion(parts: VersionParts): ServingVersion {
-  const { config, blueprint, metrics, renderMetrics, l2, previous, worker, ready, tracing } = parts;
-  const clients = new Map(
-    [...config.sources.values()].map((s) => {
-      const old = previous?.clients.get(s.name);
-      const same = old && sameJson(previous!.config.sources.get(s.name), s) && sameJson(previous!.config.limits, config.limits);
-      return [s.name, same ? old : new SourceClient(s, { maxJsonDepth: config.limits.maxJsonDepth })] as const;
-    }),
-  );
-  const memcached: MemcachedTier | undefined =
-    previous && sameJson(previous.config.cache.memcached, config.cache.memcached)
-      ? previous.memcached
-      : config.cache.memcached
-        ? createMemcachedTier(config.cache.memcached, metrics && { onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip })
-        : undefined;
-  const budgets =
-    previous && sameJson(previous.config.clientBudget, config.clientBudget)
-      ? previous.budgets
-      : config.clientBudget && new ClientBudgets(config.clientBudget);
+  const { config, blueprint, metrics, l2, worker, ready } = parts;
+  const reused = reusedParts(parts);
+  const { clients, memcached, budgets } = reused;
+  // One token check (and one key set) per version, for the operation path, the executor and the hub.
   const authenticate = config.auth && createAuthenticator(config.auth).authenticate;
-  const executor = createExecutor({
-    blueprint,
-    clients,
-    l2,
-    memcached,
-    listener: metrics?.listener,
-    maxSubrequests: config.limits.maxSubrequests,
-    maxJsonDepth: config.limits.maxJsonDepth,
-    maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
-    answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
-    debugHeaders: config.debugHeaders,
-    plan: config.plan,
-    authenticate,
-    observe: tracing?.observe(blueprint),
-    cost: {
-      assumedListSize: config.limits.assumedListSize,
-      maxPlannedSubrequests: config.limits.maxPlannedSubrequests,
-      budgets,
-      clientHeader: config.clientBudget?.clientHeader,
-      show: config.debugHeaders,
-    },
-  });
-  const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
-  const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
-  const answers = createAnswers({
-    debugHeaders: config.debugHeaders,
-    introspection: config.introspection,
-    cors,
-    onAnswer: metrics?.onHttpAnswer,
-    worker,
-    maxResponseBytes: config.limits.maxResponseBytes,
-    onUnexpected: logUnexpected,
-  });
+  const observe = parts.tracing?.observe(blueprint);
+  const executor = versionExecutor(parts, { ...reused, authenticate, observe });
+  const answers = versionAnswers(config, metrics, worker);
   const documents = createDocumentStore(
     blueprint.schema,
     { ...config.limits, introspection: config.introspection },
@@ -356,17 +342,7 @@ function createVersion(parts: VersionParts): ServingVersion {
   );
   const persisted = createPersistedDocuments({ trusted: config.persistedDocuments, onlyPersisted: config.onlyPersisted });
   metrics?.pinOperations(trustedOperationNames(config.persistedDocuments));
-  const yoga = createGatewayYoga({
-    schema: blueprint.schema,
-    executor,
-    answers,
-    documents,
-    persisted,
-    maxBodyBytes: config.limits.maxBodyBytes,
-    graphiql: config.graphiql,
-    defaultQuery: sampleQuery(blueprint.schema, config.debugHeaders),
-  });
-  const toYoga = createYogaEntrance(yoga, answers);
+  const operations = createOperationPath({ executor, documents, persisted, authenticate, observe });
   const live = createLiveEntrances({
     config,
     blueprint,
@@ -377,45 +353,11 @@ function createVersion(parts: VersionParts): ServingVersion {
     listener: parts.liveMetrics,
     graphqlPath: GRAPHQL_PATH,
   });
-  const fastPath = createFastPath({
-    executor,
-    answers,
-    documents,
-    persisted,
-    maxBodyBytes: config.limits.maxBodyBytes,
-    fallback: toYoga,
-    onServed: metrics?.onFastPath,
-  });
-  // The GraphQL path: one guard for every request that may run an operation, then one of the two
-  // entrances. Only a JSON body may carry a POST operation (http-request.ts BODY_TYPES): a form
-  // post is what a cross-site page can send without a preflight.
-  const graphql: RouteHandler = (request, res) => {
-    if (request.method === 'OPTIONS') {
-      return answers.write(res, answers.options(request.origin, request.header('access-control-request-method')));
-    }
-    if (wantsEventStream(request.header('accept'))) return live.sse(request.node, res);
-    if (request.method === 'POST') {
-      if (!request.jsonBody) return answers.write(res, answers.unsupportedMediaType(request));
-      if (fastPath.takes(request)) return fastPath.serve(request, res);
-    }
-    return toYoga(request, res, undefined);
-  };
   const metricsHandler =
-    metrics && renderMetrics
-      ? metricsRoute({ answers, render: renderMetrics, contentType: metrics.contentType, token: config.metrics.token })
+    metrics && parts.renderMetrics
+      ? metricsRoute({ answers, render: parts.renderMetrics, contentType: metrics.contentType, token: config.metrics.token })
       : undefined;
-  const graphiqlAssets = config.graphiql ? createGraphiQLAssets(answers) : undefined;
-  const readiness: RouteHandler = (request, res) =>
-    answers.write(res, request.method === 'GET' ? answers.readiness(ready()) : answers.notFound());
-  // The route table, by the request's path only (never Host), first match wins; any other path is 404.
-  const routes: Route[] = [
-    { path: READINESS_PATH, handler: readiness },
-    ...(metricsHandler && metricsOnGraphqlPort(config) ? [{ path: config.metrics.path, handler: metricsHandler }] : []),
-    { path: GRAPHQL_PATH, handler: graphql },
-    ...(graphiqlAssets ? [{ path: GRAPHIQL_ASSET_PREFIX, prefix: true, handler: graphiqlAssets }] : []),
-    { path: HEALTH_PATH, handler: (request, res) => toYoga(request, res, undefined) },
-    ...live.routes,
-  ];
+  const routes = versionRoutes({ parts, answers, documents, operations, live, metricsHandler });
   const closeUnused = async (keep: ServingVersion | undefined) => {
     const graceMs = config.shutdownGraceMs;
     await Promise.all([...clients.values()].filter((c) => keep?.clients.get(c.name) !== c).map((c) => c.close(graceMs)));
@@ -439,6 +381,148 @@ function createVersion(parts: VersionParts): ServingVersion {
       return closeUnused(next);
     },
     close: () => closeUnused(undefined),
+  };
+}
+
+/** What a version keeps of the one it replaces: each part whose config is unchanged. */
+interface ReusedParts {
+  readonly clients: ReadonlyMap<string, SourceClient>;
+  readonly memcached: MemcachedTier | undefined;
+  readonly budgets: ClientBudgets | undefined;
+}
+
+function reusedParts(parts: VersionParts): ReusedParts {
+  const { config, metrics, previous } = parts;
+  const clients = new Map(
+    [...config.sources.values()].map((s) => {
+      const old = previous?.clients.get(s.name);
+      const same = old && sameJson(previous!.config.sources.get(s.name), s) && sameJson(previous!.config.limits, config.limits);
+      return [s.name, same ? old : new SourceClient(s, { maxJsonDepth: config.limits.maxJsonDepth })] as const;
+    }),
+  );
+  const memcached: MemcachedTier | undefined =
+    previous && sameJson(previous.config.cache.memcached, config.cache.memcached)
+      ? previous.memcached
+      : config.cache.memcached
+        ? createMemcachedTier(config.cache.memcached, metrics && { onFailure: metrics.onCacheTierFailure, onSkip: metrics.onCacheTierSkip })
+        : undefined;
+  const budgets =
+    previous && sameJson(previous.config.clientBudget, config.clientBudget)
+      ? previous.budgets
+      : config.clientBudget && new ClientBudgets(config.clientBudget);
+  return { clients, memcached, budgets };
+}
+
+/**
+ * The version's executor. It checks no token of the HTTP entrances (the operation path did, before
+ * parsing); `authenticate` is for what comes without one: the streaming transports' queries and polls.
+ */
+function versionExecutor(
+  parts: VersionParts,
+  reused: ReusedParts & { readonly authenticate: Authenticate | undefined; readonly observe: ObserveRequests | undefined },
+): Executor {
+  const { config, blueprint, metrics, l2 } = parts;
+  return createExecutor({
+    blueprint,
+    clients: reused.clients,
+    l2,
+    memcached: reused.memcached,
+    listener: metrics?.listener,
+    maxSubrequests: config.limits.maxSubrequests,
+    maxJsonDepth: config.limits.maxJsonDepth,
+    maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
+    answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
+    debugHeaders: config.debugHeaders,
+    plan: config.plan,
+    authenticate: reused.authenticate,
+    observe: reused.observe,
+    cost: {
+      assumedListSize: config.limits.assumedListSize,
+      maxPlannedSubrequests: config.limits.maxPlannedSubrequests,
+      budgets: reused.budgets,
+      clientHeader: config.clientBudget?.clientHeader,
+      show: config.debugHeaders,
+    },
+  });
+}
+
+function versionAnswers(config: GatewayConfig, metrics: GatewayMetrics | undefined, worker: string | undefined): Answers {
+  const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
+  const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
+  return createAnswers({
+    debugHeaders: config.debugHeaders,
+    introspection: config.introspection,
+    cors,
+    onAnswer: metrics?.onHttpAnswer,
+    worker,
+    maxResponseBytes: config.limits.maxResponseBytes,
+    onUnexpected: logUnexpected,
+  });
+}
+
+/** The route table, by the request's path only (never Host), first match wins; any other path is 404. */
+function versionRoutes(at: {
+  readonly parts: VersionParts;
+  readonly answers: Answers;
+  readonly documents: DocumentStore;
+  readonly operations: OperationPath;
+  readonly live: LiveEntrances;
+  readonly metricsHandler: RouteHandler | undefined;
+}): Route[] {
+  const { parts, answers, metricsHandler } = at;
+  const { config, blueprint, metrics } = parts;
+  const yoga = createGatewayYoga({
+    schema: blueprint.schema,
+    operations: at.operations,
+    answers,
+    documents: at.documents,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    graphiql: config.graphiql,
+    defaultQuery: sampleQuery(blueprint.schema, config.debugHeaders),
+  });
+  const toYoga = createYogaEntrance(yoga, answers);
+  const fastPath = createFastPath({
+    operations: at.operations,
+    answers,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    fallback: toYoga,
+    onServed: metrics?.onFastPath,
+  });
+  const graphiqlAssets = config.graphiql ? createGraphiQLAssets(answers) : undefined;
+  const readiness: RouteHandler = (request, res) =>
+    answers.write(res, request.method === 'GET' ? answers.readiness(parts.ready()) : answers.notFound());
+  return [
+    { path: READINESS_PATH, handler: readiness },
+    ...(metricsHandler && metricsOnGraphqlPort(config) ? [{ path: config.metrics.path, handler: metricsHandler }] : []),
+    { path: GRAPHQL_PATH, handler: graphqlRoute({ answers, live: at.live, fastPath, toYoga }) },
+    ...(graphiqlAssets ? [{ path: GRAPHIQL_ASSET_PREFIX, prefix: true, handler: graphiqlAssets }] : []),
+    { path: HEALTH_PATH, handler: (request, res) => toYoga(request, res, undefined) },
+    ...at.live.routes,
+  ];
+}
+
+/**
+ * The GraphQL path: one guard for every request that may run an operation, then one of the two
+ * entrances. Only a JSON body may carry a POST operation (http-request.ts BODY_TYPES): a form post is
+ * what a cross-site page can send without a preflight.
+ */
+function graphqlRoute(at: {
+  readonly answers: Answers;
+  readonly live: LiveEntrances;
+  readonly fastPath: FastPath;
+  readonly toYoga: YogaFallback;
+}): RouteHandler {
+  const { answers, live, fastPath, toYoga } = at;
+  return (request, res) => {
+    if (request.method === 'OPTIONS') {
+      return answers.write(res, answers.options(request.origin, request.header('access-control-request-method')));
+    }
+    if (wantsEventStream(request.header('accept'))) return live.sse(request.node, res);
+    if (request.method === 'POST') {
+      if (!request.jsonBody) return answers.write(res, answers.unsupportedMediaType(request));
+      if (fastPath.takes(request)) return fastPath.serve(request, res);
+    }
+    return toYoga(request, res, undefined);
   };
 }
 

@@ -52,90 +52,117 @@ export interface PrimaryOptions {
   readonly watch?: (config: GatewayConfig, onChange: () => void) => ConfigWatcher;
 }
 
+/** The primary's state: what `servePrimary`'s steps share. */
+interface Primary {
+  readonly options: PrimaryOptions;
+  /** Workers that said they listen and have not exited. */
+  readonly started: Set<Worker>;
+  phase: 'starting' | 'serving' | 'stopping' | 'failed';
+  cleanExits: boolean;
+  /** Resolves servePrimary's promise: the URL once every worker listens, undefined after a failed start. */
+  readonly settle: (url: string | undefined) => void;
+}
+
+const log = (line: string): boolean => process.stderr.write(`gqlgw: ${line}\n`);
+
+function send(worker: Worker, message: PrimaryMessage): void {
+  if (worker.isConnected()) worker.send(message);
+}
+
+function live(): Worker[] {
+  return Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+}
+
+function killAll(): void {
+  for (const worker of live()) worker.process.kill('SIGKILL');
+}
+
 /** Runs the primary process; see the module comment. */
 export function servePrimary(options: PrimaryOptions): Promise<string | undefined> {
   answerClusterMetrics();
-  const log = (line: string): boolean => process.stderr.write(`gqlgw: ${line}\n`);
-  const started = new Set<Worker>();
-  let phase: 'starting' | 'serving' | 'stopping' | 'failed' = 'starting';
-  let cleanExits = true;
   let settle: (url: string | undefined) => void = () => {};
   const ready = new Promise<string | undefined>((resolve) => (settle = resolve));
-
-  const send = (worker: Worker, message: PrimaryMessage): void => {
-    if (worker.isConnected()) worker.send(message);
-  };
-  const live = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
-  const fork = (): void => {
-    const worker = cluster.fork();
-    worker.on('message', (message: unknown) => {
-      if (messageType(message) !== 'gqlgw:listening') return;
-      started.add(worker);
-      if (phase === 'stopping') send(worker, { type: 'gqlgw:stop' });
-      if (phase === 'starting' && started.size === options.workers) {
-        phase = 'serving';
-        settle((message as WorkerMessage).url);
-      }
-    });
-  };
-  const killAll = (): void => {
-    for (const worker of live()) worker.process.kill('SIGKILL');
-  };
-
-  cluster.on('exit', (worker, code, signal) => {
-    const how = signal ? `signal ${signal}` : `code ${code}`;
-    const wasServing = started.delete(worker);
-    if (phase === 'failed') return;
-    if (phase === 'stopping') {
-      if (code !== 0) {
-        cleanExits = false;
-        log(`worker ${worker.id} (pid ${worker.process.pid}) exited with ${how} while draining`);
-      }
-      if (live().length === 0) {
-        log(cleanExits ? 'stopped' : 'stopped; not every worker exited cleanly');
-        process.exit(cleanExits ? 0 : 1);
-      }
-      return;
-    }
-    if (phase === 'starting') {
-      phase = 'failed';
-      log(`worker ${worker.id} exited with ${how} before it listened; stopping`);
-      killAll();
-      settle(undefined);
-      return;
-    }
-    if (wasServing) {
-      log(`worker ${worker.id} (pid ${worker.process.pid}) exited with ${how}; starting another`);
-      fork();
-      return;
-    }
-    log(`worker ${worker.id} exited with ${how} before it listened; not restarted (${started.size} left)`);
-    if (live().length === 0) {
-      log('no worker left, exiting');
-      process.exit(1);
-    }
-  });
-
-  const stop = (signal: NodeJS.Signals): void => {
-    if (phase === 'failed') return;
-    if (phase === 'stopping') {
-      log(`${signal} again, exiting now`);
-      killAll();
-      process.exit(1);
-    }
-    phase = 'stopping';
-    const workers = live();
-    log(`${signal}: draining ${workers.length} workers (up to ${options.config.shutdownGraceMs} ms)`);
-    setTimeout(() => {
-      log('shutdown did not finish, exiting');
-      killAll();
-      process.exit(1);
-    }, options.config.shutdownGraceMs + STUCK_AFTER_GRACE_MS).unref();
-    for (const worker of workers) send(worker, { type: 'gqlgw:stop' });
-    if (workers.length === 0) process.exit(0);
-  };
+  const primary: Primary = { options, started: new Set(), phase: 'starting', cleanExits: true, settle };
+  cluster.on('exit', (worker, code, signal) => workerExited(primary, worker, signal ? `signal ${signal}` : `code ${code}`, code));
+  const stop = (signal: NodeJS.Signals): void => stopWorkers(primary, signal);
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  reloadOnRequest(options);
+  for (let i = 0; i < options.workers; i++) fork(primary);
+  return ready;
+}
+
+/** Starts a worker; the last of the first `workers` to listen settles the primary's promise with its URL. */
+function fork(primary: Primary): void {
+  const worker = cluster.fork();
+  worker.on('message', (message: unknown) => {
+    if (messageType(message) !== 'gqlgw:listening') return;
+    primary.started.add(worker);
+    if (primary.phase === 'stopping') send(worker, { type: 'gqlgw:stop' });
+    if (primary.phase === 'starting' && primary.started.size === primary.options.workers) {
+      primary.phase = 'serving';
+      primary.settle((message as WorkerMessage).url);
+    }
+  });
+}
+
+/** A worker exited (`how`: its code or signal): the end of a drain, a failed start, or a worker to replace. */
+function workerExited(primary: Primary, worker: Worker, how: string, code: number | null): void {
+  const wasServing = primary.started.delete(worker);
+  if (primary.phase === 'failed') return;
+  if (primary.phase === 'stopping') {
+    if (code !== 0) {
+      primary.cleanExits = false;
+      log(`worker ${worker.id} (pid ${worker.process.pid}) exited with ${how} while draining`);
+    }
+    if (live().length === 0) {
+      log(primary.cleanExits ? 'stopped' : 'stopped; not every worker exited cleanly');
+      process.exit(primary.cleanExits ? 0 : 1);
+    }
+    return;
+  }
+  if (primary.phase === 'starting') {
+    primary.phase = 'failed';
+    log(`worker ${worker.id} exited with ${how} before it listened; stopping`);
+    killAll();
+    primary.settle(undefined);
+    return;
+  }
+  if (wasServing) {
+    log(`worker ${worker.id} (pid ${worker.process.pid}) exited with ${how}; starting another`);
+    fork(primary);
+    return;
+  }
+  log(`worker ${worker.id} exited with ${how} before it listened; not restarted (${primary.started.size} left)`);
+  if (live().length === 0) {
+    log('no worker left, exiting');
+    process.exit(1);
+  }
+}
+
+/** SIGTERM or SIGINT: drain every worker; a second signal, or a drain stuck past the grace period, kills them. */
+function stopWorkers(primary: Primary, signal: NodeJS.Signals): void {
+  if (primary.phase === 'failed') return;
+  if (primary.phase === 'stopping') {
+    log(`${signal} again, exiting now`);
+    killAll();
+    process.exit(1);
+  }
+  primary.phase = 'stopping';
+  const workers = live();
+  const graceMs = primary.options.config.shutdownGraceMs;
+  log(`${signal}: draining ${workers.length} workers (up to ${graceMs} ms)`);
+  setTimeout(() => {
+    log('shutdown did not finish, exiting');
+    killAll();
+    process.exit(1);
+  }, graceMs + STUCK_AFTER_GRACE_MS).unref();
+  for (const worker of workers) send(worker, { type: 'gqlgw:stop' });
+  if (workers.length === 0) process.exit(0);
+}
+
+/** SIGHUP, and with `--watch` every change of config or schema files: every worker reloads. */
+function reloadOnRequest(options: PrimaryOptions): void {
   const reloadWorkers = (ifChanged: boolean): void => {
     for (const worker of live()) send(worker, { type: RELOAD_MESSAGE, ifChanged });
   };
@@ -148,9 +175,6 @@ export function servePrimary(options: PrimaryOptions): Promise<string | undefine
       // A broken config: the workers print its diagnostics; keep watching the folders we have.
     }
   });
-
-  for (let i = 0; i < options.workers; i++) fork();
-  return ready;
 }
 
 /** The role of this process when it is a cluster worker, for startGateway. */

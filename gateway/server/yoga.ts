@@ -1,24 +1,22 @@
 import type { ServerResponse } from 'node:http';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { GraphQLSchema } from 'graphql';
-import type { Executor } from '../execute/executor.js';
-import type { OperationStats } from '../execute/operation-stats.js';
 import type { Answers } from './answers.js';
 import type { GatewayRequest } from './http-request.js';
 import type { DocumentStore } from './documents.js';
 import { usePreparedDocuments } from './documents.js';
-import { useGatewayExecutor } from './execute-plugin.js';
+import { useOperationPath } from './execute-plugin.js';
 import { renderGraphiQLPage } from './graphiql.js';
 import { useHttpAnswers } from './http-answers.js';
-import { usePersistedDocuments, type PersistedDocuments } from './persisted.js';
+import type { OperationPath } from './operation.js';
 import { useExactNumbers } from './request-json.js';
+import { GRAPHQL_PATH, HEALTH_PATH } from './routes.js';
 
 export interface YogaOptions {
   readonly schema: GraphQLSchema;
-  readonly executor: Executor;
+  readonly operations: OperationPath;
   readonly answers: Answers;
   readonly documents: DocumentStore;
-  readonly persisted: PersistedDocuments;
   readonly maxBodyBytes: number;
   /** [gateway] graphiql: the GraphiQL page for browsers. */
   readonly graphiql: boolean;
@@ -29,25 +27,23 @@ export interface YogaOptions {
 /**
  * The GraphQL-over-HTTP entrance for every request the fast path does not take: GET /graphql,
  * other JSON content types, GraphiQL in a browser, /healthz (the route table in start.ts decides). Features are plugins in an ordered list.
- * What a request runs is decided by `persisted` (APQ, trusted documents), how its document is
- * checked by `documents` (limits, parse, validation: yoga never parses itself), and what the answer
- * is by `answers` — the same three the fast path calls. Request bodies over limits.max_body_bytes
+ * What a request runs and how (persisted text, token, document, executor) is the operation path's
+ * (operation.ts; yoga never parses itself), and what the answer is `answers`' — the same two the
+ * fast path calls. Request bodies over limits.max_body_bytes
  * get 413 before they are read (Content-Length) or as soon as the stream passes the limit.
  * CORS is not yoga's: `answers` and `cors.ts` decide it for both entrances.
  */
 export function createGatewayYoga(options: YogaOptions) {
-  const statsOf = new WeakMap<Request, OperationStats>();
   const plugins: Plugin[] = [
     useExactNumbers(),
-    usePersistedDocuments(options.persisted),
+    useOperationPath(options.operations, options.answers),
     usePreparedDocuments(options.documents),
-    useHttpAnswers(options.answers, statsOf),
-    useGatewayExecutor(options.executor, options.answers, statsOf),
+    useHttpAnswers(options.answers, options.operations),
   ];
   return createYoga({
     schema: options.schema,
-    graphqlEndpoint: '/graphql',
-    healthCheckEndpoint: '/healthz',
+    graphqlEndpoint: GRAPHQL_PATH,
+    healthCheckEndpoint: HEALTH_PATH,
     graphiql: options.graphiql ? { title: 'gqlgw', defaultQuery: options.defaultQuery } : false,
     renderGraphiQL: renderGraphiQLPage,
     cors: false,

@@ -13,6 +13,8 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
+import { ENTRANCES, sendThrough } from '../support/entrances.js';
+import { metricValue } from '../support/prom-text.js';
 import { keySet, makeKey, mintToken, startJwksServer, unsignedToken, type JwksServer, type TestKey } from '../support/identity.js';
 
 const ISSUER = 'https://id.test.invalid';
@@ -145,6 +147,27 @@ describe('[auth] token checks (JWKS file)', () => {
     // Another scheme than Bearer is no bearer token: as missing.
     assert.equal((await strict.query(ME, undefined, { authorization: 'Basic YTpi' })).status, 401);
     assert.equal((await gw.query(ME, undefined, { authorization: 'Basic YTpi' })).status, 200);
+  });
+
+  it('checks the token before the document: a bad token with a broken or invalid document is 401 on every entrance, and nothing is parsed', async () => {
+    const bad = bearer(await mintToken(stranger, claims, opts));
+    const documents = [`{ me { id } ${'a: me { id } '.repeat(500)}`, '{ me { nme } }', `{ me { id } } # ${Date.now()}`];
+    const parsed = async () => metricValue((await gw.get('/metrics')).text, 'gqlgw_documents_parsed_total');
+    const parsed0 = await parsed();
+    for (const query of documents) {
+      for (const entrance of ENTRANCES) {
+        const res = await sendThrough(entrance, gw.url, { query }, bad);
+        const body = (await res.json()) as { errors?: Array<{ extensions?: { code?: string } }> };
+        assert.equal(res.status, 401, `${entrance}: ${query.slice(0, 20)}`);
+        assert.equal(body.errors?.[0]?.extensions?.code, 'UNAUTHENTICATED', entrance);
+      }
+    }
+    assert.equal(await parsed(), parsed0, 'no document of a refused token was parsed');
+    // With a valid token the same broken document is its parse error, parsed once.
+    const good = await gw.query(documents[0]!, undefined, bearer(await mintToken(rsa, claims, opts)));
+    assert.equal(good.status, 400);
+    assert.equal(good.body.errors?.[0]?.extensions?.code, 'GRAPHQL_PARSE_FAILED');
+    assert.equal(await parsed(), parsed0 + 1);
   });
 });
 

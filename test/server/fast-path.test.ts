@@ -3,13 +3,14 @@
  * alike: the same status, body and debug headers for successes, field errors, request errors and
  * limits. A chunked body always takes yoga's path, so each request is sent both ways and the answers
  * are compared; the fast-path counter shows which entrance answered, and the upstream counts show
- * both executed the same lookups. Every outcome kind on every entrance: test/server/entrances.test.ts.
+ * both executed the same lookups. Mutations are the fast path's too (server/operation.ts). Every
+ * outcome kind on every entrance: test/server/entrances.test.ts.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import type { CountingUpstream } from '../support/upstream.js';
-import { fastPathServed } from '../support/entrances.js';
+import { startUpstream, type CountingUpstream } from '../support/upstream.js';
+import { fastPathServed, sendThrough } from '../support/entrances.js';
 import { makePosts, makeUsers, startPosts, startUsers, USER_TYPE, QUERY_TYPE } from '../core/fixtures.js';
 
 const SCHEMA = `${USER_TYPE}${QUERY_TYPE}
@@ -147,3 +148,54 @@ for (const debug of [true, false]) {
     });
   });
 }
+
+describe('the fast path runs mutations too', () => {
+  let upstream: CountingUpstream;
+  let gw: TestGateway;
+  before(async () => {
+    upstream = await startUpstream({
+      'POST /posts': ({ body }) => ({ json: { id: 'p1', title: (JSON.parse(body) as { title: string }).title } }),
+      'PATCH /posts/:id': ({ params }) => ({ status: params.id === '404' ? 404 : 500, json: {} }),
+    });
+    gw = await startTestGateway({
+      schemas: {
+        's.graphqls': `type Query { ping: String @fetch(source: "s", path: "/ping") }
+type Post { id: ID! title: String }
+type Mutation {
+  createPost(title: String!): Post @fetch(source: "s", path: "/posts", method: "POST", body: """{"title": {args.title}}""")
+  renamePost(id: ID!): Post! @fetch(source: "s", path: "/posts/{args.id}", method: "PATCH", body: """{"id": {args.id}}""")
+}`,
+      },
+      sources: { s: { url: upstream.url } },
+      debugHeaders: true,
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  for (const [kind, query] of [
+    ['a created post', 'mutation { createPost(title: "hi") { id title } }'],
+    ['a failed non-null field after a success', 'mutation { a: createPost(title: "x") { title } b: renamePost(id: 404) { id } }'],
+  ] as const) {
+    test(`${kind}: the fast path answers it, with yoga's bytes, sending each write once`, async () => {
+      const answers: Array<{ status: number; body: string; counts: string | null; sent: string[] }> = [];
+      for (const entrance of ['fast', 'yoga'] as const) {
+        upstream.reset();
+        const served0 = await fastPathServed(gw.origin);
+        const res = await sendThrough(entrance, gw.url, { query });
+        answers.push({
+          status: res.status,
+          body: await res.text(),
+          counts: res.headers.get('x-gql-subrequests'),
+          sent: upstream.requests.map((r) => `${r.method} ${r.url} ${r.body}`),
+        });
+        assert.equal(await fastPathServed(gw.origin), served0 + (entrance === 'fast' ? 1 : 0), `${entrance}: the fast path answered`);
+      }
+      assert.deepEqual(answers[0], answers[1]);
+      assert.equal(answers[0]!.status, 200);
+      assert.ok(answers[0]!.sent.length >= 1 && answers[0]!.sent[0]!.startsWith('POST /posts '), answers[0]!.sent.join());
+    });
+  }
+});

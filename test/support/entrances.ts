@@ -21,16 +21,21 @@ export interface GraphQLRequestBody {
   readonly operationName?: string;
 }
 
-/** Sends `request` (or, to a POST entrance, a raw JSON body text) to the GraphQL endpoint `url` through `entrance`. */
-export function sendThrough(entrance: Entrance, url: string, request: GraphQLRequestBody | string): Promise<Response> {
+/** Sends `request` (or, to a POST entrance, a raw JSON body text) to the GraphQL endpoint `url` through `entrance`, with `headers`. */
+export function sendThrough(
+  entrance: Entrance,
+  url: string,
+  request: GraphQLRequestBody | string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const body = typeof request === 'string' ? request : JSON.stringify(request);
   switch (entrance) {
     case 'fast':
-      return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
     case 'graphqlResponse':
       return fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
         body,
       });
     case 'yoga': {
@@ -41,14 +46,19 @@ export function sendThrough(entrance: Entrance, url: string, request: GraphQLReq
           controller.close();
         },
       });
-      return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+      return fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
     }
     case 'get': {
       if (typeof request === 'string') throw new Error('a raw body goes only to a POST entrance');
       const params = new URLSearchParams({ query: request.query });
       if (request.variables !== undefined) params.set('variables', JSON.stringify(request.variables));
       if (request.operationName !== undefined) params.set('operationName', request.operationName);
-      return fetch(`${url}?${params.toString()}`);
+      return fetch(`${url}?${params.toString()}`, { headers });
     }
   }
 }

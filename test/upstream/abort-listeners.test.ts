@@ -68,7 +68,7 @@ describe('abort handling with many subrequests in one round', () => {
   });
 
   test('40 queries one after another on one keep-alive connection leave no listener behind', async () => {
-    // The fast path's abort signal belongs to the connection (server/fast-path.ts): a listener left
+    // The fast path's abort signal belongs to the connection (server/operation.ts): a listener left
     // on it per request would pass Node's limit of 10 within a dozen requests and warn.
     const one = new Pool(new URL(proc.url).origin, { connections: 1, pipelining: 1 });
     const sentBefore = users.count();
