@@ -138,7 +138,9 @@ export async function runCase(c: Case, n: number, env: CaseEnvironment): Promise
       check(name, caller, request, got);
       // A request's keys may ride in more shared chunks than it would send alone: checked one at a time.
       if (!variant.includes('at once'))
-        overBound(got, c.world, () => describeCase(c, { variant: name, request, ref: references.get(keyOf(caller.op, caller.token))!, got }));
+        overBound(got, c.world, () =>
+          describeCase(c, { variant: name, request, ref: references.get(keyOf(caller.op, caller.token))!, got }),
+        );
     };
     // Row 10: a response: true field and a plain one on one path, asked at once, share a coalesced call.
     const together = !c.world.knobs.responseBeside || generates('row10');
