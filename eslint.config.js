@@ -20,6 +20,7 @@ const yoga = banned('^(graphql-yoga|@graphql-yoga/.*)$', 'graphql-yoga is wired 
 const io = banned('^(node:)?(fs|fs/promises|net|http|https|child_process)$', 'directives/ does no I/O.');
 const folder = (name, who) => banned(`(^|/)${name}/`, `${who} must not import ${name}/: imports go one way (docs/lint.md).`);
 const cli = banned('(^|/)cli\\.js$', 'nothing imports the CLI.');
+const hall = banned('(^|/)executor\\.js$', "execute/'s rooms do not import the executor that runs them.");
 const outsideProduct = banned('(^|/)(test|bench|examples)/', 'the product does not import tests, the benchmark or the examples.');
 
 /** Folder of gateway/ → what it must not import. Layers, lowest first:
@@ -56,6 +57,30 @@ const boundaries = {
     metrics,
   ],
   'gateway/execute/**/*.ts': [...['observability', 'server', 'live'].map((f) => folder(f, 'execute/')), yoga, metrics],
+  // execute/'s rooms, lowest first: send (how to ask together) → ask (what to ask) → answer (what to
+  // answer) → executor.ts, the hall that runs one operation through them (gateway/execute/README.md).
+  'gateway/execute/send/**/*.ts': [
+    ...['observability', 'server', 'live', 'ask', 'answer'].map((f) => folder(f, 'execute/send/')),
+    hall,
+    yoga,
+    metrics,
+  ],
+  'gateway/execute/ask/**/*.ts': [
+    ...['observability', 'server', 'live', 'answer'].map((f) => folder(f, 'execute/ask/')),
+    hall,
+    yoga,
+    metrics,
+  ],
+  'gateway/execute/answer/**/*.ts': [...['observability', 'server', 'live'].map((f) => folder(f, 'execute/answer/')), hall, yoga, metrics],
+  // Small tools that know nothing of the gateway: the lowest floor of gateway/ beside errors.ts.
+  'gateway/util/**/*.ts': [
+    ...['config', 'blueprint', 'plan', 'cache', 'upstream', 'execute', 'auth', 'live', 'observability', 'server', 'import'].map((f) =>
+      folder(f, 'util/'),
+    ),
+    ...http,
+    yoga,
+    metrics,
+  ],
   'gateway/observability/**/*.ts': [folder('server', 'observability/'), yoga],
   // Live data (subscriptions, polls, webhooks): above execute and auth, below the server; it reports
   // through its listener (observability/ implements it) and speaks no HTTP (server/ has the transports).
@@ -85,6 +110,12 @@ export default tseslint.config(
   {
     files: ['gateway/**/*.ts', 'directives/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [outsideProduct, cli] }] },
+  },
+  // A function of the product reads top to bottom on one screen or two: at most 80 lines, blank
+  // lines and comments not counted. A longer one says why in an eslint-disable comment.
+  {
+    files: ['gateway/**/*.ts', 'directives/**/*.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   ...Object.entries(boundaries).map(([files, patterns]) => ({
     files: [files],

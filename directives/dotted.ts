@@ -25,7 +25,7 @@ export function dottedNameHelp(example: string): string {
  * Whether a JSON object without the key `key` would still read something for it: a member of
  * Object.prototype (`constructor`, `toString`, `hasOwnProperty`, `__proto__`, ...). Only a JSON
  * object's own keys are its fields (SPEC "Exact data in both directions"): every reader of such a
- * key reads own keys only (ownValue; dottedReader and execute/write-data.ts decide it once).
+ * key reads own keys only (ownValue; dottedReader and execute/answer/write-data.ts decide it once).
  */
 export function isInheritedName(key: string): boolean {
   return key in Object.prototype;

@@ -5,7 +5,7 @@
  * segments: `/issues/1` is a prefix of `/issues/1/comments?page=2`, not of `/issues/10`).
  * Each placeholder of the template stands for the text of one segment (values are URL-encoded,
  * so they hold no `/`). The cache keys an entry's generation by the prefixes its path has
- * (cache/generations via execute/cache-tiers.ts), so invalidating one prefix is one write.
+ * (cache/generations via execute/send/cache-tiers.ts), so invalidating one prefix is one write.
  * Pure: no I/O.
  */
 import type { PathTemplate, TemplatePart } from './template.js';

@@ -150,8 +150,8 @@ export const subscriptionLimit = (message: string): GraphQLError => limitError(C
 
 /**
  * A value a source answered that does not fit its schema type, refused by a hook gqlgw owns (a
- * custom scalar's `serialize`, execute/shape.ts): UPSTREAM_BAD_RESPONSE, carried by the error
- * itself so that execute/value-errors.ts need not read the engine's wording. Its message is the
+ * custom scalar's `serialize`, execute/answer/shape.ts): UPSTREAM_BAD_RESPONSE, carried by the error
+ * itself so that execute/answer/value-errors.ts need not read the engine's wording. Its message is the
  * detail (debug mode only); `shown` is what a client reads, never the value. It carries no
  * `extensions`: the engine's located copy would inherit them and be taken as already presented.
  */

@@ -22,7 +22,7 @@ export interface KeyedRequest {
  * reads fill. `readSuffix` is how the field reads the answer (its
  * `response` mode and `select`): fields that read one answer in two ways may share its request,
  * never its entry (SPEC "Exact data in both directions"). With `readSuffix` '' it is the key of the
- * request alone, what fields sharing one call have alike (execute/select-sharing.ts). Every memo
+ * request alone, what fields sharing one call have alike (execute/send/select-sharing.ts). Every memo
  * key is composed here.
  */
 export function memoKey(request: KeyedRequest, readSuffix: string, headersSuffix: string): string {

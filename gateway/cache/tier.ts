@@ -3,7 +3,7 @@ import type { L2Cache } from './l2.js';
 
 /**
  * The cache tiers have one name each, everywhere (code, metric labels, docs, dashboard):
- * - `l1`: the request's own memo (execute/memo-entry.ts), which also dedupes identical lookups;
+ * - `l1`: the request's own memo (execute/send/memo-entry.ts), which also dedupes identical lookups;
  * - `l2`: the process's LRU (l2.ts);
  * - `memcached`: shared by every gateway process configured with the same servers and key prefix.
  */

@@ -140,7 +140,7 @@ type GatewayKeys = Pick<
   | 'host'
   | 'port'
   | 'schema'
-  | 'debugHeaders'
+  | 'debugMode'
   | 'plan'
   | 'introspection'
   | 'graphiql'
@@ -158,7 +158,7 @@ function readGateway(gw: TableReader, file: string): GatewayKeys {
   const port = gw.int('port', DEFAULTS.port, 0, 65535);
   const schema = gw.strings('schema', DEFAULTS.schema, true);
   if (schema.length === 0) gw.problem('schema', 'gateway.schema must name at least one file or glob');
-  const debugHeaders = gw.bool('debug_headers', false);
+  const debugMode = gw.bool('debug_headers', false);
   const introspection = gw.bool('introspection', true);
   const graphiql = gw.bool('graphiql', true);
   const persistedFile = gw.string('persisted_documents', '', (v) => (v === '' ? 'must name a JSON file' : undefined));
@@ -189,7 +189,7 @@ function readGateway(gw: TableReader, file: string): GatewayKeys {
     host,
     port,
     schema: Object.freeze([...schema]),
-    debugHeaders,
+    debugMode,
     plan,
     introspection,
     graphiql,

@@ -172,7 +172,7 @@ export interface GatewayConfig {
   readonly port: number;
   /** Schema files or globs as written, relative to the config file's folder. */
   readonly schema: readonly string[];
-  readonly debugHeaders: boolean;
+  readonly debugMode: boolean;
   /** False: `__schema` / `__type` are refused with INTROSPECTION_DISABLED (`__typename` stays). */
   readonly introspection: boolean;
   /** False: no GraphiQL page (GET /graphql from a browser gets the GraphQL answer instead). */

@@ -1,32 +1,32 @@
 import { GraphQLError, getVariableValues, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Blueprint } from '../blueprint/types.js';
 import { CODE, subrequestLimit, UNCODED_ERROR } from '../errors.js';
-import type { Abortable } from '../upstream/canceller.js';
+import type { Abortable } from '../util/canceller.js';
 import { buildPlan } from '../plan/build.js';
 import type { Plan } from '../plan/types.js';
-import { InFlight } from './coalesce.js';
-import { BatchCollector } from './batch-collector.js';
-import { SubrequestKeys } from './subrequest-keys.js';
-import type { ExecutionListener, ObserveRequests, RequestObserver } from './listener.js';
-import { runMutationFields, type MutationDeps } from './mutation.js';
-import { SubrequestLimitError } from './budget.js';
-import { createCostGate, type CostGate, type CostPolicy } from './cost-gate.js';
-import { createDispatch, traceLayer, type DispatchDeps } from './dispatch.js';
-import { requestState, type RequestState, type RoundDeps } from './request-context.js';
-import { runRounds } from './run-rounds.js';
-import { ResponseShaper, type ShapeRequest } from './shape.js';
-import { presentValueErrors } from './value-errors.js';
-import { checkLongIntegers, checkVariables } from './check-variables.js';
-import { measureAnswer, ResponseLimitError, responseLimitError, WriteMeter, type AnswerLimits } from './answer-size.js';
-import { HeaderForwarder } from './forwarded-headers.js';
-import type { OperationStats } from './operation-stats.js';
-import { ResultStore } from './result-store.js';
-import { INTERPRETED_WALKER, Lookups } from './walk.js';
-import { compiledWalker } from './compiled-walk.js';
+import { InFlight } from './send/coalesce.js';
+import { BatchCollector } from './send/batch-collector.js';
+import { SubrequestKeys } from './send/subrequest-keys.js';
+import type { ExecutionListener, ObserveRequests, RequestObserver } from './send/listener.js';
+import { runMutationFields, type MutationDeps } from './ask/mutation.js';
+import { SubrequestLimitError } from './send/budget.js';
+import { createCostGate, type CostGate, type CostPolicy } from './ask/cost-gate.js';
+import { createDispatch, traceLayer, type DispatchDeps } from './send/dispatch.js';
+import { requestState, type RequestState, type RoundDeps } from './send/request-context.js';
+import { runRounds } from './ask/run-rounds.js';
+import { ResponseShaper, type ShapeRequest } from './answer/shape.js';
+import { presentValueErrors } from './answer/value-errors.js';
+import { checkLongIntegers, checkVariables } from './ask/check-variables.js';
+import { measureAnswer, ResponseLimitError, responseLimitError, WriteMeter, type AnswerLimits } from './answer/answer-size.js';
+import { HeaderForwarder } from './send/forwarded-headers.js';
+import type { OperationStats } from './send/operation-stats.js';
+import { ResultStore } from './send/result-store.js';
+import { INTERPRETED_WALKER, Lookups } from './ask/walk.js';
+import { compiledWalker } from './ask/compiled-walk.js';
 import type { PlanMode } from '../config/types.js';
 import { unauthenticatedRequest, type Authenticate, type RequestAccess } from '../auth/access.js';
-import { seedEntities } from './entities.js';
-import { FTV1_HEADER, ftv1Trace, type TraceTimes } from './ftv1.js';
+import { seedEntities } from './ask/entities.js';
+import { FTV1_HEADER, ftv1Trace, type TraceTimes } from './answer/ftv1.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -41,7 +41,7 @@ export interface ExecuteRequest {
   readonly signal?: Abortable;
   /**
    * The entrance sends the answer as JSON: a plain success may come back as `dataJson` (written
-   * straight from the fetched data, execute/write-data.ts) with a result without `data`.
+   * straight from the fetched data, execute/answer/write-data.ts) with a result without `data`.
    */
   readonly dataAsJson?: boolean;
   /** The peer address of the connection: who the client is for `[rate_limit]` when nothing else names it. */
@@ -63,11 +63,11 @@ export interface ExecutedOperation {
 export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight' | 'keys' | 'dispatch' | 'collector'> {
   readonly blueprint: Blueprint;
   readonly clients: DispatchDeps['clients'];
-  /** Extra dispatch layers (execute/dispatch.ts), such as tracing's client span. */
+  /** Extra dispatch layers (execute/send/dispatch.ts), such as tracing's client span. */
   readonly layers?: DispatchDeps['layers'];
   readonly listener?: ExecutionListener;
   /** Put upstream details into error extensions (debug mode). */
-  readonly debugHeaders: boolean;
+  readonly debugMode: boolean;
   /** With [auth]: checks the token of each request that comes without `access` first (an invalid one is a 401, nothing runs). */
   readonly authenticate?: Authenticate;
   /** With [tracing]: the observer of each request (observability/tracing.ts). */
@@ -76,7 +76,7 @@ export interface ExecutorOptions extends Omit<RoundDeps, 'listener' | 'inFlight'
   readonly maxJsonDepth: number;
   /** limits.max_result_nodes and max_response_bytes: an answer over either is never shaped. */
   readonly answerLimits: AnswerLimits;
-  /** The planned bound, its limit and the client budgets (execute/cost-gate.ts); absent: none of them. */
+  /** The planned bound, its limit and the client budgets (execute/ask/cost-gate.ts); absent: none of them. */
   readonly cost?: Omit<CostPolicy, 'federation' | 'onRefused'>;
   /** `[gateway] plan`: 'interpreted' runs every operation through the interpreter, the reference; default compiled. */
   readonly plan?: PlanMode;
@@ -116,7 +116,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
 class OperationRunner {
   private readonly blueprint: Blueprint;
   private readonly answerLimits: AnswerLimits;
-  private readonly debugHeaders: boolean;
+  private readonly debugMode: boolean;
   private readonly clientHeader: string | undefined;
   private readonly shaper: ResponseShaper;
   private readonly listener: ExecutionListener;
@@ -130,7 +130,7 @@ class OperationRunner {
     const { blueprint } = options;
     this.blueprint = blueprint;
     this.answerLimits = options.answerLimits;
-    this.debugHeaders = options.debugHeaders;
+    this.debugMode = options.debugMode;
     this.clientHeader = options.cost?.budgets ? options.cost.clientHeader : undefined;
     this.shaper = new ResponseShaper(blueprint, options.maxJsonDepth);
     const listener = (this.listener = options.listener ?? {});
@@ -211,7 +211,7 @@ class OperationRunner {
     const root: object = this.blueprint.federation ? { _service: { sdl: this.blueprint.federation.sdl } } : {};
     if (!p) {
       // Unknown operation: graphql-js reports it precisely, and nothing is fetched.
-      const result = await this.shaper.shape(request, root, { store: new ResultStore(), debugHeaders: this.debugHeaders });
+      const result = await this.shaper.shape(request, root, { store: new ResultStore(), debugMode: this.debugMode });
       return { result, stats: noStats() };
     }
     const state = this.prepare(request, p, access, observer);
@@ -263,10 +263,9 @@ class OperationRunner {
       signal: request.signal,
       poll: request.poll,
       observer,
-      warns: this.debugHeaders,
+      warns: this.debugMode,
       // A router asks a subgraph for its federated trace (docs/federation.md).
       traced: this.blueprint.federation !== undefined && request.header(FTV1_HEADER) === 'ftv1',
-      walker: this.options.plan === 'interpreted' ? INTERPRETED_WALKER : compiledWalker(p),
     });
   }
 
@@ -288,8 +287,10 @@ class OperationRunner {
     if (p.operation.operation === 'mutation') return runMutationFields(p.root, root, state, this.deps);
     const walk = { variables: state.variables, store: state.store, out: new Lookups(), access: state.access };
     if (this.blueprint.federation) seedEntities(p.root, root, { blueprint: this.blueprint, state, walk });
-    (state.walker ?? INTERPRETED_WALKER).collect(p.root, root, p.rootType, walk);
-    return runRounds(walk.out, state, this.deps);
+    // The walk compiled for this plan, or the interpreter, the reference ([gateway] plan).
+    const walker = this.options.plan === 'interpreted' ? INTERPRETED_WALKER : compiledWalker(p);
+    walker.collect(p.root, root, p.rootType, walk);
+    return runRounds(walk.out, state, this.deps, walker);
   }
 
   /**
@@ -332,8 +333,8 @@ class OperationRunner {
 
   /** The response shaped by graphql-js (or graphql-jit) over the fetched data, its value errors presented. */
   private async shaped(shapeRequest: ShapeRequest, p: Plan, root: object, state: RequestState): Promise<ExecutedOperation> {
-    const result = await this.shaper.shape(shapeRequest, root, { store: state.store, debugHeaders: this.debugHeaders });
-    return answer(presentValueErrors(result, p, this.blueprint, this.debugHeaders), state, undefined);
+    const result = await this.shaper.shape(shapeRequest, root, { store: state.store, debugMode: this.debugMode });
+    return answer(presentValueErrors(result, p, this.blueprint, this.debugMode), state, undefined);
   }
 }
 

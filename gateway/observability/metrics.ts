@@ -31,7 +31,7 @@ import type {
   OperationEvent,
   RateLimitReason,
   SubrequestEvent,
-} from '../execute/listener.js';
+} from '../execute/send/listener.js';
 import { CACHE_TIER_NAMES } from '../cache/tier.js';
 import { MEMCACHED_FAILURE_KINDS, MEMCACHED_OPERATIONS, type MemcachedFailureKind, type MemcachedOperation } from '../cache/memcached.js';
 import { UPSTREAM_ERROR_CODES } from '../errors.js';

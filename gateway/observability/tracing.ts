@@ -28,7 +28,7 @@ import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-t
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { Blueprint } from '../blueprint/types.js';
 import type { TracingConfig } from '../config/types.js';
-import type { SharedCall } from '../execute/coalesce.js';
+import type { SharedCall } from '../execute/send/coalesce.js';
 import type {
   CacheEvent,
   ObserveRequests,
@@ -36,7 +36,7 @@ import type {
   RequestObserver,
   RequestStart,
   SubrequestStart,
-} from '../execute/listener.js';
+} from '../execute/send/listener.js';
 import type { UpstreamOutcome } from '../upstream/outcome.js';
 
 /**

@@ -14,8 +14,8 @@ import {
  * more than one field node, one of them under @skip or @include (on the field itself or on a
  * fragment between it and its selection set). graphql-jit 0.8 answers such an operation unlike
  * graphql-js: a skipped copy's fragment still shapes the merged field, and the keys follow the
- * first copy even when it is skipped (execute/shape.ts then shapes with graphql-js). The caller
- * bounds the work: it asks only for documents of few expanded fields (shape.ts JIT_MAX_FIELDS).
+ * first copy even when it is skipped (execute/answer/shape.ts then shapes with graphql-js). The caller
+ * bounds the work: it asks only for documents of few expanded fields (plan/compile-limit.ts JIT_MAX_FIELDS).
  */
 export function hasConditionalCopies(document: DocumentNode, operationName: string | null | undefined): boolean {
   const operation = getOperationAST(document, operationName);

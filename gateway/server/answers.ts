@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { createGraphQLError, maskError } from 'graphql-yoga';
-import type { OperationStats } from '../execute/operation-stats.js';
-import { ResponseLimitError, responseLimitError, textOverResponseLimit } from '../execute/answer-size.js';
+import type { OperationStats } from '../execute/send/operation-stats.js';
+import { ResponseLimitError, responseLimitError, textOverResponseLimit } from '../execute/answer/answer-size.js';
 import { CODE, hasCode, internalError, originNotAllowed, unsupportedMediaType } from '../errors.js';
 import type { CorsPolicy } from './cors.js';
 import { addDebugExtensions, addDebugHeaders, WORKER_HEADER } from './debug-headers.js';
@@ -39,7 +39,7 @@ export interface AnswerRequest {
 
 export interface AnswerOptions {
   /** debug_headers: X-GQL-* headers and `extensions.gqlgw`, unmasked errors, suggestions kept. */
-  readonly debugHeaders: boolean;
+  readonly debugMode: boolean;
   /** [gateway] introspection; false: no "did you mean" suggestion in any error, debug or not. Default true. */
   readonly introspection?: boolean;
   /** [cors]; undefined: no CORS headers. */
@@ -57,7 +57,7 @@ export interface AnswerOptions {
 export interface Answers {
   /**
    * The answer to a GraphQL result (a response, or a request error without `data`). `dataJson`:
-   * the response's `data`, already JSON text (execute/write-data.ts), for a result without `data`.
+   * the response's `data`, already JSON text (execute/answer/write-data.ts), for a result without `data`.
    */
   graphql(result: ExecutionResult, request: AnswerRequest, dataJson?: string): WireAnswer;
   /** The 500 answer to an error nobody expected (an entrance's catch). */
@@ -92,7 +92,7 @@ const TEXT_TYPE = 'text/plain; charset=utf-8';
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
 
 export function createAnswers(options: AnswerOptions): Answers {
-  const { debugHeaders, cors, maxResponseBytes } = options;
+  const { debugMode, cors, maxResponseBytes } = options;
   const count = options.onAnswer ?? (() => {});
 
   /**
@@ -109,10 +109,10 @@ export function createAnswers(options: AnswerOptions): Answers {
 
   function answerOf(result: ExecutionResult, request: AnswerRequest, dataJson?: string): WireAnswer {
     let shown = presentResult(result, {
-      suggestions: debugHeaders && options.introspection !== false,
+      suggestions: debugMode && options.introspection !== false,
       operationName: request.operationName,
     });
-    if (!debugHeaders && shown.errors) shown = { ...shown, errors: shown.errors.map(masked) };
+    if (!debugMode && shown.errors) shown = { ...shown, errors: shown.errors.map(masked) };
     const declared = (shown.extensions?.http as { status?: number } | undefined)?.status;
     const status = declared ?? (shown.errors?.length && !('data' in shown) ? 500 : 200);
     const headers: Record<string, string> = {
@@ -123,7 +123,7 @@ export function createAnswers(options: AnswerOptions): Answers {
       if (extra) for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
     }
     shown = withoutInternals(shown);
-    if (debugHeaders) {
+    if (debugMode) {
       if (request.stats) addDebugExtensions(shown as { extensions?: Record<string, unknown> }, request.stats);
       addDebugHeaders(request.stats, headers);
     }
@@ -131,7 +131,7 @@ export function createAnswers(options: AnswerOptions): Answers {
     // A plain success written by the data writer has nothing besides its data (no stringify of `{}`).
     const body = dataJson !== undefined && shown.errors === undefined && shown.extensions === undefined ? '{}' : JSON.stringify(shown);
     const whole = dataJson === undefined ? body : withData(dataJson, body);
-    // The walk measured an estimate before shaping (execute/answer-size.ts); this is the exact check
+    // The walk measured an estimate before shaping (execute/answer/answer-size.ts); this is the exact check
     // of what would be sent, so an answer over the limit is never sent, not even in part.
     if (textOverResponseLimit(whole, maxResponseBytes))
       return answerOf({ errors: [responseLimitError(new ResponseLimitError('max_response_bytes', maxResponseBytes!))] }, request);
@@ -141,10 +141,10 @@ export function createAnswers(options: AnswerOptions): Answers {
 
   const unexpectedError = (error: unknown): GraphQLError => {
     options.onUnexpected?.(error);
-    const message = debugHeaders && error instanceof Error ? error.message : UNEXPECTED_MESSAGE;
+    const message = debugMode && error instanceof Error ? error.message : UNEXPECTED_MESSAGE;
     return internalError(message, true);
   };
-  const worker = debugHeaders ? options.worker : undefined;
+  const worker = debugMode ? options.worker : undefined;
 
   return {
     graphql,

@@ -1,4 +1,4 @@
-import type { OperationStats } from '../execute/operation-stats.js';
+import type { OperationStats } from '../execute/send/operation-stats.js';
 
 /**
  * The X-GQL-* headers of docs/reference.md ("Rounds, dedupe and the debug headers") and the same counts in a
@@ -15,7 +15,7 @@ export function addDebugHeaders(stats: OperationStats | undefined, headers: Reco
   headers['X-GQL-Rounds'] = String(stats?.rounds ?? 0);
   headers['X-GQL-Subrequests'] = String(stats?.subrequests ?? 0);
   headers['X-GQL-Batches'] = String(stats?.batches ?? 0);
-  // The planned bound (execute/cost-gate.ts): 0 when no operation was planned.
+  // The planned bound (execute/ask/cost-gate.ts): 0 when no operation was planned.
   headers['X-GQL-Cost'] = String(stats?.cost ?? 0);
 }
 

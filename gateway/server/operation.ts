@@ -2,9 +2,9 @@ import type { Socket } from 'node:net';
 import { GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
 import { unauthenticatedRequest, type Authenticate, type RequestAccess } from '../auth/access.js';
 import type { ExecutedOperation, Executor } from '../execute/executor.js';
-import type { ObserveRequests } from '../execute/listener.js';
-import type { OperationStats } from '../execute/operation-stats.js';
-import { Canceller } from '../upstream/canceller.js';
+import type { ObserveRequests } from '../execute/send/listener.js';
+import type { OperationStats } from '../execute/send/operation-stats.js';
+import { Canceller } from '../util/canceller.js';
 import type { DocumentStore } from './documents.js';
 import type { GatewayRequest } from './http-request.js';
 import type { PersistedDocuments } from './persisted.js';
@@ -163,7 +163,7 @@ const CONNECTION_MAX_LISTENERS = 10;
  * connection, not per request. An HTTP/1.1 client can only give up on a request by closing its
  * connection, and the requests of a keep-alive connection come one after another, so the one in
  * flight is the one it cancels. Every listener a request adds to it is removed when the request is
- * done (upstream/deadline.ts, execute/coalesce.ts): a connection's requests never pile listeners up on it.
+ * done (upstream/deadline.ts, execute/send/coalesce.ts): a connection's requests never pile listeners up on it.
  */
 function cancelSignal(socket: Socket): Canceller {
   let signal = cancelSignals.get(socket);

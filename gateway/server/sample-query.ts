@@ -16,8 +16,8 @@ import {
  * example blog), with up to two of its leaf fields and the first leaf of that object field (a name
  * before an id). A schema without such a field gets `{ __typename }`.
  */
-export function sampleQuery(schema: GraphQLSchema, debugHeaders: boolean): string {
-  const counts = debugHeaders
+export function sampleQuery(schema: GraphQLSchema, debugMode: boolean): string {
+  const counts = debugMode
     ? '# Each answer\'s X-GQL-Rounds / X-GQL-Subrequests / X-GQL-Batches counts show in the result under "extensions" > "gqlgw" (and as response headers).'
     : '# Set debug_headers = true in gateway.toml to see each answer\'s X-GQL-Rounds / X-GQL-Subrequests / X-GQL-Batches counts under "extensions" > "gqlgw".';
   return `${counts}\n${sampleSelection(schema.getQueryType())}\n`;

@@ -1,4 +1,4 @@
-import { ClientBudgets } from '../execute/client-budget.js';
+import { ClientBudgets } from '../execute/ask/client-budget.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../config/load.js';
@@ -6,7 +6,7 @@ import type { GatewayConfig, PlanMode, TracingConfig } from '../config/types.js'
 import type { Tracing } from '../observability/tracing.js';
 import { createAuthenticator } from '../auth/authenticate.js';
 import type { Authenticate } from '../auth/access.js';
-import type { ObserveRequests } from '../execute/listener.js';
+import type { ObserveRequests } from '../execute/send/listener.js';
 import { buildBlueprint } from '../blueprint/build.js';
 import type { Blueprint } from '../blueprint/types.js';
 import { L2Cache, l2LimitsOf } from '../cache/l2.js';
@@ -432,7 +432,7 @@ function versionExecutor(
     maxJsonDepth: config.limits.maxJsonDepth,
     maxOperationUpstreamBytes: config.limits.maxOperationUpstreamBytes,
     answerLimits: { maxNodes: config.limits.maxResultNodes, maxBytes: config.limits.maxResponseBytes },
-    debugHeaders: config.debugHeaders,
+    debugMode: config.debugMode,
     plan: config.plan,
     authenticate: reused.authenticate,
     observe: reused.observe,
@@ -441,16 +441,16 @@ function versionExecutor(
       maxPlannedSubrequests: config.limits.maxPlannedSubrequests,
       budgets: reused.budgets,
       clientHeader: config.clientBudget?.clientHeader,
-      show: config.debugHeaders,
+      show: config.debugMode,
     },
   });
 }
 
 function versionAnswers(config: GatewayConfig, metrics: GatewayMetrics | undefined, worker: string | undefined): Answers {
   const forwarded = [...config.sources.values()].flatMap((source) => source.forwardHeaders);
-  const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugHeaders ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
+  const cors = config.cors && new CorsPolicy(config.cors, forwarded, config.debugMode ? [...DEBUG_HEADER_NAMES, WORKER_HEADER] : []);
   return createAnswers({
-    debugHeaders: config.debugHeaders,
+    debugMode: config.debugMode,
     introspection: config.introspection,
     cors,
     onAnswer: metrics?.onHttpAnswer,
@@ -478,7 +478,7 @@ function versionRoutes(at: {
     documents: at.documents,
     maxBodyBytes: config.limits.maxBodyBytes,
     graphiql: config.graphiql,
-    defaultQuery: sampleQuery(blueprint.schema, config.debugHeaders),
+    defaultQuery: sampleQuery(blueprint.schema, config.debugMode),
   });
   const toYoga = createYogaEntrance(yoga, answers);
   const fastPath = createFastPath({

@@ -33,7 +33,7 @@ export class ByteBudget {
 /**
  * What a @batch chunk shared by several operations may take while it is read: what they may still
  * take together, so that no one sharer's spent budget cuts the others' answer. Each sharer is then
- * charged its own share of `taken` (execute/share-bytes.ts); none is charged while it is read.
+ * charged its own share of `taken` (execute/send/share-bytes.ts); none is charged while it is read.
  */
 export class SharedByteBudget extends ByteBudget {
   /** The body bytes read so far, over every attempt of the chunk. */

@@ -6,7 +6,7 @@ import { decodeAnswer } from './decode.js';
 import { exchange, type BodyCaps, type RawAnswer } from './exchange.js';
 import { Deadline } from './deadline.js';
 import { overBudget, type ByteBudget } from './byte-budget.js';
-import type { Abortable } from './canceller.js';
+import type { Abortable } from '../util/canceller.js';
 import type { HttpMethod } from '../../directives/request.js';
 import { failure, type FailureCause, type UpstreamOutcome } from './outcome.js';
 import { headerValue } from './response-value.js';
@@ -79,7 +79,7 @@ export class SourceClient {
   /** Where a followed redirect may lead: this source's origin and base path. */
   private readonly base: SourceBase;
 
-  /** Until when the source asked to be left alone (set here from its answers, read by execute/dispatch.ts). */
+  /** Until when the source asked to be left alone (set here from its answers, read by execute/send/dispatch.ts). */
   readonly hold = new SourceHold();
   /** `rate_limit`: the tokens of this process's calls to the source; undefined without one. */
   readonly bucket: TokenBucket | undefined;

@@ -1,4 +1,4 @@
-import { Canceller, type Abortable } from './canceller.js';
+import { Canceller, type Abortable } from '../util/canceller.js';
 
 /**
  * One deadline for the requests a round sends to one source (or for one shared call): one timer

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { Abortable } from './canceller.js';
+import type { Abortable } from '../util/canceller.js';
 import type { ByteBudget } from './byte-budget.js';
 
 /** What one HTTP exchange brought back. */

@@ -84,7 +84,7 @@ export const NOT_FOUND: UpstreamOutcome = Object.freeze({ kind: 'not-found' });
 /**
  * The value of a list-key @batch field (`topics` of `topicIds: [ID!]!`): one outcome per element,
  * in element order, repeats kept; undefined for an element with no key (a null element). Likewise
- * `Query._entities`, one per representation (execute/entities.ts).
+ * `Query._entities`, one per representation (execute/ask/entities.ts).
  */
 export interface ElementsOutcome {
   readonly kind: 'elements';
@@ -93,8 +93,8 @@ export interface ElementsOutcome {
 
 /**
  * A value the gateway answers with an error without asking any source: a guarded field this request
- * may not read (UNAUTHENTICATED, FORBIDDEN; execute/access.ts), an `_entities` representation it
- * cannot read (BAD_USER_INPUT; execute/entities.ts). Never an `ok` body: no value is ever an Error.
+ * may not read (UNAUTHENTICATED, FORBIDDEN; execute/ask/access.ts), an `_entities` representation it
+ * cannot read (BAD_USER_INPUT; execute/ask/entities.ts). Never an `ok` body: no value is ever an Error.
  */
 export interface RefusedOutcome {
   readonly kind: 'refused';
@@ -135,26 +135,26 @@ export interface OutcomeField {
 
 /**
  * What an outcome becomes as the value of `field` (docs/hardening.md), the one decision
- * both the shaper (execute/shape.ts) and the data writer (execute/write-data.ts) take from here:
+ * both the shaper (execute/answer/shape.ts) and the data writer (execute/answer/write-data.ts) take from here:
  * - ok: its body;
  * - not-found: null on a nullable field, a NOT_FOUND error on a non-null one;
- * - error: its GraphQL error (code, source, status; the detail only with `debugHeaders`);
+ * - error: its GraphQL error (code, source, status; the detail only with `debugMode`);
  * - refused: its error;
  * - elements: the list of the elements' values in order, each decided the same way at its own
  *   path (a missing element is null, or NOT_FOUND when the items are non-null), so an error
  *   element is a GraphQLError in the list, which graphql-js locates at `field.i`.
  * A field-level error comes back as the GraphQLError itself (the shaper throws it).
  */
-export function fieldValue(outcome: FieldOutcome, field: OutcomeField, debugHeaders: boolean): unknown {
+export function fieldValue(outcome: FieldOutcome, field: OutcomeField, debugMode: boolean): unknown {
   switch (outcome.kind) {
     case 'ok':
       return outcome.body;
     case 'not-found':
       return field.fetch.isNonNull
-        ? notFoundError(field.coordinate, field.fetch.source.name, debugHeaders ? outcome.detail : undefined)
+        ? notFoundError(field.coordinate, field.fetch.source.name, debugMode ? outcome.detail : undefined)
         : null;
     case 'error':
-      return upstreamError(outcome.error, debugHeaders);
+      return upstreamError(outcome.error, debugMode);
     case 'refused':
       return outcome.error;
     case 'elements': {
@@ -165,10 +165,10 @@ export function fieldValue(outcome: FieldOutcome, field: OutcomeField, debugHead
         if (o === undefined || o.kind === 'not-found') {
           items[i] =
             o && field.fetch.itemNonNull
-              ? notFoundError(field.coordinate, field.fetch.source.name, debugHeaders ? o.detail : undefined)
+              ? notFoundError(field.coordinate, field.fetch.source.name, debugMode ? o.detail : undefined)
               : null;
         } else {
-          items[i] = o.kind === 'ok' ? o.body : o.kind === 'refused' ? o.error : upstreamError(o.error, debugHeaders);
+          items[i] = o.kind === 'ok' ? o.body : o.kind === 'refused' ? o.error : upstreamError(o.error, debugMode);
         }
       }
       return items;
@@ -200,12 +200,12 @@ export function isPlainValue(outcome: FieldOutcome, field: OutcomeField): boolea
  * errors, `retryAfter` (whole seconds) for UPSTREAM_RATE_LIMITED, `upstream` (expose_errors)
  * in production too, and the upstream detail only in debug mode.
  */
-export function upstreamError(f: UpstreamFailure, debugHeaders: boolean): GraphQLError {
+export function upstreamError(f: UpstreamFailure, debugMode: boolean): GraphQLError {
   const extensions: Record<string, unknown> = { code: f.code, source: f.source };
   if (f.status !== undefined) extensions.status = f.status;
   if (f.retryAfterMs !== undefined) extensions.retryAfter = Math.ceil(f.retryAfterMs / 1000);
   if (f.upstream !== undefined) extensions.upstream = f.upstream;
-  if (debugHeaders) extensions.detail = f.detail;
+  if (debugMode) extensions.detail = f.detail;
   return new GraphQLError(f.message, { extensions });
 }
 

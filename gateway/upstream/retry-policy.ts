@@ -21,7 +21,7 @@ import type { UpstreamFailure } from './outcome.js';
  *    answer: an error of its keys, not split.
  * 3. Resend a shared chunk apart (docs/hardening.md "Isolation"): a chunk holding keys of several
  *    requests that failed for a reason one key may have caused (`keyMayCause`) is not split; each
- *    request sends its own keys again alone, under rules 1 and 2 (execute/isolate.ts).
+ *    request sends its own keys again alone, under rules 1 and 2 (execute/send/isolate.ts).
  * So a single fetch costs at most 2 requests and a chunk at most 3 (plus, for a shared chunk, each
  * request's own resend of its keys).
  * Nothing else is retried: a timeout has used up its deadline, a 4xx is the source's considered

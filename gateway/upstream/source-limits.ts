@@ -2,7 +2,7 @@ import type { SourceRateLimit } from '../config/types.js';
 
 /**
  * Until when a source asked to be left alone (docs/rest-shapes.md "Rate limits"): set by an answer
- * (upstream/rate-limit-headers.ts), read before every attempt to send it (execute/dispatch.ts).
+ * (upstream/rate-limit-headers.ts), read before every attempt to send it (execute/send/dispatch.ts).
  * One per source per process; a later answer may lengthen a hold, never shorten it.
  */
 export class SourceHold {

@@ -1,6 +1,6 @@
 /**
  * A background refresh of a stale entry (docs/caching.md "stale while revalidate") runs with what a
- * request has (execute/request-context.ts refreshState): an answer over
+ * request has (execute/send/request-context.ts refreshState): an answer over
  * `limits.max_operation_upstream_bytes` is cut and refused as a request's would be, so the refresh
  * fails (counted in gqlgw_upstream_errors_total, in no request) and the stale entry keeps answering;
  * it never becomes the cached value. Real gateway over HTTP, a counting upstream on 127.0.0.1.

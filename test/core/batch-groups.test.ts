@@ -1,5 +1,5 @@
 /**
- * A round's @batch lookups gathered into groups (gateway/execute/batch.ts BatchGroups): per field,
+ * A round's @batch lookups gathered into groups (gateway/execute/send/batch.ts BatchGroups): per field,
  * per argument variant of its batch path. The walk reaches them interleaved (post 1's author, its
  * English and its French author, then post 2's ...); each must still land in its own group, be
  * sent once per chunk with exactly its keys, and every lookup waiting for a key must get that

@@ -14,9 +14,9 @@ import { parse } from 'graphql';
 import { buildBlueprint } from '../../gateway/blueprint/build.js';
 import { loadConfig } from '../../gateway/config/load.js';
 import { buildPlan } from '../../gateway/plan/build.js';
-import { compiledWalker } from '../../gateway/execute/compiled-walk.js';
-import { INTERPRETED_WALKER } from '../../gateway/execute/walk.js';
-import { JIT_MAX_FIELDS } from '../../gateway/execute/shape.js';
+import { compiledWalker } from '../../gateway/execute/ask/compiled-walk.js';
+import { INTERPRETED_WALKER } from '../../gateway/execute/ask/walk.js';
+import { JIT_MAX_FIELDS } from '../../gateway/plan/compile-limit.js';
 
 const SCHEMA = `
 type Query {

@@ -1,6 +1,6 @@
 /**
  * A non-null field that comes back null is the same error whichever engine shapes the operation
- * (execute/value-errors.ts): graphql-jit for most operations, graphql-js for one with a conditional
+ * (execute/answer/value-errors.ts): graphql-jit for most operations, graphql-js for one with a conditional
  * copy of a merged field (plan/conditional-copies.ts). graphql-js raises it as a located plain Error,
  * which the answer's masking turned into "Unexpected error." with debug off (found by the property
  * suite once issue 45's rows were merged).
@@ -21,7 +21,7 @@ describe('the non-null error through both engines, debug off', () => {
   let gw: TestGateway;
   before(async () => {
     up = await startUpstream({ 'GET /users/:id': ({ params }) => ({ json: { user: { id: params.id, name: null, rank: 3 } } }) });
-    gw = await startTestGateway({ schemas: { 's.graphqls': SCHEMA }, sources: { s: { url: up.url } }, debugHeaders: false });
+    gw = await startTestGateway({ schemas: { 's.graphqls': SCHEMA }, sources: { s: { url: up.url } }, debugMode: false });
   });
   after(async () => {
     await gw?.close();

@@ -231,7 +231,7 @@ describe('row 11: @skip and @include answer what graphql-js answers', { timeout:
       'GET /users/:id': ({ params }) => (USERS[params.id] ? { json: USERS[params.id] } : { status: 404, json: {} }),
       'GET /orgs/:id': () => ({ json: { name: 'Org 10' } }),
     });
-    gw = await startTestGateway({ schemas: { 's.graphqls': SCHEMA }, sources: { zd: { url: zd.url } }, debugHeaders: false });
+    gw = await startTestGateway({ schemas: { 's.graphqls': SCHEMA }, sources: { zd: { url: zd.url } }, debugMode: false });
   });
   after(async () => {
     await gw?.close();

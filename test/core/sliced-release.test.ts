@@ -1,11 +1,11 @@
 /**
  * The waiters of a chunk shared across requests are answered a slice at a time
- * (gateway/execute/sliced-release.ts): up to RELEASE_ALL_UP_TO at once, else RELEASE_SLICE per
+ * (gateway/util/sliced-release.ts): up to RELEASE_ALL_UP_TO at once, else RELEASE_SLICE per
  * event-loop turn, in the order they began to wait.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RELEASE_ALL_UP_TO, RELEASE_SLICE, SlicedRelease } from '../../gateway/execute/sliced-release.js';
+import { RELEASE_ALL_UP_TO, RELEASE_SLICE, SlicedRelease } from '../../gateway/util/sliced-release.js';
 
 /** Releases `n` waiters and gives, for each, the event-loop turn (0 = the release's own) it was answered in. */
 async function turnsOf(n: number): Promise<number[]> {

@@ -1,6 +1,6 @@
 /**
  * @batch lookups' keys are built once per distinct key value and kept across requests
- * (gateway/execute/subrequest-keys.ts): only for fields whose single-fetch path depends on the key
+ * (gateway/execute/send/subrequest-keys.ts): only for fields whose single-fetch path depends on the key
  * alone. A kept key must be exactly the one the lookup would build, so across requests the L2
  * cache still answers the same keys, and a path that also depends on an argument, or on forwarded
  * headers, never reuses another request's key.
@@ -11,7 +11,7 @@ import { debugCounts, startTestGateway, writeGatewayFiles, type TestGateway } fr
 import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { buildBlueprint } from '../../gateway/blueprint/build.js';
 import { loadConfig } from '../../gateway/config/load.js';
-import { SubrequestKeys } from '../../gateway/execute/subrequest-keys.js';
+import { SubrequestKeys } from '../../gateway/execute/send/subrequest-keys.js';
 
 const SCHEMA = `
 type Query {

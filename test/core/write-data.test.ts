@@ -1,5 +1,5 @@
 /**
- * The data writer (gateway/execute/write-data.ts) writes a plain success straight to JSON text; it
+ * The data writer (gateway/execute/answer/write-data.ts) writes a plain success straight to JSON text; it
  * must write byte for byte what graphql-jit's result turned to JSON would be, and give up (leaving
  * the answer to the shaper) whenever that result would carry an error.
  *
@@ -17,9 +17,9 @@ import { startUpstream, type CountingUpstream } from '../support/upstream.js';
 import { fastPathServed, sendThrough, type Entrance } from '../support/entrances.js';
 import { buildBlueprint } from '../../gateway/blueprint/build.js';
 import { loadConfig } from '../../gateway/config/load.js';
-import { ResponseShaper } from '../../gateway/execute/shape.js';
-import { ResultStore } from '../../gateway/execute/result-store.js';
-import { measureAnswer, ResponseLimitError, WriteMeter } from '../../gateway/execute/answer-size.js';
+import { ResponseShaper } from '../../gateway/execute/answer/shape.js';
+import { ResultStore } from '../../gateway/execute/send/result-store.js';
+import { measureAnswer, ResponseLimitError, WriteMeter } from '../../gateway/execute/answer/answer-size.js';
 import { buildPlan } from '../../gateway/plan/build.js';
 
 const SCHEMA = `
@@ -162,7 +162,7 @@ describe('the data writer answers what the shaper answers', () => {
           ? { status: Number(params.id), json: {} }
           : { json: { id: params.id, name: `u${params.id}` } },
     });
-    gw = await startTestGateway({ schemas: { 's.graphqls': SCHEMA }, sources: { s: { url: upstream.url } }, debugHeaders: true });
+    gw = await startTestGateway({ schemas: { 's.graphqls': SCHEMA }, sources: { s: { url: upstream.url } }, debugMode: true });
   });
   after(async () => {
     await gw.close();
@@ -229,7 +229,7 @@ describe('the data writer answers what the shaper answers', () => {
       for (const node of operation.selectionSet.selections as FieldNode[]) {
         store.claim(root, node, { outcome: { kind: 'ok', body: JSON.parse(JSON.stringify(bodies[node.name.value])) as unknown } });
       }
-      const shaped = await shaper.shape({ document }, root, { store, debugHeaders: false });
+      const shaped = await shaper.shape({ document }, root, { store, debugMode: false });
       const meter = WriteMeter.unbounded();
       const text = shaper.writeData({ document }, root, store, meter);
       assert.equal(shaped.errors === undefined, written, `${name}: the shaper's result has errors exactly when the writer should give up`);

@@ -51,8 +51,7 @@ test('serve --watch and SIGHUP reload config and schema; a request in flight fin
   const made: GatewayFiles[] = [];
   const running: RunningCli[] = [];
   try {
-    const files = () =>
-      writeGatewayFiles({ schemas: { 'schema/s.graphqls': V1 }, sources: { api: { url: api.url } }, debugHeaders: false });
+    const files = () => writeGatewayFiles({ schemas: { 'schema/s.graphqls': V1 }, sources: { api: { url: api.url } }, debugMode: false });
     const [watched, hup] = await Promise.all([files(), files()]);
     made.push(watched, hup);
     // Both configs list their schema as a glob, so that a new file counts.
@@ -133,7 +132,7 @@ test('reload keeps L2 entries of unchanged fetches and drops those of a changed 
   });
   const sdl = (b: string) =>
     `type Query {\n  a: String @fetch(source: "api", path: "/a") @cache(ttl: 300)\n  b: String @fetch(source: "api", path: "${b}") @cache(ttl: 300)\n}\n`;
-  const files = await writeGatewayFiles({ schemas: { 's.graphqls': sdl('/b') }, sources: { api: { url: api.url } }, debugHeaders: false });
+  const files = await writeGatewayFiles({ schemas: { 's.graphqls': sdl('/b') }, sources: { api: { url: api.url } }, debugMode: false });
   const gateway = await startGateway({ configPath: files.configPath, port: 0 });
   try {
     const ask = () => query(gateway.url, '{ a b }');

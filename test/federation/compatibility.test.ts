@@ -36,7 +36,7 @@ before(async () => {
   products = await startTestGateway({
     sources: { rest: { url: rest.url } },
     schemas: { 'products.graphqls': PRODUCTS_SCHEMA },
-    debugHeaders: false,
+    debugMode: false,
   });
   users = await startUsersSubgraph();
   inventory = await startInventorySubgraph();

@@ -29,7 +29,7 @@ describe('GraphQL-over-HTTP answers', () => {
       'GET /users/boom': () => ({ status: 500, body: `Error: ${SECRET}\n    at handler (/srv/app.js:1:1)` }),
       'GET /users/:id': ({ params }) => ({ json: { id: params.id, name: `User ${params.id}` } }),
     });
-    gw = await startTestGateway({ debugHeaders: false, sources: { users: { url: users.url } }, schemas: { 's.graphqls': SCHEMA } });
+    gw = await startTestGateway({ debugMode: false, sources: { users: { url: users.url } }, schemas: { 's.graphqls': SCHEMA } });
   });
   after(async () => {
     await gw.close();
@@ -203,7 +203,7 @@ describe('with debug on', () => {
 
   before(async () => {
     users = await startUpstream({ 'GET /users/:id': () => ({ status: 503, body: 'down for maintenance' }) });
-    gw = await startTestGateway({ debugHeaders: true, sources: { users: { url: users.url } }, schemas: { 's.graphqls': SCHEMA } });
+    gw = await startTestGateway({ debugMode: true, sources: { users: { url: users.url } }, schemas: { 's.graphqls': SCHEMA } });
   });
   after(async () => {
     await gw.close();

@@ -107,7 +107,7 @@ describe(`soak: ${SECONDS} s at ${RATE_PER_SECOND} requests/s against a source f
       },
     });
     gw = await startTestGateway({
-      debugHeaders: false,
+      debugMode: false,
       sources: { users: { url: users.url, timeoutMs: 300, extra: `connections = ${CONNECTIONS}` }, posts: { url: posts.url } },
       schemas: { 's.graphqls': SCHEMA },
     });

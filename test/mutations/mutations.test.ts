@@ -148,7 +148,7 @@ describe('mutations: debug off', () => {
   let gateway: TestGateway;
   before(async () => {
     ({ upstream: blog } = await startBlog());
-    gateway = await startTestGateway({ sources: { blog: { url: blog.url } }, schemas: { 's.graphqls': BLOG_SCHEMA }, debugHeaders: false });
+    gateway = await startTestGateway({ sources: { blog: { url: blog.url } }, schemas: { 's.graphqls': BLOG_SCHEMA }, debugMode: false });
   });
   after(async () => {
     await gateway.close();

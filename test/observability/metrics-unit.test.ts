@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SubrequestEvent } from '../../gateway/execute/listener.js';
+import type { SubrequestEvent } from '../../gateway/execute/send/listener.js';
 import { createMetrics, MAX_OPERATION_LABELS } from '../../gateway/observability/metrics.js';
 import { parsePromText, samplesOf, valueOf, type PromText } from '../support/prom-text.js';
 

@@ -206,7 +206,7 @@ describe('max_planned_subrequests', () => {
     gw = await startTestGateway({
       sources: { api: { url: api.url } },
       schemas: { 'schema.graphqls': SCHEMA },
-      debugHeaders: false,
+      debugMode: false,
       extraToml: '[limits]\nmax_planned_subrequests = 5\nmax_subrequests = 3',
     });
     Object.assign(world, { posts: 6, comments: 4, tags: 3, authors: 5 });

@@ -1,5 +1,5 @@
 /**
- * Batch matching (gateway/execute/batch.ts), table-driven: a chunk's answer as one outcome per key,
+ * Batch matching (gateway/execute/send/batch.ts), table-driven: a chunk's answer as one outcome per key,
  * in key order (keyOutcomes): items to keys by the string form of a dotted `match`, one-to-many
  * collection, keys not asked dropped, non-scalar match values ignored, a failed answer every key's
  * outcome. The same table settles memo entries through settleBatchChunk: a chunk that asks its whole
@@ -9,9 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { keyOutcomes, settleBatchChunk, type BatchChunk, type BatchGroup } from '../../gateway/execute/batch.js';
+import { keyOutcomes, settleBatchChunk, type BatchChunk, type BatchGroup } from '../../gateway/execute/send/batch.js';
 import { dottedReader } from '../../directives/dotted.js';
-import type { MemoEntry } from '../../gateway/execute/memo-entry.js';
+import type { MemoEntry } from '../../gateway/execute/send/memo-entry.js';
 import type { UpstreamOutcome } from '../../gateway/upstream/outcome.js';
 
 interface Row {

@@ -87,7 +87,7 @@ describe('exact data in both directions', () => {
     gw = await startTestGateway({
       sources: { zd: { url: zd.url }, people: { url: people.url, extra: 'headers = { "x-user" = "{auth.sub}" }' } },
       schemas: { 'schema.graphqls': SCHEMA },
-      debugHeaders: false,
+      debugMode: false,
       extraToml: `[auth]\njwks = ${JSON.stringify(jwksFile)}\nissuer = "${ISSUER}"\naudience = "${AUDIENCE}"\n`,
     });
   });

@@ -78,7 +78,7 @@ describe('real REST shapes against a GitHub-shaped upstream', () => {
     process.env[ENV_NAME] = REST_API_KEY;
     const sources = { gh: { url: gh.url, extra: `headers = { "x-api-key" = "\${${ENV_NAME}}" }` } };
     gw = await startTestGateway({ sources, schemas: { 'schema/gh.graphqls': REST_SCHEMA } });
-    quiet = await startTestGateway({ sources, schemas: { 'schema/gh.graphqls': REST_SCHEMA }, debugHeaders: false });
+    quiet = await startTestGateway({ sources, schemas: { 'schema/gh.graphqls': REST_SCHEMA }, debugMode: false });
     delete process.env[ENV_NAME];
   });
   after(async () => {

@@ -81,11 +81,11 @@ describe('document limits that hold whatever the shape', () => {
       }),
       'GET /posts/1': () => ({ json: { __typename: 'Post', id: 1, title: 'a', children: [] } }),
     });
-    gw = await startTestGateway({ schemas: { 'schema.graphqls': SCHEMA }, sources: { posts: { url: posts.url } }, debugHeaders: false });
+    gw = await startTestGateway({ schemas: { 'schema.graphqls': SCHEMA }, sources: { posts: { url: posts.url } }, debugMode: false });
     closed = await startTestGateway({
       schemas: { 'schema.graphqls': SCHEMA },
       sources: { posts: { url: posts.url } },
-      debugHeaders: false,
+      debugMode: false,
       extraToml: '[limits]\nmax_fields = 20\n',
     });
     // The introspection switch lives in [gateway]; rendered configs end with extra tables, so it

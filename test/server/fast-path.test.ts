@@ -46,7 +46,7 @@ for (const debug of [true, false]) {
       gw = await startTestGateway({
         schemas: { 'schema.graphqls': SCHEMA },
         sources: { users: { url: users.url }, posts: { url: posts.url } },
-        debugHeaders: debug,
+        debugMode: debug,
         extraToml: '[limits]\nmax_aliases = 5\nmax_depth = 4\n',
       });
     });
@@ -167,7 +167,7 @@ type Mutation {
 }`,
       },
       sources: { s: { url: upstream.url } },
-      debugHeaders: true,
+      debugMode: true,
     });
   });
   after(async () => {

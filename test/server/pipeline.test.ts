@@ -124,7 +124,10 @@ describe('one answer pipeline for the fast path and yoga', () => {
     assert.equal(ok.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(ok.headers['access-control-allow-origin'], APP);
     assert.equal(ok.headers['access-control-allow-credentials'], 'true');
-    assert.equal(ok.headers['access-control-expose-headers'], 'X-GQL-Rounds, X-GQL-Subrequests, X-GQL-Batches, X-GQL-Cost, X-GQL-Worker');
+    assert.equal(
+      ok.headers['access-control-expose-headers'],
+      'X-GQL-Rounds, X-GQL-Subrequests, X-GQL-Batches, X-GQL-Cost, X-GQL-Worker, Retry-After',
+    );
     assert.equal(ok.headers['vary'], 'Origin');
     assert.equal(ok.headers['x-gql-rounds'], '2');
     const refused = await viaPost(queries[0]!, { origin: EVIL });

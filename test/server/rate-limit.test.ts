@@ -18,7 +18,7 @@ import { ENTRANCES, sendThrough } from '../support/entrances.js';
 import { keySet, makeKey, mintToken, type TestKey } from '../support/identity.js';
 import { metricValue } from '../support/prom-text.js';
 import { until } from '../support/wait.js';
-import { ClientBudgets, clientOf } from '../../gateway/execute/client-budget.js';
+import { ClientBudgets, clientOf } from '../../gateway/execute/ask/client-budget.js';
 
 const SCHEMA = /* GraphQL */ `
   type Query {
@@ -57,7 +57,7 @@ describe('[rate_limit]', () => {
     gw = await startTestGateway({
       sources: { api: { url: api.url } },
       schemas: { 'schema.graphqls': SCHEMA },
-      debugHeaders: false,
+      debugMode: false,
       extraToml: [
         '[rate_limit]',
         'cost = 10',

@@ -41,7 +41,7 @@ export interface GatewayFilesOptions {
   /** One [sources.NAME] table each. */
   readonly sources?: Readonly<Record<string, TestSource>>;
   /** [gateway] debug_headers; default true. */
-  readonly debugHeaders?: boolean;
+  readonly debugMode?: boolean;
   /** [cache] l2_max_entries; left out (gateway default) when absent. */
   readonly l2MaxEntries?: number;
   /** TOML appended after the rendered config, e.g. "[cache.memcached]\nservers = [...]". */
@@ -117,7 +117,7 @@ export function renderGatewayToml(options: GatewayFilesOptions): string {
     'host = "127.0.0.1"',
     'port = 0',
     `schema = ${toTomlArray(Object.keys(options.schemas))}`,
-    `debug_headers = ${options.debugHeaders ?? true}`,
+    `debug_headers = ${options.debugMode ?? true}`,
     '',
   ];
   for (const [name, source] of Object.entries(options.sources ?? {})) {

@@ -1,12 +1,12 @@
 /**
- * upstream/canceller.ts: the gateway's AbortSignal. Listeners are called once, in the order added,
+ * util/canceller.ts: the gateway's AbortSignal. Listeners are called once, in the order added,
  * only if still there at the abort; one added twice is kept once; one added after the abort is
  * never called. The same must hold while it keeps a few listeners in an array and once it keeps
  * many in a Set, and across the switch between the two.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Canceller } from '../../gateway/upstream/canceller.js';
+import { Canceller } from '../../gateway/util/canceller.js';
 
 /** `count` listeners that record their number into `calls` when called. */
 function listeners(count: number, calls: number[]): Array<() => void> {

@@ -1,11 +1,11 @@
 /**
- * The two small containers of the request path's hot state (execute/first-key-map.ts,
- * execute/appended.ts): each must hold exactly what a Map or a pushed array would.
+ * The two small containers of the request path's hot state (util/first-key-map.ts,
+ * util/appended.ts): each must hold exactly what a Map or a pushed array would.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FirstKeyMap } from '../../gateway/execute/first-key-map.js';
-import { appended } from '../../gateway/execute/appended.js';
+import { FirstKeyMap } from '../../gateway/util/first-key-map.js';
+import { appended } from '../../gateway/util/appended.js';
 
 test('FirstKeyMap answers every key as a Map would, the first one and those after it, by identity', () => {
   const keys = [{ n: 1 }, { n: 2 }, { n: 3 }];

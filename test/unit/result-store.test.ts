@@ -1,5 +1,5 @@
 /**
- * execute/result-store.ts: where a request's lookups put their outcomes for the writer and the
+ * execute/send/result-store.ts: where a request's lookups put their outcomes for the writer and the
  * shaper. Reads in claim order take the next claim without hashing; every other read (out of
  * order, a repeated parent, a parent never claimed) must still find the right slot, and a checked
  * claim must refuse a (parent, field) claimed before, however it was claimed.
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
-import { ResultStore } from '../../gateway/execute/result-store.js';
+import { ResultStore } from '../../gateway/execute/send/result-store.js';
 import type { FieldOutcome, UpstreamOutcome } from '../../gateway/upstream/outcome.js';
 
 const [authorNode, tagsNode] = (parse('{ author tags }').definitions[0] as OperationDefinitionNode).selectionSet.selections as FieldNode[];

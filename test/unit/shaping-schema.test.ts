@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import { isObjectType, parse, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { buildBlueprint } from '../../gateway/blueprint/build.js';
 import { loadConfig } from '../../gateway/config/load.js';
-import { ResponseShaper } from '../../gateway/execute/shape.js';
-import { ResultStore } from '../../gateway/execute/result-store.js';
+import { ResponseShaper } from '../../gateway/execute/answer/shape.js';
+import { ResultStore } from '../../gateway/execute/send/result-store.js';
 
 const ROOT_CONFIG = fileURLToPath(new URL('../../../gateway.toml', import.meta.url));
 
@@ -34,7 +34,7 @@ test('the shaper reads fetched data and @from keys without touching the blueprin
   const root = {};
   const store = new ResultStore();
   assert.ok(store.claim(root, postsNode, { outcome: { kind: 'ok', body: [{ id: 7, created_at: '2024-01-02' }] } }));
-  const result = await shaper.shape({ document }, root, { store, debugHeaders: false });
+  const result = await shaper.shape({ document }, root, { store, debugMode: false });
 
   assert.deepEqual(result, { data: { posts: [{ id: '7', createdAt: '2024-01-02' }] } });
   assert.deepEqual(resolved(blueprint.schema), [], 'shaping installed nothing on the blueprint schema');

@@ -1,5 +1,5 @@
 /**
- * Value errors (execute/value-errors.ts): a refusal by a hook of gqlgw carries its code in a
+ * Value errors (execute/answer/value-errors.ts): a refusal by a hook of gqlgw carries its code in a
  * ValueError; the engines' own checks are read from their messages, a fallback pinned here. Each
  * check runs through graphql-js and graphql-jit as installed, and each exact message is asserted,
  * with what the fallback reads of it: an engine upgrade that rewords one fails here instead of
@@ -10,7 +10,13 @@ import { test } from 'node:test';
 import { buildSchema, execute, GraphQLError, GraphQLScalarType, parse, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { ValueError } from '../../gateway/errors.js';
-import { engineValueError, nestedTooDeep, type EngineValueError, NON_NULL, REPEATED_NAME } from '../../gateway/execute/value-errors.js';
+import {
+  engineValueError,
+  nestedTooDeep,
+  type EngineValueError,
+  NON_NULL,
+  REPEATED_NAME,
+} from '../../gateway/execute/answer/value-errors.js';
 
 const SDL = `
 scalar JSON
@@ -22,7 +28,7 @@ union Pick = User
 type Query { user: User users: [User] item: Item pick: Pick s: String i: Int c: Color l: [String] o: User j: JSON deep: JSON }
 `;
 
-/** The schema with hooks as gqlgw's shaping schema installs them (execute/shape.ts). */
+/** The schema with hooks as gqlgw's shaping schema installs them (execute/answer/shape.ts). */
 function hooked(): GraphQLSchema {
   const schema = buildSchema(SDL);
   const user = schema.getType('User') as unknown as { isTypeOf: (v: unknown) => boolean };

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Pool, type Dispatcher } from 'undici';
-import { Canceller } from '../../gateway/upstream/canceller.js';
+import { Canceller } from '../../gateway/util/canceller.js';
 import { SourceClient } from '../../gateway/upstream/client.js';
 import { exchange } from '../../gateway/upstream/exchange.js';
 import { until, loopTurns } from '../support/wait.js';

@@ -39,7 +39,7 @@ describe('expose_errors', () => {
     });
     const paths = '["error", "details.status.0.description", "big", "details.status.5.description", "secret.length"]';
     gw = await startTestGateway({
-      debugHeaders: false,
+      debugMode: false,
       sources: { desk: { url: desk.url, extra: `expose_errors = ${paths}` }, quiet: { url: desk.url } },
       schemas: { 's.graphqls': SCHEMA },
     });

@@ -72,7 +72,7 @@ describe('rate limits of a source', { concurrency: true }, () => {
     });
     const at = { url: up.url };
     gw = await startTestGateway({
-      debugHeaders: false,
+      debugMode: false,
       sources: {
         held: at,
         reset: at,
