@@ -1,5 +1,3 @@
-import { GraphQLError } from 'graphql';
-
 /**
  * Who is asking, as far as guarded fields care (docs/observability.md): the claims of the
  * request's verified token, or none. Made once per request by the token check (authenticate.ts);
@@ -26,8 +24,4 @@ export type Authentication = { readonly access: RequestAccess } | { readonly ref
 export type Authenticate = (authorization: string | undefined) => Authentication | Promise<Authentication>;
 
 /** The request error of a refused token: 401 with `WWW-Authenticate: Bearer` (server/answers.ts reads `http`). */
-export function unauthenticatedRequest(message: string): GraphQLError {
-  return new GraphQLError(message, {
-    extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
-  });
-}
+export { unauthenticatedRequest } from '../errors.js';

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
-import { unauthenticatedRequest, type Authenticate, type RequestAccess } from '../auth/access.js';
+import { type Authenticate, type RequestAccess } from '../auth/access.js';
+import { CODE, unauthenticatedRequest } from '../errors.js';
 import type { ExecutedOperation, Executor } from '../execute/executor.js';
 import type { ObserveRequests } from '../execute/send/listener.js';
 import type { OperationStats } from '../execute/send/operation-stats.js';
@@ -92,7 +93,7 @@ export function createOperationPath(options: OperationPathOptions): OperationPat
     if ('access' in checked) return checked;
     const stats: OperationStats = { rounds: 0, subrequests: 0, batches: 0 };
     const name = typeof operationName === 'string' ? operationName : undefined;
-    observe?.({ operationName: name, operationType: undefined, document: text, header: request.header })?.ended('UNAUTHENTICATED');
+    observe?.({ operationName: name, operationType: undefined, document: text, header: request.header })?.ended(CODE.UNAUTHENTICATED);
     return { refused: { result: { errors: [unauthenticatedRequest(checked.refused)] }, stats } };
   }
 
