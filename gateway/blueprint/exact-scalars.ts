@@ -8,6 +8,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import { ValueError } from '../errors.js';
 
 /**
  * Exact integers in the schema's own scalars (docs/reference.md "Exact integers"):
@@ -79,15 +80,26 @@ function inRange(n: bigint): string | undefined {
   return n >= MIN && n <= MAX ? n.toString() : undefined;
 }
 
+/** How Int64 begins a refusal; value-errors.ts knows a data refusal by it where the engine kept only the message. */
+export const INT64_REFUSED = 'Int64 cannot represent ';
+
 function refused(value: string): GraphQLError {
-  return new GraphQLError(`Int64 cannot represent ${value}: it takes an integer within 64 bits, or a string of its decimal digits`);
+  return new GraphQLError(`${INT64_REFUSED}${value}: it takes an integer within 64 bits, or a string of its decimal digits`);
 }
+
+/** A source's value that is no Int64: UPSTREAM_BAD_RESPONSE, its value shown only in debug mode (value-errors.ts). */
+function refusedData(value: string): ValueError {
+  return new ValueError(`${INT64_REFUSED}${value}: it takes an integer within 64 bits, or a string of its decimal digits`, INT64_SHOWN);
+}
+
+/** What a client reads of a refused Int64 value outside debug mode. */
+export const INT64_SHOWN = 'the source answered a value that does not fit the type Int64';
 
 const INT64 = {
   serialize(value: unknown): string {
     // Data: a number the source sent is what it is (a long one came as its digits, upstream/json-body.ts).
     const text = int64Text(value, 'integral');
-    if (text === undefined) throw refused(typeof value === 'string' ? JSON.stringify(value) : typeof value);
+    if (text === undefined) throw refusedData(typeof value === 'string' ? JSON.stringify(value) : typeof value);
     return text;
   },
   parseValue(value: unknown): number | string {

@@ -32,6 +32,7 @@ type Query {
   sized(n: Int!): Ticket @fetch(source: "zd", path: "/sized/{args.n}")
   scored(x: Float!): Ticket @fetch(source: "zd", path: "/scored/{args.x}")
   tickets: [Ticket] @fetch(source: "zd", path: "/tickets.json")
+  odd: Ticket @fetch(source: "zd", path: "/odd.json")
   foo: Foo @fetch(source: "zd", path: "/foo")
   me: Person @fetch(source: "people", path: "/me")
 }
@@ -80,6 +81,7 @@ describe('exact data in both directions', () => {
       'PUT /tickets/:file': ({ params }) => raw(ticketJson(params.file.replace(/\.json$/, ''))),
       'POST /links': () => raw(ticketJson('5')),
       'GET /foo': () => ({ json: { barId: 'b7' } }),
+      'GET /odd.json': () => raw('{"id": 3, "big": "12abc", "small": 123456789012345678901234567890, "assignee": 2}'),
       'GET /bar': () => ({ json: { name: 'bar' } }),
       'POST /bars': () => ({ json: [{ id: 'b7', name: 'bar b7' }] }),
     });
@@ -192,6 +194,23 @@ describe('exact data in both directions', () => {
       fastText,
       '{"data":{"tickets":[{"big":"9007199254740993","small":"1001","assignee":"42"},{"big":"1001","small":"1001","assignee":"42"}]}}',
     );
+  });
+
+  it('a source value that is no Int64 is UPSTREAM_BAD_RESPONSE at its path, its value not shown, alike on both writers', async () => {
+    const query = '{ odd { id big small assignee } }';
+    const texts = await Promise.all((['fast', 'get', 'yoga'] as const).map(async (e) => (await sendThrough(e, gw.url, { query })).text()));
+    assert.equal(texts[1], texts[0]);
+    assert.equal(texts[2], texts[0]);
+    const body = JSON.parse(texts[0]!) as GraphQLResult;
+    assert.deepEqual(body.data, { odd: { id: '3', big: null, small: null, assignee: '2' } });
+    assert.deepEqual(
+      body.errors?.map((e) => [e.path, e.extensions?.code, e.message]),
+      [
+        [['odd', 'big'], 'UPSTREAM_BAD_RESPONSE', 'the source answered a value that does not fit the type Int64'],
+        [['odd', 'small'], 'UPSTREAM_BAD_RESPONSE', 'the source answered a value that does not fit the type Int64'],
+      ],
+    );
+    assert.ok(!texts[0]!.includes('12abc'), 'the value stays out of a production answer');
   });
 
   it('a body member whose argument was not given is left out; given as null it is sent as null', async () => {

@@ -3,6 +3,7 @@ import type { Blueprint } from '../../blueprint/types.js';
 import type { Plan, PlanEntry, PlanSelection } from '../../plan/types.js';
 import { undecidableTypeMessage } from '../ask/concrete-type.js';
 import { CODE, ValueError } from '../../errors.js';
+import { INT64_REFUSED, INT64_SHOWN } from '../../blueprint/exact-scalars.js';
 
 /**
  * Upstream values that do not fit their schema type (docs/reference.md): a hook of gqlgw refuses
@@ -85,6 +86,7 @@ export function nestedTooDeep(maxJsonDepth: number): ValueError {
 function safeMessage(error: GraphQLError, blueprint: Blueprint): string | undefined {
   const own = error.originalError;
   if (own instanceof ValueError) return own.shown;
+  if (error.message.startsWith(INT64_REFUSED)) return INT64_SHOWN;
   const deep = DEEP.exec(error.message);
   if (deep) return `${NESTED_DEEPER} ${deep[1]} levels (limits.max_json_depth)`;
   const engine = engineValueError(error.message);
