@@ -1,4 +1,5 @@
-import memjs from 'memjs';
+import { createRequire } from 'node:module';
+import type memjs from 'memjs';
 import type { MemcachedConfig } from '../config/types.js';
 import { memcachedKey } from './cache-key.js';
 import { decodeCacheEntry, encodeCacheEntry } from './cache-value.js';
@@ -80,9 +81,13 @@ function backstopSeconds(timeoutMs: number): number {
   return (timeoutMs * 1.5 + 100) / 1000;
 }
 
+/** memjs, loaded when the first client is opened: a gateway without [cache.memcached] never loads it. */
+let memjsModule: typeof memjs | undefined;
+
 function openClient(config: MemcachedConfig): MemjsClient {
+  memjsModule ??= createRequire(import.meta.url)('memjs') as typeof memjs;
   const seconds = backstopSeconds(config.timeoutMs);
-  return memjs.Client.create<string | Buffer, Buffer | null>(config.servers.join(','), {
+  return memjsModule.Client.create<string | Buffer, Buffer | null>(config.servers.join(','), {
     retries: 1, // memjs counts attempts: 1 means a single try, no retry delay
     failover: false,
     timeout: seconds,

@@ -26,7 +26,8 @@ import { compiledWalker } from './ask/compiled-walk.js';
 import type { PlanMode } from '../config/types.js';
 import { unauthenticatedRequest, type Authenticate, type RequestAccess } from '../auth/access.js';
 import { seedEntities } from './ask/entities.js';
-import { FTV1_HEADER, ftv1Trace, type TraceTimes } from './answer/ftv1.js';
+import type { TraceTimes } from './answer/ftv1.js';
+import { builtOnFirstCall } from '../util/built-on-first-call.js';
 
 /** The coerced variables of an operation that declares none (graphql-js ignores any sent). */
 const NO_VARIABLES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -221,7 +222,8 @@ class OperationRunner {
       await this.fetch(p, root, state);
       const answered = this.respond(request, p, root, state);
       executed = answered instanceof Promise ? await answered : answered;
-      if (state.roundEnds) executed = traced(executed, p, { startedAt, started, roundEnds: state.roundEnds, ended: performance.now() });
+      if (state.roundEnds)
+        executed = await traced(executed, p, { startedAt, started, roundEnds: state.roundEnds, ended: performance.now() });
     } catch (err) {
       executed = { result: limitAnswer(err), stats: state.stats, dataJson: undefined };
     }
@@ -359,11 +361,20 @@ function answer(result: ExecutionResult, state: RequestState, dataJson: string |
   return { result, stats: state.stats, dataJson };
 }
 
-/** The answer with its federated trace (docs/federation.md): `extensions` holds the trace and nothing else. */
-function traced(executed: ExecutedOperation, p: Plan, times: TraceTimes): ExecutedOperation {
-  const { result } = executed;
-  return { result: { ...result, extensions: { ftv1: ftv1Trace(p, result, times) } }, stats: executed.stats, dataJson: executed.dataJson };
-}
+/** The request header by which a router asks a subgraph for its federated trace. */
+const FTV1_HEADER = 'apollo-federation-include-trace';
+
+/**
+ * The answer with its federated trace (docs/federation.md): `extensions` holds the trace and nothing
+ * else. The trace's protobuf encoding is imported on the first request that asks for one.
+ */
+const traced = builtOnFirstCall(async () => {
+  const { ftv1Trace } = await import('./answer/ftv1.js');
+  return async (executed: ExecutedOperation, p: Plan, times: TraceTimes): Promise<ExecutedOperation> => {
+    const { result } = executed;
+    return { result: { ...result, extensions: { ftv1: ftv1Trace(p, result, times) } }, stats: executed.stats, dataJson: executed.dataJson };
+  };
+});
 
 /** The answer of an operation a limit ended (SUBREQUEST_LIMIT, RESPONSE_LIMIT); anything else is rethrown. */
 function limitAnswer(err: unknown): ExecutionResult {

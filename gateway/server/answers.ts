@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import { createGraphQLError, maskError } from 'graphql-yoga';
+import { createGraphQLError } from '@graphql-tools/utils';
 import type { OperationStats } from '../execute/send/operation-stats.js';
 import { ResponseLimitError, responseLimitError, textOverResponseLimit } from '../execute/answer/answer-size.js';
 import { CODE, hasCode, internalError, originNotAllowed, unsupportedMediaType } from '../errors.js';
@@ -235,9 +235,23 @@ function codeOf(errors: readonly GraphQLError[] | undefined): string {
   return typeof code === 'string' ? code : CODE.INTERNAL_SERVER_ERROR;
 }
 
-/** yoga's masking: an error that is not a GraphQL error of the gateway's own becomes "Unexpected error." */
+/**
+ * yoga's masking (its `maskError`, outside development), here so that answering never loads
+ * graphql-yoga: an error that is not a GraphQL error of the gateway's own (one whose
+ * `originalError` chain holds anything but GraphQL errors) becomes "Unexpected error." with code
+ * INTERNAL_SERVER_ERROR and `unexpected`, keeping its locations, path and `extensions.http`.
+ */
 function masked(error: GraphQLError): GraphQLError {
-  return maskError(error, UNEXPECTED_MESSAGE, false) as GraphQLError;
+  if (isOwnGraphQLError(error)) return error;
+  const extensions: Record<string, unknown> = { code: CODE.INTERNAL_SERVER_ERROR, unexpected: true };
+  if (error.extensions?.http) extensions.http = error.extensions.http;
+  const { nodes, source, positions, path } = error;
+  return createGraphQLError(UNEXPECTED_MESSAGE, { nodes, source, positions, path, extensions });
+}
+
+function isOwnGraphQLError(error: unknown): boolean {
+  if (!(error instanceof GraphQLError)) return false;
+  return error.originalError == null || isOwnGraphQLError(error.originalError);
 }
 
 /**

@@ -8,10 +8,10 @@ import type { Executor } from '../execute/executor.js';
 import { LiveHub } from '../live/hub.js';
 import type { LiveListener } from '../live/listener.js';
 import type { DocumentStore } from './documents.js';
-import { createSseEntrance } from './live-sse.js';
-import { createWsEntrance } from './live-ws.js';
+import type { WsEntrance } from './live-ws.js';
 import type { Route } from './routes.js';
 import { webhookRoute } from './webhook-route.js';
+import { builtOnFirstCall } from '../util/built-on-first-call.js';
 
 /** Live data's part of one serving version (docs/live-data.md). */
 export interface LiveEntrances {
@@ -53,15 +53,23 @@ export function createLiveEntrances(parts: {
   });
   const live = () => ({ hub, executor, documents });
   const heartbeatS = config.subscriptions.heartbeatS;
-  const ws = createWsEntrance(live, {
-    path: parts.graphqlPath,
-    heartbeatS,
-    maxPayload: config.limits.maxBodyBytes,
-    schema: () => blueprint.schema,
+  // The transports (graphql-sse, graphql-ws, ws) are imported when their first client comes.
+  const sse = builtOnFirstCall(async () => {
+    const { createSseEntrance } = await import('./live-sse.js');
+    return createSseEntrance(live, { heartbeatS, maxBodyBytes: config.limits.maxBodyBytes });
+  });
+  const ws = wsOnFirstUpgrade(async () => {
+    const { createWsEntrance } = await import('./live-ws.js');
+    return createWsEntrance(live, {
+      path: parts.graphqlPath,
+      heartbeatS,
+      maxPayload: config.limits.maxBodyBytes,
+      schema: () => blueprint.schema,
+    });
   });
   return {
     hub,
-    sse: createSseEntrance(live, { heartbeatS, maxBodyBytes: config.limits.maxBodyBytes }),
+    sse,
     upgrade: ws.upgrade,
     routes: [...config.webhooks.values()].map((hook) => ({ path: hook.path, handler: webhookRoute(hook, () => hub, parts.listener) })),
     close() {
@@ -70,4 +78,33 @@ export function createLiveEntrances(parts: {
       setImmediate(() => ws.close());
     },
   };
+}
+
+/**
+ * The WebSocket entrance, built by `build` on the first upgrade. Until it is, an upgraded socket
+ * waits (what its client sends stays buffered) and is destroyed on a socket error.
+ */
+function wsOnFirstUpgrade(build: () => Promise<WsEntrance>): WsEntrance {
+  let built: WsEntrance | undefined;
+  let building: Promise<WsEntrance> | undefined;
+  return {
+    upgrade(req, socket, head) {
+      if (built) return built.upgrade(req, socket, head);
+      const destroy = () => socket.destroy();
+      socket.on('error', destroy);
+      building ??= build().then((entrance) => (built = entrance));
+      void building.then((entrance) => {
+        socket.off('error', destroy);
+        entrance.upgrade(req, socket, head);
+      });
+    },
+    close() {
+      void building?.then((entrance) => entrance.close());
+    },
+  };
+}
+
+/** Whether a request on the GraphQL path asks for GraphQL over SSE. */
+export function wantsEventStream(accept: string | undefined): boolean {
+  return accept !== undefined && accept.split(',')[0]!.split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
 }

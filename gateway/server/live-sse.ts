@@ -88,8 +88,3 @@ async function stream(body: AsyncGenerator<string>, res: ServerResponse, heartbe
 async function* once(result: ExecutionResult): AsyncGenerator<ExecutionResult> {
   yield result;
 }
-
-/** Whether a request on the GraphQL path asks for GraphQL over SSE. */
-export function wantsEventStream(accept: string | undefined): boolean {
-  return accept !== undefined && accept.split(',')[0]!.split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
-}

@@ -15,7 +15,7 @@ import { createExecutor, type Executor } from '../execute/executor.js';
 import { createMemcachedTier } from '../cache/memcached.js';
 import { createMetrics, type GatewayMetrics } from '../observability/metrics.js';
 import { SourceClient } from '../upstream/client.js';
-import { createGatewayYoga, createYogaEntrance } from './yoga.js';
+import { builtOnFirstCall } from '../util/built-on-first-call.js';
 import { createFastPath, type FastPath, type YogaFallback } from './fast-path.js';
 import { createLifecycle, READINESS_PATH, type Lifecycle } from './lifecycle.js';
 import { createAnswers, type Answers } from './answers.js';
@@ -28,8 +28,7 @@ import { createPersistedDocuments, trustedOperationNames } from './persisted.js'
 import { createReloader, type InstalledVersion, type ReloadOptions, type ReloadReport } from './reload.js';
 import { sampleQuery } from './sample-query.js';
 import { GRAPHQL_PATH, HEALTH_PATH, metricsRoute, routeTable, type Route, type RouteHandler } from './routes.js';
-import { createLiveEntrances, type LiveEntrances } from './live-entrances.js';
-import { wantsEventStream } from './live-sse.js';
+import { createLiveEntrances, wantsEventStream, type LiveEntrances } from './live-entrances.js';
 import { createLiveMetrics } from '../observability/live-metrics.js';
 import type { LiveListener } from '../live/listener.js';
 
@@ -471,16 +470,20 @@ function versionRoutes(at: {
 }): Route[] {
   const { parts, answers, metricsHandler } = at;
   const { config, blueprint, metrics } = parts;
-  const yoga = createGatewayYoga({
-    schema: blueprint.schema,
-    operations: at.operations,
-    answers,
-    documents: at.documents,
-    maxBodyBytes: config.limits.maxBodyBytes,
-    graphiql: config.graphiql,
-    defaultQuery: sampleQuery(blueprint.schema, config.debugMode),
+  // Yoga is built (and graphql-yoga imported) on its first request: most clients take the fast path.
+  const toYoga: YogaFallback = builtOnFirstCall(async () => {
+    const { createGatewayYoga, createYogaEntrance } = await import('./yoga.js');
+    const yoga = createGatewayYoga({
+      schema: blueprint.schema,
+      operations: at.operations,
+      answers,
+      documents: at.documents,
+      maxBodyBytes: config.limits.maxBodyBytes,
+      graphiql: config.graphiql,
+      defaultQuery: sampleQuery(blueprint.schema, config.debugMode),
+    });
+    return createYogaEntrance(yoga, answers);
   });
-  const toYoga = createYogaEntrance(yoga, answers);
   const fastPath = createFastPath({
     operations: at.operations,
     answers,

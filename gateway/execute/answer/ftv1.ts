@@ -9,10 +9,9 @@ import type { Plan, PlanSelection } from '../../plan/types.js';
  * inline trace plugin sends): the operation's start, end and duration, and a node per field of the
  * response (list items as index nodes), each timed by the round that fetched it: a field with a
  * @fetch from the end of the round before its own to the end of its own, a plain field at its
- * parent's end. Errors with a path sit on their field's node, others on the root.
+ * parent's end. Errors with a path sit on their field's node, others on the root. Imported by the
+ * executor on the first request that asks for a trace.
  */
-export const FTV1_HEADER = 'apollo-federation-include-trace';
-
 export interface TraceTimes {
   /** Wall-clock start, ms since the epoch. */
   readonly startedAt: number;

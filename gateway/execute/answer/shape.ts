@@ -15,7 +15,7 @@ import {
 } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { internalError } from '../../errors.js';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { CompiledQuery } from 'graphql-jit';
 import type { Blueprint, FieldBlueprint } from '../../blueprint/types.js';
 import { expandedFieldCount } from '../../plan/measure.js';
 import { hasConditionalCopies } from '../../plan/conditional-copies.js';
@@ -175,13 +175,27 @@ export interface ShapeRequest {
 
 /** What is compiled once per (document, operation): graphql-jit's query and the data writer. */
 interface Compiled {
-  readonly query: CompiledQuery | undefined;
+  /** Whether graphql-jit shapes this operation. */
+  readonly jit: boolean;
+  /** graphql-jit's compiled query, made on the first shape: undefined until then, null when it declined. */
+  query: CompiledQuery | null | undefined;
   readonly writer: DataWriter | undefined;
+}
+
+type GraphqlJit = typeof import('graphql-jit');
+
+/** graphql-jit (and with it fast-json-stringify and ajv), imported when the first response is shaped rather than written. */
+let graphqlJit: GraphqlJit | undefined;
+let loadingJit: Promise<GraphqlJit> | undefined;
+
+function loadGraphqlJit(): Promise<GraphqlJit> {
+  return (loadingJit ??= import('graphql-jit').then((loaded) => (graphqlJit = loaded)));
 }
 
 /**
  * Shapes responses over the fetched data with graphql-jit: each (document, operation) is compiled
- * once into a function and cached beside the document; graphql-js's own executor serves any
+ * once into a function, the first time a response of it is shaped (graphql-jit itself is imported
+ * then), and cached beside the document; graphql-js's own executor serves any
  * document graphql-jit declines to compile, or would answer otherwise (a conditional copy of a
  * merged field), with the same resolvers and the same semantics.
  * `writeData` writes a plain success straight to JSON text (execute/answer/write-data.ts) for an entrance
@@ -202,7 +216,12 @@ export class ResponseShaper {
 
   shape(request: ShapeRequest, rootValue: object, context: ShapeContext): ExecutionResult | Promise<ExecutionResult> {
     const { document, operationName, variables } = request;
-    const query = this.compiledOf(document, operationName).query;
+    const compiled = this.compiledOf(document, operationName);
+    if (compiled.jit && compiled.query === undefined) {
+      if (!graphqlJit) return loadGraphqlJit().then(() => this.shape(request, rootValue, context));
+      compiled.query = this.compileQuery(graphqlJit, document, operationName) ?? null;
+    }
+    const query = compiled.query;
     if (query)
       return query.query(rootValue, context, variables as Record<string, unknown> | undefined) as
         ExecutionResult | Promise<ExecutionResult>;
@@ -237,8 +256,8 @@ export class ResponseShaper {
       // graphql-jit shapes a conditional copy of a merged field unlike graphql-js (plan/conditional-copies.ts).
       const jit = small && !hasConditionalCopies(document, operationName);
       compiled = small
-        ? { query: jit ? this.compileQuery(document, operationName) : undefined, writer: this.compileWriter(document, operationName) }
-        : { query: undefined, writer: undefined };
+        ? { jit, query: undefined, writer: this.compileWriter(document, operationName) }
+        : { jit: false, query: undefined, writer: undefined };
       byName.set(key, compiled);
     }
     return compiled;
@@ -253,7 +272,8 @@ export class ResponseShaper {
     }
   }
 
-  private compileQuery(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | undefined {
+  private compileQuery(jit: GraphqlJit, document: DocumentNode, operationName: string | null | undefined): CompiledQuery | undefined {
+    const { compileQuery, isCompiledQuery } = jit;
     try {
       const result = compileQuery(this.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
       return isCompiledQuery(result) ? result : undefined;
