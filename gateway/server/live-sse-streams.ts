@@ -61,7 +61,7 @@ export class SseStreams {
   /** Heartbeats for a response graphql-sse writes (one result), until {@link remove}. */
   add(res: ServerResponse, writer?: SseWriter): void {
     this.open.set(res, writer);
-    res.once('close', this.onClose);
+    res.on('close', this.onClose);
     if (this.heartbeat) return;
     this.heartbeat = setInterval(() => {
       for (const open of this.open.keys()) if (open.writable) open.write(COMMENT);

@@ -30,11 +30,13 @@ export function createSseEntrance(
     // null: never a reserved stream (the single-connection mode), always one stream per operation.
     authenticate: () => null,
     onSubscribe: async (req, params) => {
+      // The stream's header reader holds the Node request only, not graphql-sse's view of it.
+      const raw = req.raw;
       const streamed = await runStreamed(live(), {
         query: params.query,
         operationName: params.operationName,
         variables: params.variables,
-        header: (name) => headerOf(req.raw, name),
+        header: (name) => headerOf(raw, name),
         connection: new LiveConnection(),
       });
       const { outcome } = streamed;
