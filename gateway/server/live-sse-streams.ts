@@ -29,22 +29,30 @@ function nextEvent(result: ExecutionResult, json: string | undefined): Buffer {
   return bytes;
 }
 
+/** How many turns the heartbeat interval is cut into: each open response is in one turn's set. */
+const TURNS = 10;
+
 /**
  * The open SSE responses of one entrance (docs/live-data.md "Transports"): one heartbeat timer for
- * all of them (a comment line to each every `heartbeat_s`, running while any is open), and for a
- * subscription a writer its LiveStream pushes to directly. A stream's own state is its response,
- * one small writer and one map entry: no timer, no generator, no closure per stream.
+ * all of them, running while any is open. Each response is in one of TURNS sets (in turn as they
+ * open); the timer writes a comment line to one set every `heartbeat_s` / TURNS, so each response
+ * gets one every `heartbeat_s` and 10,000 streams are never written at once. A subscription's
+ * LiveStream pushes to its writer directly. A stream's own state is its response, one small writer
+ * and one set entry: no timer, no generator, no closure per stream.
  */
 export class SseStreams {
-  private readonly open = new Map<ServerResponse, SseWriter | undefined>();
+  private readonly turns: Array<Set<ServerResponse>> = Array.from({ length: TURNS }, () => new Set());
+  private readonly writers = new Map<ServerResponse, SseWriter | undefined>();
+  private next = 0;
+  private turn = 0;
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly onClose: (this: ServerResponse) => void;
 
   constructor(private readonly heartbeatS: number) {
-    const open = this.open;
+    const writers = this.writers;
     // One listener for every response: the client left, so its subscription ends at once.
     this.onClose = function (this: ServerResponse) {
-      open.get(this)?.stream.return();
+      writers.get(this)?.stream.return();
     };
   }
 
@@ -60,19 +68,26 @@ export class SseStreams {
 
   /** Heartbeats for a response graphql-sse writes (one result), until {@link remove}. */
   add(res: ServerResponse, writer?: SseWriter): void {
-    this.open.set(res, writer);
+    this.writers.set(res, writer);
+    this.turns[this.next]!.add(res);
+    this.next = (this.next + 1) % TURNS;
     res.on('close', this.onClose);
     if (this.heartbeat) return;
-    this.heartbeat = setInterval(() => {
-      for (const open of this.open.keys()) if (open.writable) open.write(COMMENT);
-    }, this.heartbeatS * 1000);
+    this.heartbeat = setInterval(
+      () => {
+        for (const open of this.turns[this.turn]!) if (open.writable) open.write(COMMENT);
+        this.turn = (this.turn + 1) % TURNS;
+      },
+      (this.heartbeatS * 1000) / TURNS,
+    );
     this.heartbeat.unref();
   }
 
   remove(res: ServerResponse): void {
-    if (!this.open.delete(res)) return;
+    if (!this.writers.delete(res)) return;
+    for (const turn of this.turns) if (turn.delete(res)) break;
     res.off('close', this.onClose);
-    if (this.open.size > 0) return;
+    if (this.writers.size > 0) return;
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
   }
