@@ -106,12 +106,7 @@ export class LiveHub {
     request.connection.open++;
     this.total++;
     this.options.listener.onActive?.(field.coordinate, 1);
-    const stream = new LiveStream((s) => {
-      request.connection.open--;
-      this.total--;
-      this.options.listener.onActive?.(field.coordinate, -1);
-      polled.leave(s);
-    });
+    const stream = new LiveStream(this.onEnd(request.connection, polled));
     const exp = typeof claims?.exp === 'number' ? claims.exp : undefined;
     const group = (): GroupRequest => ({
       document: request.document,
@@ -166,6 +161,19 @@ export class LiveHub {
       if (this.options.tiers.memcached && keys.size > 0) void this.options.tiers.memcached.deleteMany([...keys]);
     }
     return polledGroups;
+  }
+
+  /**
+   * What a stream does when it ends, made in its own scope: a stream holds its connection and its
+   * field, not the request it came with (document text, variables, header reader).
+   */
+  private onEnd(connection: LiveConnection, polled: PolledField): (stream: LiveStream) => void {
+    return (stream) => {
+      connection.open--;
+      this.total--;
+      this.options.listener.onActive?.(polled.field.coordinate, -1);
+      polled.leave(stream);
+    };
   }
 
   /** Completes every stream; later subscriptions are refused (shutdown, or a reload retired this version). */

@@ -123,7 +123,7 @@ export class PolledField {
     }
     group.streams.add(stream);
     stream.owner = group;
-    if (group.last) stream.push(group.last);
+    if (group.last) stream.push(group.last, group.lastJson);
   }
 
   /** A subscriber left: its group goes when it was the last, and the clock when no group is left. */
@@ -229,7 +229,7 @@ export class PolledField {
     }
     for (const stream of group.streams) {
       if (changed || !stream.received) {
-        stream.push(result);
+        stream.push(result, json);
         sent++;
       }
     }

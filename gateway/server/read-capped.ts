@@ -23,10 +23,13 @@ export function readCapped(req: IncomingMessage, maxBytes: number): Promise<Buff
       }
       chunks.push(chunk);
     };
+    // Detached at the end: a request that stays open (an event stream) keeps no reader of its body.
+    const onEnd = (): void => {
+      req.off('data', onData).off('error', reject);
+      if (length <= maxBytes) resolve(Buffer.concat(chunks, length));
+    };
     req.on('data', onData);
     req.once('error', reject);
-    req.once('end', () => {
-      if (length <= maxBytes) resolve(Buffer.concat(chunks, length));
-    });
+    req.once('end', onEnd);
   });
 }
