@@ -1,3 +1,4 @@
+import { isOwnPath } from './own-paths.js';
 import type { TableReader } from './table-reader.js';
 
 /** `[subscriptions]` (docs/live-data.md "Limits"). */
@@ -24,9 +25,6 @@ export interface WebhookConfig {
 
 export const SUBSCRIPTION_DEFAULTS: SubscriptionsConfig = Object.freeze({ maxPerConnection: 100, maxTotal: 100_000, heartbeatS: 15 });
 
-/** Paths the gateway serves itself: a webhook cannot take them. */
-const OWN_PATHS = ['/graphql', '/healthz', '/readyz'];
-
 /** Reads `[subscriptions]` and every `[webhooks.NAME]`; problems go to the tables' diagnostics. */
 export function readLive(
   subscriptions: TableReader | undefined,
@@ -48,7 +46,7 @@ export function readLive(
     const path = w.string('path', '/', (v) =>
       !v.startsWith('/') || /[?#\s]/.test(v)
         ? 'must be a path starting with "/" (no query, no spaces)'
-        : OWN_PATHS.includes(v) || v.startsWith('/graphiql/')
+        : isOwnPath(v)
           ? `must not be ${v}, a path the gateway serves itself`
           : paths.has(v)
             ? 'is already the path of another webhook'

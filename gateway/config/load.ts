@@ -1,3 +1,4 @@
+import { isOwnPath } from './own-paths.js';
 import { readLive } from './live.js';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -285,11 +286,7 @@ function readMetrics(metricsTable: TableReader): MetricsConfig {
   const metrics = {
     enabled: metricsTable.bool('enabled', true),
     path: metricsTable.string('path', DEFAULTS.metricsPath, (v) =>
-      !v.startsWith('/')
-        ? 'must start with "/"'
-        : ['/graphql', '/healthz', '/readyz'].includes(v) || v.startsWith('/graphiql/')
-          ? `must not be ${v}, a path the gateway serves itself`
-          : undefined,
+      !v.startsWith('/') ? 'must start with "/"' : isOwnPath(v) ? `must not be ${v}, a path the gateway serves itself` : undefined,
     ),
     port: metricsTable.has('port') ? metricsTable.int('port', 0, 0, 65535) : undefined,
     host: metricsTable.string('host', DEFAULTS.metricsHost, (v) => (v === '' ? 'must not be empty' : undefined)),

@@ -12,7 +12,8 @@ import type { RouteHandler } from './routes.js';
  * host. The bundle (9 MB) is read on the first request for an asset, not at start-up. In the server
  * only when `[gateway] graphiql = true`.
  */
-export const GRAPHIQL_ASSET_PREFIX = '/graphiql/';
+import { GRAPHIQL_ASSET_PREFIX } from '../config/own-paths.js';
+export { GRAPHIQL_ASSET_PREFIX };
 
 interface Asset {
   readonly type: string;

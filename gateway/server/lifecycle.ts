@@ -20,7 +20,7 @@ export interface Lifecycle {
   drain(graceMs: number): Promise<boolean>;
 }
 
-export const READINESS_PATH = '/readyz';
+export { READINESS_PATH } from '../config/own-paths.js';
 
 export function createLifecycle(server: Server): Lifecycle {
   let ready = true;

@@ -3,10 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { requestFacts, type Answers } from './answers.js';
 import { readRequest, type GatewayRequest } from './http-request.js';
 
-/** The GraphQL path: the route of both entrances, yoga's endpoint and the streaming transports'. */
-export const GRAPHQL_PATH = '/graphql';
-/** Yoga's health check. */
-export const HEALTH_PATH = '/healthz';
+export { GRAPHQL_PATH, HEALTH_PATH } from '../config/own-paths.js';
 
 /** What answers one route: it may finish later (a promise), and then a rejection is unexpected. */
 export type RouteHandler = (request: GatewayRequest, res: ServerResponse) => void | Promise<void>;
