@@ -2,7 +2,7 @@
 import { median } from './driver/stats.js';
 import type { BenchResults } from './results.js';
 import { ROWS, SCALE_CONNECTIONS, type Phase } from './rows.js';
-import { WARMUP_SEGMENT_SEC } from './driver/wrk.js';
+import { WARMUP_SEGMENT_SEC } from './driver/closed-loop.js';
 import { evaluateTargets, ms, num, ratio, TARGETS, View, type Aggregate } from './targets.js';
 
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {

@@ -14,7 +14,8 @@ import { NoiseCheck } from './driver/noise.js';
 import { runOpenLoop } from './driver/open-loop.js';
 import { LOAD_CORE, pinning, pinSelf, type StartedProcess } from './driver/processes.js';
 import { serviceStats, verifyServer, type Probe } from './driver/verify.js';
-import { checkWrk, runWrk, warmUp, type Exchange } from './driver/wrk.js';
+import { runClosedLoad, warmUp } from './driver/closed-loop.js';
+import { checkWrk, runWrk, type Exchange } from './driver/wrk.js';
 import { runLive, type LiveResult } from './live.js';
 import { renderResults } from './report.js';
 import type { BenchResults, CellRun, LoadResult, RowResult, Settings } from './results.js';
@@ -169,7 +170,10 @@ async function verified(row: RowSpec, server: StartedProcess, backend: StartedPr
 }
 
 function cellPlans(row: RowSpec, url: string, settings: Settings, exchanges: Exchange[]): CellPlan[] {
-  const closed = (key: string, conns: number, sec: number, ex: Exchange[]): CellPlan => ({ key, load: () => runWrk(url, conns, sec, ex) });
+  const closed = (key: string, conns: number, sec: number, ex: Exchange[]): CellPlan => ({
+    key,
+    load: () => runClosedLoad(url, conns, sec, ex),
+  });
   if (row.phase !== 'blog')
     return LOOKUP_CELLS[row.phase as WrkPhase].map(([key, c, ex]) => closed(key, c, settings.secondaryDurationSec, ex));
   const open = (percent: number): CellPlan => ({

@@ -1,7 +1,7 @@
 /**
- * The open-loop driver's HTTP client: keep-alive HTTP/1.1 over `node:net`, one request in flight
- * per connection, up to `connections`; more wait in arrival order. It writes one prepared request
- * and hands back the answer's bytes (undici took twice the CPU on the load core the backend shares).
+ * The bench's own HTTP client (the open-loop driver's and the keyed closed loop's): keep-alive
+ * HTTP/1.1 over `node:net`, one request in flight per connection, up to `connections`; more wait
+ * in arrival order. It writes a prepared request and hands back the answer's bytes (undici took twice the CPU on the load core the backend shares).
  *
  * It reads what every benchmark server sends: a status line, headers, and a body framed by
  * Content-Length, or none for a 204 or 304. Anything else (no Content-Length, as a chunked answer,
@@ -17,8 +17,8 @@ export interface LoadClientOptions {
   readonly host: string;
   readonly port: number;
   readonly connections: number;
-  /** The whole request, written as is for every send (method, path, headers, body). */
-  readonly request: Buffer;
+  /** The whole request written by a send that names none (method, path, headers, body). */
+  readonly request?: Buffer;
 }
 
 /** The complete HTTP/1.1 request for a POST with these headers and body (Host and Content-Length added). */
@@ -27,20 +27,24 @@ export function postRequest(url: URL, headers: Readonly<Record<string, string>>,
   return Buffer.from(`POST ${url.pathname}${url.search} HTTP/1.1\r\n${fields.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
 }
 
+/** A request waiting for a connection. */
+type Pending = { readonly done: Done; readonly request: Buffer };
+
 export class LoadClient {
   private readonly idle: Connection[] = [];
   private readonly busy = new Set<Connection>();
-  private queue: Array<Done | undefined> = [];
+  private queue: Array<Pending | undefined> = [];
   private head = 0;
   private open = 0;
   private closed = false;
 
   constructor(private readonly options: LoadClientOptions) {}
 
-  /** Sends the request on an idle connection, a new one, or after the requests queued before it. */
-  send(done: Done): void {
+  /** Sends `request` (else the options') on an idle connection, a new one, or after the requests queued before it. */
+  send(done: Done, request: Buffer | undefined = this.options.request): void {
     if (this.closed) return done(new Error('client closed'), 0, undefined);
-    this.queue.push(done);
+    if (request === undefined) return done(new Error('no request to send'), 0, undefined);
+    this.queue.push({ done, request });
     this.pump();
   }
 
@@ -50,7 +54,7 @@ export class LoadClient {
     const error = new Error('client closed');
     for (const connection of [...this.busy]) connection.fail(error);
     for (const connection of this.idle.splice(0)) connection.socket.destroy();
-    for (const done of this.queue.splice(this.head)) done?.(error, 0, undefined);
+    for (const pending of this.queue.splice(this.head)) pending?.done(error, 0, undefined);
   }
 
   /** Starts queued requests on idle or new connections, up to the limit. */
@@ -62,11 +66,11 @@ export class LoadClient {
         connection = new Connection(this, connect({ host: this.options.host, port: this.options.port, noDelay: true }));
       }
       if (connection === undefined) return;
-      const done = this.queue[this.head]!;
+      const { done, request } = this.queue[this.head]!;
       this.queue[this.head++] = undefined;
       if (this.head === this.queue.length) [this.queue, this.head] = [[], 0];
       this.busy.add(connection);
-      connection.start(done, this.options.request);
+      connection.start(done, request);
     }
   }
 

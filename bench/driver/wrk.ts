@@ -4,9 +4,8 @@
  * with the expected body of the request it answers, and counts mismatches; `done` prints the
  * counts and latency percentiles as JSON.
  *
- * One exchange: the same request every time, from one thread. Several (one per key): each thread
- * holds one connection and sends a random exchange's request, so the answer read next is the
- * answer to that request, and an answer meant for another key is counted wrong.
+ * wrk sends one exchange, the same request every time, from one thread; workloads of several
+ * exchanges (one per key) run in driver/closed-loop.ts's keyed loop.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,24 +51,15 @@ sample_path = ${lua(samplePath)}
 
 let scriptCounter = 0;
 
-/** Runs wrk against `url` for `durationSec` with `connections`, checking every body. */
+/** Runs wrk against `url` for `durationSec` with `connections` (one thread), checking every body against the one exchange's. */
 export async function runWrk(url: string, connections: number, durationSec: number, exchanges: readonly Exchange[]): Promise<LoadResult> {
+  if (exchanges.length !== 1) throw new Error(`wrk sends one exchange, not ${exchanges.length}: use driver/closed-loop.ts`);
   mkdirSync(BENCH_OUT_DIR, { recursive: true });
   const id = `${process.pid}-${scriptCounter++}`;
   const dataPath = join(BENCH_OUT_DIR, `wrk-${id}.lua`);
   const samplePath = join(BENCH_OUT_DIR, `wrk-${id}.wrong.txt`);
   writeFileSync(dataPath, wrkData(exchanges, samplePath));
-  const threads = exchanges.length > 1 ? connections : 1;
-  const wrkArgs = [
-    `-t${threads}`,
-    `-c${connections}`,
-    `-d${durationSec}s`,
-    '--timeout',
-    '10s',
-    '-s',
-    join(BENCH_SRC_DIR, 'driver/check.lua'),
-    url,
-  ];
+  const wrkArgs = ['-t1', `-c${connections}`, `-d${durationSec}s`, '--timeout', '10s', '-s', join(BENCH_SRC_DIR, 'driver/check.lua'), url];
   const line = await runForLine(
     'wrk',
     ...pinnedCommand(LOAD_CORE, 'env', [`BENCH_WRK_DATA=${dataPath}`, 'wrk', ...wrkArgs]),
@@ -91,20 +81,4 @@ export async function runWrk(url: string, connections: number, durationSec: numb
     wrong: r.wrong! + r.errors!,
     wrongSample,
   };
-}
-
-/** Seconds of each warm-up segment. */
-export const WARMUP_SEGMENT_SEC = 2;
-
-/** `seconds` of load in WARMUP_SEGMENT_SEC segments after a server starts: req/s of each, and the wrong answers. */
-type WarmUp = { rps: number[]; wrong: number };
-export async function warmUp(url: string, seconds: number, connections: number, exchanges: readonly Exchange[]): Promise<WarmUp> {
-  const rps: number[] = [];
-  let wrong = 0;
-  for (let done = 0; done < seconds; done += WARMUP_SEGMENT_SEC) {
-    const segment = await runWrk(url, connections, Math.min(WARMUP_SEGMENT_SEC, seconds - done), exchanges);
-    rps.push(segment.rps);
-    wrong += segment.wrong;
-  }
-  return { rps, wrong };
 }
