@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { percentile } from './driver/stats.js';
 import { BENCH_SRC_DIR } from './shared/paths.js';
 import { listen } from './shared/http.js';
-import { ROWS, startRow } from './rows.js';
+import { ROWS, startRow, type RowSpec } from './rows.js';
 
 export type LiveOptions = { readonly subscribers: number; readonly every: number; readonly ticks: number; readonly webhooks: number };
 export type LiveResult = Awaited<ReturnType<typeof runLive>>;
@@ -62,6 +62,38 @@ function subscribe(url: string, agent: Agent, key: string, onEvent: Arrival): Pr
   });
 }
 
+/** The floor: Node's HTTP server holding the same SSE streams with nothing of GraphQL (peers/sse-floor.ts). */
+const SSE_FLOOR: RowSpec = {
+  id: 'floor-sse',
+  label: 'empty SSE handler (floor)',
+  phase: 'live',
+  role: 'floor-sse',
+  nodeFlags: ['--expose-gc'],
+};
+type Started = Awaited<ReturnType<typeof startRow>>;
+/** RSS after a full collection, MiB (the row's --expose-gc: driver/alloc-meter.ts collects before it answers SIGUSR2). */
+const retainedMiB = async (server: Started): Promise<number> => (await server.allocatedBytes(), server.rssMiB());
+
+/** Opens one stream per key, 256 at a time, each waiting for its first event; their closers go to `closers`. */
+async function subscribeAll(url: string, keys: readonly string[], onEvent: Arrival, closers: Array<() => void>): Promise<void> {
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  for (let i = 0; i < keys.length; i += 256)
+    closers.push(...(await Promise.all(keys.slice(i, i + 256).map((k) => subscribe(url, agent, k, onEvent)))));
+}
+
+/** KB of RSS per stream that the floor server keeps for `keys.length` open streams, measured as gqlgw's. */
+async function floorKbPerStream(keys: readonly string[]): Promise<number> {
+  const [server, closers] = [await startRow(SSE_FLOOR, ''), [] as Array<() => void>];
+  try {
+    const rss0 = await retainedMiB(server);
+    await subscribeAll(server.url, keys, () => undefined, closers);
+    return (((await retainedMiB(server)) - rss0) * 1024) / keys.length;
+  } finally {
+    for (const close of closers) close();
+    await server.stop();
+  }
+}
+
 /** gqlgw's config for this run (its path without `.toml`): bench/live.toml and its schema, with the backend's URL and `every`. */
 function writeConfig(backendUrl: string, every: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'gqlgw-bench-live-'));
@@ -71,12 +103,16 @@ function writeConfig(backendUrl: string, every: number): string {
   return join(dir, 'live');
 }
 
-/** Subscribes every key (256 at a time), measures `ticks` ticks, then 2 + `webhooks` signed deliveries one by one (2 warm up). */
+/**
+ * Subscribes every key (256 at a time), measures `ticks` ticks, then 2 + `webhooks` signed deliveries
+ * one by one (2 warm up); then the floor server's memory for as many streams.
+ */
 export async function runLive(o: LiveOptions) {
   const tickMs = o.every * 1000;
   const backend = await liveBackend(2 * tickMs);
-  const server = await startRow({ ...ROWS.find((r) => r.phase === 'live')!, config: writeConfig(backend.url, o.every) }, '');
-  const [agent, closers] = [new Agent({ keepAlive: false, maxSockets: Infinity }), [] as Array<() => void>];
+  const server = await startRow({ ...ROWS.find((r) => r.id === 'gqlgw-live')!, config: writeConfig(backend.url, o.every) }, '');
+  const closers: Array<() => void> = [];
+  let result;
   try {
     const last = new Map<string, string>();
     const [delays, hookDelays] = [[] as number[], [] as number[]];
@@ -88,16 +124,13 @@ export async function runLive(o: LiveOptions) {
       if (hook !== undefined && b >= hook.bump) return hook.done(at);
       if (before !== undefined && before !== value) delays.push(at - backend.changedAt(key, e));
     };
-    // RSS after a full collection (the row's --expose-gc: driver/alloc-meter.ts collects before it answers).
-    const retainedMiB = async (): Promise<number> => (await server.allocatedBytes(), server.rssMiB());
-    const [rss0, keys] = [await retainedMiB(), Array.from({ length: o.subscribers }, (_, i) => String(i + 1))];
-    for (let i = 0; i < keys.length; i += 256)
-      closers.push(...(await Promise.all(keys.slice(i, i + 256).map((k) => subscribe(server.url, agent, k, onEvent)))));
+    const [rss0, keys] = [await retainedMiB(server), Array.from({ length: o.subscribers }, (_, i) => String(i + 1))];
+    await subscribeAll(server.url, keys, onEvent, closers);
     const [cpu0, t0, own0] = [server.cpuSeconds(), Date.now(), process.cpuUsage()];
     delays.length = 0;
     await sleep(o.ticks * tickMs + 300);
     const [cpuSec, own, wallMs, changes] = [server.cpuSeconds() - cpu0, process.cpuUsage(own0), Date.now() - t0, delays.splice(0)];
-    const [rss1, polled] = [await retainedMiB(), backend.calls.filter(([t]) => t >= t0)];
+    const [rss1, polled] = [await retainedMiB(server), backend.calls.filter(([t]) => t >= t0)];
     const callsPerTick = [(polled.length * o.subscribers) / polled.reduce((n, [, k]) => n + k, 0)];
     const hookUrl = new URL('/hooks/bench', server.url);
     for (let i = 0; i < o.webhooks + 2; i++) {
@@ -118,10 +151,12 @@ export async function runLive(o: LiveOptions) {
     const cpuMicrosPerSubscriberTick = (cpuSec * 1e6) / o.subscribers / o.ticks;
     const [driverCpuPct, kbPerSubscriber] = [(own.user + own.system) / 10 / wallMs, ((rss1 - rss0) * 1024) / o.subscribers]; // driver: % of a core
     const hooks = { webhookEvents: hookDelays.length - 2, webhookP50Ms, webhookP99Ms };
-    return { ...load, cpuMicrosPerSubscriberTick, driverCpuPct, kbPerSubscriber, events: changes.length, p50Ms, p99Ms, ...hooks };
+    result = { ...load, cpuMicrosPerSubscriberTick, driverCpuPct, kbPerSubscriber, events: changes.length, p50Ms, p99Ms, ...hooks };
   } finally {
     for (const close of closers) close();
     await server.stop();
     await backend.close();
   }
+  const keys = Array.from({ length: o.subscribers }, (_, i) => String(i + 1));
+  return { ...result, floorKbPerSubscriber: await floorKbPerStream(keys) };
 }

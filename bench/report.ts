@@ -39,15 +39,21 @@ const LIVE_HEADER = [
   'upstream calls per tick',
   'CPU µs/subscriber/tick',
   'KB/subscriber',
+  'floor KB/stream (node:http alone)',
   'change → event p50 / p99 ms (events)',
 ];
 
 /** The live-data phase's table (bench/live.ts), when it ran. */
 function liveTable(l: BenchResults['live']): string {
   if (l === undefined) return '';
-  const [calls, cpu, kb] = [l.callsPerTick.join(', '), num(l.cpuMicrosPerSubscriberTick, 2), num(l.kbPerSubscriber, 2)];
+  const [calls, cpu, kb, floor] = [
+    l.callsPerTick.join(', '),
+    num(l.cpuMicrosPerSubscriberTick, 2),
+    num(l.kbPerSubscriber, 2),
+    num(l.floorKbPerSubscriber, 2),
+  ];
   const delays = [`${ms(l.p50Ms)} / ${ms(l.p99Ms)} (${l.events})`, `${ms(l.webhookP50Ms)} / ${ms(l.webhookP99Ms)} (${l.webhookEvents})`];
-  const rows = [[`${l.connected} / ${l.subscribers}`, calls, cpu, kb, ...delays]];
+  const rows = [[`${l.connected} / ${l.subscribers}`, calls, cpu, kb, floor, ...delays]];
   return `\n## Live data: SSE subscribers of \`@poll(every: ${l.tickMs / 1000})\` \`@batch(max: ${l.keysPerCall})\`, one key each\n\n${table([...LIVE_HEADER, 'webhook → event p50 / p99 ms'], rows)}\n`;
 }
 

@@ -13,6 +13,7 @@ import { createJsonServer, createUpstream, listen, type Listening, type Upstream
 import { ceilingHandler, floorHandler, noBatchHandler, perItemCacheHandler } from './hand-written.js';
 import { createYogaServer, jitHandler } from './graphql.js';
 import { createHiveOpenApiServer } from './hive.js';
+import { createSseFloorServer } from './sse-floor.js';
 import { dataLoaderHandler, perRequestHandler } from './lookups.js';
 
 const PEERS = {
@@ -23,6 +24,7 @@ const PEERS = {
   'jit-dataloader': (u) => createJsonServer(jitHandler(u)),
   floor: () => createJsonServer(floorHandler()),
   'floor-tiny': () => createJsonServer(floorHandler(TINY_BODY)),
+  'floor-sse': () => createSseFloorServer(),
   'lookup-per-request': (u) => createJsonServer(perRequestHandler(u)),
   'lookup-dataloader': (u) => createJsonServer(dataLoaderHandler(u)),
   'hive-openapi': (_, backendUrl) => createHiveOpenApiServer(backendUrl),
@@ -47,8 +49,8 @@ export function isRole(name: string): name is Role {
 export async function startRole(role: Role, options: { port?: number; backendUrl?: string } = {}): Promise<Listening> {
   if (role in SERVICES) return SERVICES[role as keyof typeof SERVICES](options.port);
   role = role as PeerRole;
-  if (!role.startsWith('floor') && options.backendUrl === undefined) throw new Error(`${role} needs a backend URL`);
-  const backendUrl = options.backendUrl ?? 'http://127.0.0.1:9';
+  if (!role.startsWith('floor') && !options.backendUrl) throw new Error(`${role} needs a backend URL`);
+  const backendUrl = options.backendUrl || 'http://127.0.0.1:9'; // a floor has none (also when given as '')
   const upstream = createUpstream(backendUrl);
   const listening = await listen(await PEERS[role](upstream, backendUrl), options.port ?? 0, '/graphql');
   return {

@@ -124,7 +124,7 @@ describe('bench targets and report', () => {
     assert.equal(verdictOf(data, /^live: upstream calls/).verdict, 'not measured');
     const delays = { events: 5000, p50Ms: 2600, p99Ms: 5080, webhookEvents: 300, webhookP50Ms: 4, webhookP99Ms: 61, tickMs: 5000 };
     const base = { subscribers: 10000, connected: 10000, keysPerCall: 100, callsPerTick: [100, 106, 100] };
-    data.live = { ...base, cpuMicrosPerSubscriberTick: 3.5, driverCpuPct: 40, kbPerSubscriber: 9.5, ...delays };
+    data.live = { ...base, cpuMicrosPerSubscriberTick: 3.5, driverCpuPct: 40, kbPerSubscriber: 9.5, floorKbPerSubscriber: 7.25, ...delays };
     const got = (re: RegExp): unknown[] => [verdictOf(data, re).met, verdictOf(data, re).measured, verdictOf(data, re).verdict];
     assert.deepEqual(got(/^live: upstream calls per tick ≤ 1.05 × ceil/), [false, '106.0 calls (bound 105.0)', 'missed by 1.0 calls']);
     assert.deepEqual(got(/^live: RSS growth per subscriber ≤ 10 KB$/), [true, '9.5 KB (bound 10.0)', 'met']);
@@ -132,7 +132,7 @@ describe('bench targets and report', () => {
     assert.deepEqual(got(/^live: p99 delay from an upstream change .* one tick \+ 50 ms$/), late);
     assert.deepEqual(got(/^live: p99 delay from a webhook/), [false, '61.0 ms (bound 50.0)', 'missed by 11.0 ms']);
     const md = renderResults(data);
-    assert.match(md, /\| 10000 \/ 10000 \| 100, 106, 100 \| 3\.50 \| 9\.50 \| 2600 \/ 5080 \(5000\) \| 4\.00 \/ 61\.0 \(300\) \|/);
+    assert.match(md, /\| 10000 \/ 10000 \| 100, 106, 100 \| 3\.50 \| 9\.50 \| 7\.25 \| 2600 \/ 5080 \(5000\) \| 4\.00 \/ 61\.0 \(300\) \|/);
   });
 
   it('counts wrong answers of warm-ups and cells in the one wrong-answer target', () => {

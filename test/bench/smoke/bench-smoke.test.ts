@@ -295,5 +295,23 @@ describe('bench smoke', () => {
     const live = await runLive({ subscribers: 50, every: 1, ticks: 2, webhooks: 5 });
     assert.deepEqual([live.connected, live.webhookEvents, live.events > 0], [50, 5, true], 'subscribed, webhook events, change events');
     assert.ok(live.callsPerTick.length >= 1 && live.callsPerTick.every((n) => n === 1), `calls per tick ${live.callsPerTick.join(', ')}`);
+    assert.ok(Number.isFinite(live.floorKbPerSubscriber), `the floor server's memory per stream: ${live.floorKbPerSubscriber}`);
+  });
+  it("the live phase's floor: node:http holding SSE streams, one next event each, nothing of GraphQL", async () => {
+    const floor = await startRole('floor-sse');
+    try {
+      const res = await request(floor.url, {
+        method: 'POST',
+        body: '{"query":"subscription { item(id: 1) { value } }"}',
+        headers: { accept: 'text/event-stream' },
+      });
+      assert.deepEqual([res.statusCode, res.headers['content-type']], [200, 'text/event-stream; charset=utf-8']);
+      for await (const chunk of res.body) {
+        assert.equal(String(chunk), 'event: next\ndata: {"data":{"item":{"value":"0.0"}}}\n\n');
+        break;
+      }
+    } finally {
+      await floor.close();
+    }
   });
 });
