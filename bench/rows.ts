@@ -79,7 +79,7 @@ export const BACKENDS: Readonly<Record<Exclude<Phase, 'live'>, readonly [Role, n
 export const OTLP_SINK_PORT = 4804;
 
 /** The node flags of every server and backend: gqlgw's production heap floor (docs/performance.md "The heap floor"), for the peers too. */
-export const NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128'];
+export const NODE_FLAGS: readonly string[] = ['--initial-old-space-size=128', '--max-semi-space-size=64'];
 
 /** Starts a backend or the OTLP sink on the load core at its port. */
 export function startService(role: Role, port: number): Promise<StartedProcess> {

@@ -104,7 +104,10 @@ function wsOnFirstUpgrade(build: () => Promise<WsEntrance>): WsEntrance {
   };
 }
 
-/** Whether a request on the GraphQL path asks for GraphQL over SSE. */
+/** The first media type of an Accept header is `text/event-stream` (any case, spaces around it, parameters after it). */
+const FIRST_IS_EVENT_STREAM = /^[ \t]*text\/event-stream[ \t]*(?:[;,]|$)/i;
+
+/** Whether a request on the GraphQL path asks for GraphQL over SSE: one regular-expression test, no strings made per request. */
 export function wantsEventStream(accept: string | undefined): boolean {
-  return accept !== undefined && accept.split(',')[0]!.split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
+  return accept !== undefined && FIRST_IS_EVENT_STREAM.test(accept);
 }
