@@ -77,7 +77,7 @@ export function renderResults(data: BenchResults): string {
       ...keys.map((k) => ratio((v.cell(a, k)?.rps ?? Number.NaN) / (v.cell(b, k)?.rps ?? Number.NaN))),
     ]);
   const lookupKeys = [...SCALE_CONNECTIONS.map((c) => `a${c}`), 'b16', 'b64'];
-  const sharing = (['lookup-per-request', 'lookup-dataloader', 'gqlgw-sharing-off'] as const)
+  const sharing = (['lookup-per-request', 'lookup-dataloader', 'gqlgw-sharing-off', 'gqlgw-sharing-on-young16'] as const)
     .map((b) => ['gqlgw-sharing-on', b, ''] as const)
     .filter(([a, b]) => v.row(a) !== undefined && v.row(b) !== undefined);
   const blogKeys = ['c16', 'c1', 'c64'];

@@ -54,6 +54,11 @@ export const ROWS: readonly RowSpec[] = [
   lookups('lookup-dataloader', 'hand-written, process-wide DataLoader', { role: 'lookup-dataloader' }),
   lookups('lookup-per-request', 'hand-written, one call per lookup', { role: 'lookup-per-request' }),
   lookups('gqlgw-sharing-off', 'gqlgw, sharing off', { config: 'lookups-sharing-off' }),
+  // NODE_FLAGS' young generation against V8's default (a later flag wins): docs/performance.md "The young generation".
+  lookups('gqlgw-sharing-on-young16', 'gqlgw, sharing on, V8 default young gen', {
+    config: 'lookups-sharing-on',
+    nodeFlags: ['--max-semi-space-size=16'],
+  }),
   revalidation('gqlgw-revalidate-on', 'gqlgw, cache ttl 1 s, revalidate = true', 'revalidate-on'),
   revalidation('gqlgw-revalidate-off', 'gqlgw, cache ttl 1 s, revalidate = false', 'revalidate-off'),
   tiny('gqlgw-tiny', 'gqlgw, { __typename }', { config: 'batch' }),
